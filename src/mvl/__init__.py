@@ -1,0 +1,12 @@
+"""mvl: vector-valued multi-view learning (Minh, Bazzani & Murino, JMLR 2016).
+
+Solvers take multi-view kernels of shape (m, n, n) -- one Gram matrix per view --
+and labels with -1 for unlabelled samples, in the style of scikit-learn.
+"""
+
+from . import graph, kernels
+from .least_squares import MVLLeastSquares, grid_decision_functions
+
+__version__ = "0.1.0"
+
+__all__ = ["MVLLeastSquares", "grid_decision_functions", "graph", "kernels", "__version__"]

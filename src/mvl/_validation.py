@@ -1,0 +1,150 @@
+"""Input checks shared by the estimators.
+
+Every check raises ``ValueError`` with a message that names the problem, so
+that a user who passes a wrong kernel or label vector learns what to fix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["check_multiview_kernels", "check_test_kernels", "check_labels", "check_combination"]
+
+
+def _as_float_array(obj, name):
+    try:
+        arr = np.asarray(obj)
+    except Exception as exc:  # pragma: no cover - numpy raises many types
+        raise ValueError(f"{name} cannot be converted to an array: {exc}") from exc
+    if arr.dtype == object:
+        # A ragged list of views (different sizes) lands here.
+        try:
+            shapes = [np.shape(v) for v in obj]
+        except TypeError:
+            shapes = "unknown"
+        raise ValueError(f"{name}: views have different shapes {shapes}; every view must be n x n")
+    if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)
+            or arr.dtype == np.bool_):
+        raise ValueError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    return arr.astype(np.float64, copy=False)
+
+
+def check_multiview_kernels(K, name="K", symmetric_tol=1e-8):
+    """Return ``K`` as a float64 array of shape (m, n, n), or raise ``ValueError``.
+
+    Accepts an array of shape (m, n, n), a single (n, n) matrix (one view) or
+    a list of m arrays of shape (n, n).
+    """
+    if isinstance(K, (list, tuple)):
+        shapes = [np.shape(k) for k in K]
+        if len(set(shapes)) > 1:
+            raise ValueError(f"{name}: views have different shapes {shapes}; every view must be n x n")
+    arr = _as_float_array(K, name)
+    if arr.ndim == 2:
+        arr = arr[None]
+    if arr.ndim != 3:
+        raise ValueError(f"{name} must have shape (m, n, n), got {arr.shape}")
+    m, n1, n2 = arr.shape
+    if m == 0 or n1 == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape})")
+    if n1 != n2:
+        raise ValueError(f"{name} must be square in each view, got views of shape ({n1}, {n2})")
+    if not np.all(np.isfinite(arr)):
+        bad = sorted({int(i) for i in np.argwhere(~np.isfinite(arr))[:, 0]})
+        raise ValueError(f"{name} contains NaN or inf (in view(s) {bad})")
+    for p in range(m):
+        scale = max(1.0, float(np.max(np.abs(arr[p]))))
+        asym = float(np.max(np.abs(arr[p] - arr[p].T)))
+        if asym > symmetric_tol * scale:
+            raise ValueError(f"{name}: view {p} is not symmetric (max |K - K^T| = {asym:.3g})")
+    return arr
+
+
+def check_test_kernels(K_test, m, n, name="K_test"):
+    """Return test-vs-train kernels as float64 (m, t, n), or raise ``ValueError``."""
+    if isinstance(K_test, (list, tuple)):
+        shapes = [np.shape(k) for k in K_test]
+        if len(set(shapes)) > 1:
+            raise ValueError(f"{name}: views have different shapes {shapes}")
+    arr = _as_float_array(K_test, name)
+    if arr.ndim == 2 and m == 1:
+        arr = arr[None]
+    if arr.ndim != 3:
+        raise ValueError(f"{name} must have shape (m, t, n) = ({m}, t, {n}), got {arr.shape}")
+    if arr.shape[0] != m:
+        raise ValueError(f"{name} has {arr.shape[0]} views but the model was fitted with {m}")
+    if arr.shape[2] != n:
+        raise ValueError(
+            f"{name} has {arr.shape[2]} columns but the model was fitted on n = {n} training samples"
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return arr
+
+
+def check_labels(y, n, name="y"):
+    """Validate a label vector with -1 for unlabelled samples.
+
+    Returns ``(y_int, labelled_index, classes, y_encoded)`` where ``classes`` are
+    the sorted distinct labels of labelled samples and ``y_encoded`` maps each
+    labelled sample to its position in ``classes``.
+    """
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} has {arr.shape[0]} entries but the kernels have n = {n} samples")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} contains NaN or inf")
+        if not np.all(arr == np.round(arr)):
+            raise ValueError(f"{name} must hold integer class labels (or -1 for unlabelled)")
+    elif arr.dtype.kind not in "iub":
+        raise ValueError(f"{name} must hold integer class labels, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    if np.any(arr < -1):
+        raise ValueError(f"{name} has labels below -1: {sorted(set(arr[arr < -1].tolist()))[:5]}; "
+                         "use non-negative class labels and -1 for unlabelled samples")
+    labelled = np.flatnonzero(arr >= 0)
+    if labelled.size == 0:
+        raise ValueError(f"{name} has no labelled samples (all entries are -1)")
+    classes, encoded = np.unique(arr[labelled], return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(f"{name} has labelled samples of a single class {classes.tolist()}; need >= 2")
+    return arr, labelled, classes, encoded
+
+
+def check_n_classes(classes, n_classes, name="y"):
+    """With a declared number of classes P, every class 0..P-1 needs a labelled sample."""
+    if n_classes is None:
+        return classes
+    if np.any(classes >= n_classes):
+        raise ValueError(f"{name} has labels outside 0..{n_classes - 1}: "
+                         f"{classes[classes >= n_classes].tolist()}")
+    missing = sorted(set(range(n_classes)) - set(classes.tolist()))
+    if missing:
+        raise ValueError(f"{name}: class(es) {missing} have no labelled sample")
+    return np.arange(n_classes)
+
+
+def check_combination(c, m, name="c"):
+    """The combination vector c of eq (52); ``None`` gives the average 1/m (eq 50-51)."""
+    if c is None:
+        return np.full(m, 1.0 / m)
+    arr = np.asarray(c, dtype=np.float64).ravel()
+    if arr.shape != (m,):
+        raise ValueError(f"{name} must have one weight per view (m = {m}), got shape {np.shape(c)}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return arr
+
+
+def check_gamma(value, name, positive=False):
+    try:
+        v = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a real number, got {value!r}") from exc
+    if not np.isfinite(v) or v < 0 or (positive and v == 0):
+        need = "> 0" if positive else ">= 0"
+        raise ValueError(f"{name} must be finite and {need}, got {value!r}")
+    return v

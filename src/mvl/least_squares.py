@@ -1,0 +1,378 @@
+"""Vector-valued multi-view least squares, MVL-LS (Theorem 10, Algorithm 1).
+
+Problem (eq 10 with eq 53): over f = (f^1, ..., f^m), one RKHS function per view,
+
+    1/l sum_{i<=l} ||y_i - C f(x_i)||^2 + gamma_A ||f||^2
+        + gamma_B <f, M_B f> + gamma_W <f, M_W f>,
+
+with C = c^T (x) I_P (eq 52), M_B from eq (54)-(57) and M_W = L (x) I_P from
+eq (60)-(63). By Theorem 10 the coefficients A solve the Sylvester equation
+(67) with R = I_P, i.e. the linear system
+
+    (B + l gamma_A I) A = Y_C,
+    B = (J_l^{u+l} (x) c c^T + l gamma_B I_{u+l} (x) M_m + l gamma_W L) G[x]    (68)
+
+of size (u+l)m. With the diagonal kernel of Section 7.1 (eq 93-94), grouping
+unknowns view-major turns G[x] into blockdiag(K^1, ..., K^m) and L into
+blockdiag(L^1, ..., L^m). For view p, with outputs F_q = K^q A_q on the
+training points, S = sum_q c_q F_q (combined output), T = sum_q F_q, and
+E = J (Y - S) (residual on labelled rows, zero elsewhere), the system reads
+
+    H_p A_p = c_p E + l gamma_B T,
+    H_p = (l gamma_B m I + l gamma_W L^p) K^p + l gamma_A I.
+
+The views are coupled only through E (l x P) and T (n x P). With
+Q_p = K^p H_p^{-1} (symmetric), eliminating A_p leaves one system of size l + n
+(size l when gamma_B = 0):
+
+    [ I + Q_cc[L, L]      l gamma_B Q_c[L, :] ] [E_L]   [Y_L]
+    [ -Q_c[:, L]          I - l gamma_B Q_1   ] [ T ] = [ 0 ],
+
+Q_cc = sum c_p^2 Q_p, Q_c = sum c_p Q_p, Q_1 = sum Q_p. Cost: m LU factorisations
+and solves of n x n matrices plus one of size l + n, i.e. O(m n^3) time and
+O(m n^2) memory instead of O((mn)^3) and O((mn)^2) for the dense system.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from scipy import linalg
+
+from ._validation import (
+    check_combination,
+    check_gamma,
+    check_labels,
+    check_multiview_kernels,
+    check_n_classes,
+    check_test_kernels,
+)
+from .graph import view_laplacians
+
+__all__ = [
+    "MVLLeastSquares",
+    "encode_targets",
+    "solve_structured",
+    "solve_dense",
+    "grid_decision_functions",
+]
+
+
+def encode_targets(y_encoded, n_classes):
+    """Targets y_i = (-1, ..., 1, ..., -1) in R^P with 1 at the class index (Section 5.1)."""
+    Y = -np.ones((len(y_encoded), n_classes))
+    Y[np.arange(len(y_encoded)), y_encoded] = 1.0
+    return Y
+
+
+def _laplacians(K, laplacian, n_neighbors, gamma_W):
+    """The m within-view Laplacians, or None when gamma_W = 0 (they do not enter)."""
+    m, n, _ = K.shape
+    if isinstance(laplacian, str):
+        if laplacian not in ("normalized", "unnormalized"):
+            raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape "
+                             f"(m, n, n), got {laplacian!r}")
+        if gamma_W == 0:
+            return None
+        return view_laplacians(K, normalized=(laplacian == "normalized"), n_neighbors=n_neighbors)
+    L = check_multiview_kernels(laplacian, name="laplacian")
+    if L.shape != K.shape:
+        raise ValueError(f"laplacian has shape {L.shape}, kernels have {K.shape}")
+    return None if gamma_W == 0 else L
+
+
+def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
+    """Solve eq (67)-(68) view by view; returns coefficients A of shape (m, n, P).
+
+    ``labelled`` indexes the l labelled rows of the n training points and
+    ``Y_L`` (l x P) holds their targets. ``L`` is (m, n, n) or None if
+    gamma_W = 0.
+    """
+    m, n, _ = K.shape
+    l = len(labelled)
+    P = Y_L.shape[1]
+    delta = l * gamma_A
+    beta = l * gamma_B if m > 1 else 0.0  # M_1 = 0: no between-view term for one view
+    omega = l * gamma_W
+    lus = []
+    Qcc_LL = np.zeros((l, l))
+    Qc_L = np.zeros((l, n))  # rows L of Q_c
+    Qc_colL = np.zeros((n, l))  # columns L of Q_c
+    Q1 = np.zeros((n, n)) if beta > 0 else None
+    for p in range(m):
+        Kp = K[p]
+        # H_p = (beta m I + omega L^p) K^p + delta I
+        if omega > 0 and L is not None:
+            H = omega * (L[p] @ Kp)
+            H += (beta * m) * Kp
+        else:
+            H = (beta * m) * Kp
+        H[np.diag_indices(n)] += delta
+        lu = linalg.lu_factor(H, overwrite_a=True, check_finite=False)
+        lus.append(lu)
+        # Q_p = K^p H_p^{-1} = H_p^{-T} K^p (push-through identity; Q_p is symmetric)
+        Qp = linalg.lu_solve(lu, Kp, trans=1, check_finite=False)
+        cp = c[p]
+        Qcc_LL += (cp * cp) * Qp[np.ix_(labelled, labelled)]
+        Qc_L += cp * Qp[labelled]
+        Qc_colL += cp * Qp[:, labelled]
+        if Q1 is not None:
+            Q1 += Qp
+        del Qp
+    if beta > 0:
+        S = np.empty((l + n, l + n))
+        S[:l, :l] = Qcc_LL
+        S[:l, :l][np.diag_indices(l)] += 1.0
+        S[:l, l:] = beta * Qc_L
+        S[l:, :l] = -Qc_colL
+        S[l:, l:] = -beta * Q1
+        S[l:, l:][np.diag_indices(n)] += 1.0
+        rhs = np.zeros((l + n, P))
+        rhs[:l] = Y_L
+        sol = linalg.solve(S, rhs, overwrite_a=True, check_finite=False)
+        E_L, T = sol[:l], sol[l:]
+    else:
+        Qcc_LL[np.diag_indices(l)] += 1.0
+        E_L = linalg.solve(Qcc_LL, Y_L, overwrite_a=True, check_finite=False)
+        T = None
+    E = np.zeros((n, P))
+    E[labelled] = E_L
+    A = np.empty((m, n, P))
+    for p in range(m):
+        rhs = c[p] * E
+        if T is not None:
+            rhs = rhs + beta * T
+        A[p] = linalg.lu_solve(lus[p], rhs, check_finite=False)
+    return A
+
+
+def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
+    """Textbook reference: the full (u+l)m system of eq (67)-(68), one LU.
+
+    Unknowns are ordered sample-major as in the paper (a = vec(A^T), A of
+    size (u+l)m x P); G[x] = sum_i k^i[x] (x) e_i e_i^T (eq 94), B is formed
+    as the product in eq (68) and (B + l gamma_A I) A = Y_C is solved by
+    LU, as the authors' MATLAB code does. Memory O((nm)^2): for tests and
+    benchmarks only. Returns coefficients in the layout (m, n, P).
+    """
+    m, n, _ = K.shape
+    l = len(labelled)
+    P = Y_L.shape[1]
+    N = n * m
+    E = np.eye(m)
+    G = np.zeros((N, N))
+    for p in range(m):
+        G += np.kron(K[p], np.outer(E[p], E[p]))
+    J = np.zeros((n, n))
+    J[labelled, labelled] = 1.0
+    Mm = m * np.eye(m) - np.ones((m, m))  # eq (54)
+    Mop = np.kron(J, np.outer(c, c)) + l * gamma_B * np.kron(np.eye(n), Mm)
+    if gamma_W > 0 and L is not None:
+        Lbig = np.zeros((N, N))
+        for p in range(m):
+            Lbig += np.kron(L[p], np.outer(E[p], E[p]))  # eq (60)
+        Mop += l * gamma_W * Lbig
+    B = Mop @ G  # eq (68)
+    B[np.diag_indices(N)] += l * gamma_A
+    Yfull = np.zeros((n, P))
+    Yfull[labelled] = Y_L
+    Y_C = np.kron(Yfull, c[:, None])  # row (i, p) = c_p y_i, zero for unlabelled i
+    A = linalg.solve(B, Y_C, overwrite_a=True, check_finite=False)
+    return A.reshape(n, m, P).transpose(1, 0, 2).copy()
+
+
+_SOLVERS = {"structured": solve_structured, "auto": solve_structured, "dense": solve_dense}
+
+
+class MVLLeastSquares:
+    """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
+
+    Parameters
+    ----------
+    gamma_A : float > 0
+        RKHS regularisation (gamma_A in eq 10).
+    gamma_B : float >= 0
+        Between-view consistency weight (eq 53-58).
+    gamma_W : float >= 0
+        Within-view manifold regularisation weight (eq 53, 60-64).
+    c : array of shape (m,) or None
+        Combination vector of C = c^T (x) I_P (eq 52); None is the average 1/m
+        (eq 50-51). Any real values are allowed, negative ones too.
+    laplacian : "normalized", "unnormalized" or array (m, n, n)
+        Graph Laplacian per view, built from the view's own Gram matrix as the
+        weights (Section 7.1), or given directly.
+    solver : "auto", "structured" or "dense"
+        "auto"/"structured" solve view by view (O(m n^3)); "dense" is the
+        textbook (u+l)m system solved by one LU, for tests and benchmarks.
+    n_neighbors : int or None
+        None uses dense kernel weights (the paper); an integer uses a
+        symmetrised kNN graph for the Laplacians.
+    n_classes : int or None
+        Number of classes P. If given, labels must lie in 0..P-1 and each class
+        needs a labelled sample; if None, P is the number of distinct labels.
+
+    The gammas enter multiplied by l, the number of labelled samples, exactly
+    as in eq (67)-(68), so values from the paper mean the same here.
+
+    Attributes
+    ----------
+    coef_ : array (m, n, P)
+        Coefficients a_j per view (A of Theorem 10, view-major).
+    classes_ : array (P,)
+    c_ : array (m,)
+    n_labelled_ : int
+    fit_seconds_ : float
+    """
+
+    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, laplacian="normalized",
+                 solver="auto", n_neighbors=None, n_classes=None):
+        self.gamma_A = gamma_A
+        self.gamma_B = gamma_B
+        self.gamma_W = gamma_W
+        self.c = c
+        self.laplacian = laplacian
+        self.solver = solver
+        self.n_neighbors = n_neighbors
+        self.n_classes = n_classes
+
+    def get_params(self, deep=True):
+        return {k: getattr(self, k) for k in ("gamma_A", "gamma_B", "gamma_W", "c", "laplacian",
+                                              "solver", "n_neighbors", "n_classes")}
+
+    def set_params(self, **params):
+        for k, v in params.items():
+            if k not in self.get_params():
+                raise ValueError(f"unknown parameter {k!r}")
+            setattr(self, k, v)
+        return self
+
+    def fit(self, K, y):
+        """Fit on training kernels ``K`` (m, n, n) and labels ``y`` (n,), -1 = unlabelled."""
+        if self.solver not in _SOLVERS:
+            raise ValueError(f"solver must be one of {sorted(_SOLVERS)}, got {self.solver!r}")
+        gamma_A = check_gamma(self.gamma_A, "gamma_A", positive=True)
+        gamma_B = check_gamma(self.gamma_B, "gamma_B")
+        gamma_W = check_gamma(self.gamma_W, "gamma_W")
+        K = check_multiview_kernels(K)
+        m, n, _ = K.shape
+        y, labelled, classes, encoded = check_labels(y, n)
+        classes = check_n_classes(classes, self.n_classes)
+        if self.n_classes is not None:
+            encoded = y[labelled]
+        c = check_combination(self.c, m)
+        L = _laplacians(K, self.laplacian, self.n_neighbors, gamma_W)
+        Y_L = encode_targets(encoded, len(classes))
+        t0 = time.perf_counter()
+        self.coef_ = _SOLVERS[self.solver](K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L)
+        self.fit_seconds_ = time.perf_counter() - t0
+        self.classes_ = classes
+        self.c_ = c
+        self.n_views_ = m
+        self.n_train_ = n
+        self.n_labelled_ = len(labelled)
+        return self
+
+    def _check_fitted(self):
+        if not hasattr(self, "coef_"):
+            raise ValueError("this MVLLeastSquares instance is not fitted yet; call fit(K, y) first")
+
+    def view_decision_function(self, K_test):
+        """Per-view outputs f^i(v) of shape (t, m, P) (Algorithm 1 output before C)."""
+        self._check_fitted()
+        Kt = check_test_kernels(K_test, self.n_views_, self.n_train_)
+        return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
+
+    def decision_function(self, K_test):
+        """Combined outputs C f(v) = sum_i c_i f^i(v), shape (t, P), columns as ``classes_``."""
+        return np.einsum("tpk,p->tk", self.view_decision_function(K_test), self.c_)
+
+    def predict(self, K_test):
+        """Class with the largest combined output (Algorithm 1, classification)."""
+        return self.classes_[np.argmax(self.decision_function(K_test), axis=1)]
+
+    def score(self, K_test, y_test):
+        """Accuracy of :meth:`predict` on ``y_test``."""
+        return float(np.mean(self.predict(K_test) == np.asarray(y_test)))
+
+
+def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None,
+                            laplacian="normalized", n_neighbors=None):
+    """Combined test outputs of MVL-LS for every (gamma_A, gamma_B, gamma_W) on a grid.
+
+    Returns ``(outputs, classes)`` with outputs of shape
+    (len(gammas_A), len(gammas_B), len(gammas_W), t, P).
+
+    Factorisations are reused across the grid: the eigendecomposition of each
+    K^p is computed once; for each (gamma_B, gamma_W) one symmetric
+    eigendecomposition per view of K^{p 1/2} (l gamma_B m I + l gamma_W L^p) K^{p 1/2}
+    serves every gamma_A, because with R = K^{1/2} and D = l gamma_B m I + l gamma_W L,
+    Q_p = K H^{-1} = R (R D R + delta I)^{-1} R, and A_p = (r_p - D K A_p) / delta
+    with K A_p = R (R D R + delta I)^{-1} R r_p.
+    """
+    K = check_multiview_kernels(K)
+    m, n, _ = K.shape
+    y, labelled, classes, encoded = check_labels(y, n)
+    Kt = check_test_kernels(K_test, m, n)
+    c = check_combination(c, m)
+    gammas_A = [check_gamma(g, "gamma_A", positive=True) for g in gammas_A]
+    gammas_B = [check_gamma(g, "gamma_B") for g in gammas_B]
+    gammas_W = [check_gamma(g, "gamma_W") for g in gammas_W]
+    Lap = _laplacians(K, laplacian, n_neighbors, 1.0 if any(g > 0 for g in gammas_W) else 0.0)
+    l = len(labelled)
+    P = len(classes)
+    Y_L = encode_targets(encoded, P)
+    # R_p = K_p^{1/2}, once per view for the whole grid
+    R = np.empty_like(K)
+    for p in range(m):
+        w, V = linalg.eigh(K[p])
+        R[p] = (V * np.sqrt(np.clip(w, 0, None))) @ V.T
+    RLR = None
+    if Lap is not None:
+        RLR = np.stack([R[p] @ Lap[p] @ R[p] for p in range(m)])
+    out = np.empty((len(gammas_A), len(gammas_B), len(gammas_W), Kt.shape[1], P))
+    for jb, gB in enumerate(gammas_B):
+        beta = l * gB if m > 1 else 0.0
+        for jw, gW in enumerate(gammas_W):
+            omega = l * gW
+            eig = []
+            for p in range(m):
+                Sym = (beta * m) * K[p]
+                if omega > 0:
+                    Sym = Sym + omega * RLR[p]
+                s, W = linalg.eigh(Sym)
+                eig.append((np.clip(s, 0, None), R[p] @ W, W))
+            for ja, gA in enumerate(gammas_A):
+                delta = l * gA
+                Qcc_LL = np.zeros((l, l))
+                Qc_L = np.zeros((l, n))
+                Q1 = np.zeros((n, n)) if beta > 0 else None
+                for p, (s, U, _) in enumerate(eig):
+                    inv = 1.0 / (s + delta)
+                    UL = U[labelled] * inv
+                    Qc_L += c[p] * (UL @ U.T)
+                    Qcc_LL += c[p] ** 2 * (UL @ U[labelled].T)
+                    if Q1 is not None:
+                        Q1 += (U * inv) @ U.T
+                if beta > 0:
+                    S = np.block([[np.eye(l) + Qcc_LL, beta * Qc_L], [-Qc_L.T, np.eye(n) - beta * Q1]])
+                    rhs = np.zeros((l + n, P))
+                    rhs[:l] = Y_L
+                    sol = linalg.solve(S, rhs, check_finite=False)
+                    E_L, T = sol[:l], sol[l:]
+                else:
+                    E_L = linalg.solve(np.eye(l) + Qcc_LL, Y_L, check_finite=False)
+                    T = None
+                E = np.zeros((n, P))
+                E[labelled] = E_L
+                comb = np.zeros((Kt.shape[1], P))
+                for p, (s, U, W) in enumerate(eig):
+                    r = c[p] * E if T is None else c[p] * E + beta * T
+                    F = U @ ((U.T @ r) / (s + delta)[:, None])  # K_p A_p on training points
+                    DF = (beta * m) * F
+                    if omega > 0:
+                        DF += omega * (Lap[p] @ F)
+                    A = (r - DF) / delta
+                    comb += c[p] * (Kt[p] @ A)
+                out[ja, jb, jw] = comb
+    return out, classes
