@@ -131,7 +131,13 @@ def check_combination(c, m, name="c"):
     """The combination vector c of eq (52); ``None`` gives the average 1/m (eq 50-51)."""
     if c is None:
         return np.full(m, 1.0 / m)
-    arr = np.asarray(c, dtype=np.float64).ravel()
+    try:
+        arr = np.asarray(c)
+        if arr.dtype.kind not in "iufb":
+            raise TypeError(f"dtype {arr.dtype}")
+        arr = arr.astype(np.float64).ravel()
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a vector of real numbers, got {c!r}") from exc
     if arr.shape != (m,):
         raise ValueError(f"{name} must have one weight per view (m = {m}), got shape {np.shape(c)}")
     if not np.all(np.isfinite(arr)):

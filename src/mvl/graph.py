@@ -71,7 +71,7 @@ def knn_weights(K, n_neighbors):
     mask = np.zeros((n, n), dtype=bool)
     mask[np.repeat(np.arange(n), k), idx.ravel()] = True
     mask |= mask.T
-    return np.where(mask, K, 0.0)
+    return np.where(mask, 0.5 * (K + K.T), 0.0)  # symmetric even if K is so only to rounding
 
 
 def view_laplacians(K, normalized=True, n_neighbors=None):

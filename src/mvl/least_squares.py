@@ -69,6 +69,8 @@ def encode_targets(y_encoded, n_classes):
 def _laplacians(K, laplacian, n_neighbors, gamma_W):
     """The m within-view Laplacians, or None when gamma_W = 0 (they do not enter)."""
     m, n, _ = K.shape
+    if laplacian is None:
+        raise ValueError("laplacian must be 'normalized', 'unnormalized' or an array of shape (m, n, n), got None")
     if isinstance(laplacian, str):
         if laplacian not in ("normalized", "unnormalized"):
             raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape "
@@ -76,6 +78,9 @@ def _laplacians(K, laplacian, n_neighbors, gamma_W):
         if gamma_W == 0:
             return None
         return view_laplacians(K, normalized=(laplacian == "normalized"), n_neighbors=n_neighbors)
+    if n_neighbors is not None:
+        raise ValueError("n_neighbors builds the graph from the kernels; it cannot be combined with an "
+                         "explicit laplacian array")
     L = check_multiview_kernels(laplacian, name="laplacian")
     if L.shape != K.shape:
         raise ValueError(f"laplacian has shape {L.shape}, kernels have {K.shape}")
@@ -289,7 +294,8 @@ class MVLLeastSquares:
 
     def predict(self, K_test):
         """Class with the largest combined output (Algorithm 1, classification)."""
-        return self.classes_[np.argmax(self.decision_function(K_test), axis=1)]
+        scores = self.decision_function(K_test)  # checks that the model is fitted
+        return self.classes_[np.argmax(scores, axis=1)]
 
     def score(self, K_test, y_test):
         """Accuracy of :meth:`predict` on ``y_test``."""

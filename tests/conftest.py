@@ -1,0 +1,127 @@
+"""Shared problem generators and reference helpers for the mvl test suite.
+
+Everything here is written with plain numpy on purpose: the problems and the
+reference computations must not depend on the package code under test.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+def _gaussian_gram(X, X_test, rng):
+    """Gaussian Gram matrices with a median-distance bandwidth (training points only)."""
+    sq = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)
+    iu = np.triu_indices(X.shape[0], k=1)
+    sigma = np.median(np.sqrt(sq[iu])) * rng.uniform(0.7, 1.5)
+    sq_t = np.sum((X_test[:, None, :] - X[None, :, :]) ** 2, axis=-1)
+    return np.exp(-sq / (2 * sigma**2)), np.exp(-sq_t / (2 * sigma**2))
+
+
+def make_labels(n, P, frac_unlabelled, rng):
+    """Labels in 0..P-1 with -1 for unlabelled samples, randomly interleaved.
+
+    Every class gets at least one labelled sample and at least one sample is
+    unlabelled whenever ``frac_unlabelled > 0``.
+    """
+    n_unl = int(round(frac_unlabelled * n))
+    if frac_unlabelled > 0:
+        n_unl = max(n_unl, 1)
+    n_lab = n - n_unl
+    if n_lab < P:
+        raise ValueError("not enough labelled samples to label every class")
+    lab = np.concatenate([np.arange(P), rng.integers(0, P, size=n_lab - P)])
+    rng.shuffle(lab)
+    y = -np.ones(n, dtype=np.int64)
+    pos = np.sort(rng.choice(n, size=n_lab, replace=False))
+    y[pos] = lab
+    return y
+
+
+def make_problem(m, n, P, frac_unlabelled=0.3, seed=0, t=7):
+    """A random multi-view problem with Gaussian kernels.
+
+    Returns ``(K, K_test, y)`` with K of shape (m, n, n), K_test of shape
+    (m, t, n) and y of shape (n,), -1 = unlabelled. Each view has its own
+    feature dimension and bandwidth so the views genuinely differ.
+    """
+    rng = np.random.default_rng(seed)
+    K = np.empty((m, n, n))
+    K_test = np.empty((m, t, n))
+    for p in range(m):
+        d = int(rng.integers(2, 6))
+        X = rng.normal(size=(n, d))
+        X_test = rng.normal(size=(t, d))
+        K[p], K_test[p] = _gaussian_gram(X, X_test, rng)
+    y = make_labels(n, P, frac_unlabelled, rng)
+    return K, K_test, y
+
+
+def make_linear_problem(m, n, P, frac_unlabelled=0.3, seed=0, t=6):
+    """Explicit finite feature maps Phi_p (n x d_p) and linear kernels Phi_p Phi_p^T.
+
+    Returns a dict with Phi, Phi_test (lists), K (m, n, n), K_test (m, t, n), y.
+    """
+    rng = np.random.default_rng(seed)
+    dims = [int(rng.integers(2, 7)) for _ in range(m)]
+    Phi = [rng.normal(size=(n, d)) for d in dims]
+    Phi_test = [rng.normal(size=(t, d)) for d in dims]
+    K = np.stack([F @ F.T for F in Phi])
+    K = 0.5 * (K + K.transpose(0, 2, 1))  # exactly symmetric in floating point
+    K_test = np.stack([Ft @ F.T for F, Ft in zip(Phi, Phi_test)])
+    y = make_labels(n, P, frac_unlabelled, rng)
+    return dict(Phi=Phi, Phi_test=Phi_test, K=K, K_test=K_test, y=y)
+
+
+def random_graph_laplacians(m, n, seed=0, normalized=False):
+    """m graph Laplacians from random symmetric non-negative weights (numpy only)."""
+    rng = np.random.default_rng(seed)
+    out = np.empty((m, n, n))
+    for p in range(m):
+        W = rng.uniform(0, 1, size=(n, n)) * (rng.uniform(size=(n, n)) < 0.6)
+        W = np.triu(W, 1)
+        W = W + W.T
+        d = W.sum(axis=1)
+        if normalized:
+            s = 1.0 / np.sqrt(d)
+            out[p] = np.eye(n) - s[:, None] * W * s[None, :]
+        else:
+            out[p] = np.diag(d) - W
+    return out
+
+
+def pm_one_targets(y, P):
+    """Targets (-1, ..., 1, ..., -1) of the labelled samples, shape (l, P)."""
+    lab = np.flatnonzero(y >= 0)
+    Y = -np.ones((lab.size, P))
+    Y[np.arange(lab.size), y[lab]] = 1.0
+    return lab, Y
+
+
+def rel_diff(a, b):
+    """max |a - b| / max |b| (with a floor to avoid dividing by ~0)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
+
+
+# ---------------------------------------------------------------- fixtures
+
+
+@pytest.fixture
+def two_view_problem():
+    """m=2 views, n=16 samples, P=3 classes, ~30% unlabelled."""
+    return make_problem(m=2, n=16, P=3, frac_unlabelled=0.3, seed=11)
+
+
+@pytest.fixture
+def three_view_problem():
+    """m=3 views, n=20 samples, P=2 classes, ~40% unlabelled."""
+    return make_problem(m=3, n=20, P=2, frac_unlabelled=0.4, seed=12)
+
+
+@pytest.fixture
+def supervised_problem():
+    """m=3 views, n=15 samples, P=3 classes, every sample labelled."""
+    return make_problem(m=3, n=15, P=3, frac_unlabelled=0.0, seed=14)

@@ -1,0 +1,27 @@
+rule report:
+    """Execute the report notebook with papermill (parameters cell tagged 'parameters')."""
+    input:
+        notebook="notebooks/report.ipynb",
+        results=f"{RES}/{{dataset}}/results.csv",
+        summary=f"{RES}/{{dataset}}/summary.csv",
+    output:
+        notebook=f"{RES}/{{dataset}}/report.ipynb",
+        png=f"{RES}/{{dataset}}/figures/accuracy_vs_labels.png",
+        pdf=f"{RES}/{{dataset}}/figures/accuracy_vs_labels.pdf",
+    params:
+        graph=lambda w: config["graph"]["laplacian"]
+        + (
+            ", dense kernel weights (paper)"
+            if not config["graph"].get("n_neighbors")
+            else f", symmetrised kNN graph (k = {config['graph']['n_neighbors']})"
+        ),
+        kernel=json.dumps(config["kernel"], sort_keys=True),
+        gammas=json.dumps(config["gammas"], sort_keys=True),
+    log:
+        f"{RES}/{{dataset}}/logs/report.log",
+    shell:
+        '"{PYTHON}" -m papermill {input.notebook} {output.notebook}.tmp.ipynb -k python3 '
+        "-p dataset {wildcards.dataset} -p results_csv {input.results} -p summary_csv {input.summary} "
+        "-p fig_png {output.png} -p fig_pdf {output.pdf} -p graph {params.graph:q} "
+        "-p kernel {params.kernel:q} -p gammas {params.gammas:q} > {log} 2>&1 "
+        "&& mv {output.notebook}.tmp.ipynb {output.notebook}"
