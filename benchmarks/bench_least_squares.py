@@ -80,6 +80,7 @@ GAMMA_W = 1e-6
 SEED = 20160101
 DIFF_TARGET = 1e-8
 MEM_TARGET_BYTES = 3 * 1024**3  # "under 3 GB", taken as 3 GiB
+BG_LOAD_WARN = 0.25  # cores used by other processes during timing above which a warning is printed
 
 # name: ((n, m, P, l), ratio target or None)
 COMPARE_SIZES = {
@@ -117,6 +118,10 @@ def fmt_bytes(nbytes):
     if nbytes >= 1024**3:
         return f"{nbytes / 1024**3:.2f} GiB"
     return f"{nbytes / 1024**2:.0f} MiB"
+
+
+def fmt_load(x):
+    return "?" if x is None else f"{x:.2f}"
 
 
 def size_str(size):
@@ -270,16 +275,46 @@ def rel_diff(a, b):
     return float(np.max(np.abs(a - b)) / np.max(np.abs(b)))
 
 
+def _cpu_snapshot():
+    """(wall, all-CPU busy seconds from /proc/stat, this process's + children's CPU seconds)."""
+    try:
+        with open("/proc/stat") as fh:
+            f = [int(v) for v in fh.readline().split()[1:]]
+        busy = (sum(f[:8]) - f[3] - f[4]) / os.sysconf("SC_CLK_TCK")  # all but idle, iowait
+    except (OSError, ValueError, IndexError):
+        busy = None
+    t = os.times()
+    return time.perf_counter(), busy, t.user + t.system + t.children_user + t.children_system
+
+
+def background_load(start, end):
+    """Average number of cores used by *other* processes between two snapshots (None if unknown)."""
+    if start[1] is None or end[1] is None or end[0] <= start[0]:
+        return None
+    return max(0.0, ((end[1] - start[1]) - (end[2] - start[2])) / (end[0] - start[0]))
+
+
 def timed(fn, args, repeats):
+    """Best-of timing of fn(*args); returns (last output, times, background load in cores)."""
     times = []
     out = None
+    busy_other = wall = 0.0
+    known = True
     for _ in range(repeats):
         out = None
         gc.collect()
+        s0 = _cpu_snapshot()
         t0 = time.perf_counter()
         out = fn(*args)
         times.append(time.perf_counter() - t0)
-    return out, times
+        s1 = _cpu_snapshot()
+        bg = background_load(s0, s1)
+        if bg is None:
+            known = False
+        else:
+            busy_other += bg * (s1[0] - s0[0])
+            wall += s1[0] - s0[0]
+    return out, times, (busy_other / wall if known and wall > 0 else None)
 
 
 # ---------------------------------------------------------------- runs
@@ -297,13 +332,14 @@ def run_compare(name, size, target, repeats, dense_repeats):
 
     can_reset = reset_peak_rss()
     base = current_rss_bytes()
-    A_s, t_s = timed(solve_structured, args, repeats)
+    A_s, t_s, bg_s = timed(solve_structured, args, repeats)
     if can_reset and base is not None:
         row["structured_peak_rss_increase_bytes"] = peak_rss_bytes() - base
     row["t_structured_all"] = t_s
+    row["background_load_structured"] = bg_s
     row["t_structured"] = min(t_s)
-    print(f"  structured: best {min(t_s):.3f} s of {repeats} ({', '.join(f'{t:.3f}' for t in t_s)})",
-          flush=True)
+    print(f"  structured: best {min(t_s):.3f} s of {repeats} ({', '.join(f'{t:.3f}' for t in t_s)})"
+          f"; other processes used {fmt_load(bg_s)} cores meanwhile", flush=True)
 
     avail = available_memory_bytes()
     if avail is not None and peak > 0.9 * avail:
@@ -315,12 +351,14 @@ def run_compare(name, size, target, repeats, dense_repeats):
           f"~{fmt_bytes(peak)} at peak ...", flush=True)
     can_reset = reset_peak_rss()
     base = current_rss_bytes()
-    A_d, t_d = timed(solve_dense, args, dense_repeats)
+    A_d, t_d, bg_d = timed(solve_dense, args, dense_repeats)
     if can_reset and base is not None:
         row["dense_peak_rss_increase_bytes"] = peak_rss_bytes() - base
     row["t_dense_all"] = t_d
+    row["background_load_dense"] = bg_d
     row["t_dense"] = min(t_d)
-    print(f"  dense:      best {min(t_d):.3f} s of {dense_repeats}", flush=True)
+    print(f"  dense:      best {min(t_d):.3f} s of {dense_repeats}; other processes used "
+          f"{fmt_load(bg_d)} cores meanwhile", flush=True)
     if "dense_peak_rss_increase_bytes" in row and "structured_peak_rss_increase_bytes" in row:
         print(f"  peak RSS increase during the solver calls: structured "
               f"{fmt_bytes(row['structured_peak_rss_increase_bytes'])}, dense "
@@ -347,11 +385,11 @@ def child_large(size, repeats):
     gc.collect()
     rss_inputs = current_rss_bytes()
     peak_before_solve = peak_rss_bytes()
-    A, times = timed(solve_structured, (K, labelled, Y_L, c, GAMMA_A, GAMMA_B, GAMMA_W, L), repeats)
+    A, times, bg = timed(solve_structured, (K, labelled, Y_L, c, GAMMA_A, GAMMA_B, GAMMA_W, L), repeats)
     finite = bool(np.all(np.isfinite(A)))
     res = {
         "n": n, "m": m, "P": P, "l": l,
-        "t_structured_all": times, "t_structured": min(times),
+        "t_structured_all": times, "t_structured": min(times), "background_load": bg,
         "peak_rss_bytes": peak_rss_bytes(),
         "ru_maxrss_bytes": maxrss_bytes("self"),
         "maxrss_before_solve_bytes": peak_before_solve,
@@ -394,7 +432,7 @@ def print_table(rows):
     w = max([5] + [len(r["name"]) for r in rows])
     head = (f"{'size':>{w}} {'n':>5} {'m':>3} {'P':>4} {'l':>5} {'t_dense[s]':>10} {'t_struct[s]':>11} "
             f"{'ratio':>7} {'target':>7} {'ratio?':>6} {'rdiff_dec':>9} {'rdiff_coef':>10} "
-            f"{'diff?':>5} {'status':>7}")
+            f"{'diff?':>5} {'status':>7} {'bg_load':>7}")
     print("\n" + head)
     print("-" * len(head))
     for r in rows:
@@ -402,22 +440,31 @@ def print_table(rows):
         if r["t_dense"] is None:
             print(f"{r['name']:>{w}} {r['n']:>5} {r['m']:>3} {r['P']:>4} {r['l']:>5} {'skipped':>10} "
                   f"{r['t_structured']:>11.3f} {'-':>7} {tgt:>7} {'-':>6} {'-':>9} {'-':>10} {'-':>5} "
-                  f"{r['status']:>7}")
+                  f"{r['status']:>7} {fmt_load(r['background_load_structured']):>7}")
             continue
         rok = "-" if r["ratio_ok"] is None else ("PASS" if r["ratio_ok"] else "FAIL")
         dok = "PASS" if r["diff_ok"] else "FAIL"
         print(f"{r['name']:>{w}} {r['n']:>5} {r['m']:>3} {r['P']:>4} {r['l']:>5} {r['t_dense']:>10.3f} "
               f"{r['t_structured']:>11.3f} {r['ratio']:>7.1f} {tgt:>7} {rok:>6} "
-              f"{r['reldiff_decision']:>9.1e} {r['reldiff_coef']:>10.1e} {dok:>5} {r['status']:>7}")
+              f"{r['reldiff_decision']:>9.1e} {r['reldiff_coef']:>10.1e} {dok:>5} {r['status']:>7} "
+              f"{fmt_load(bg_max(r)):>7}")
     print(f"(ratio = t_dense / t_structured, same run; rdiff = max|structured - dense| / max|dense| "
           f"of decision values on the training points and of the coefficients; diff target "
-          f"<= {DIFF_TARGET:g})")
+          f"<= {DIFF_TARGET:g}; bg_load = cores used by other processes during the timed calls, max "
+          f"of structured and dense)")
+
+
+def bg_max(r):
+    vals = [r.get("background_load_structured"), r.get("background_load_dense")]
+    vals = [v for v in vals if v is not None]
+    return max(vals) if vals else None
 
 
 def print_large(res):
     print(f"\nstructured alone, {size_str((res['n'], res['m'], res['P'], res['l']))}: "
           f"time {res['t_structured']:.3f} s (best of {len(res['t_structured_all'])}: "
-          f"{', '.join(f'{t:.3f}' for t in res['t_structured_all'])})")
+          f"{', '.join(f'{t:.3f}' for t in res['t_structured_all'])}); other processes used "
+          f"{fmt_load(res['background_load'])} cores meanwhile")
     print(f"  PEAK MEMORY (whole child process, peak RSS = VmHWM): {fmt_bytes(res['peak_rss_bytes'])} "
           f"(target < {fmt_bytes(MEM_TARGET_BYTES)}) -> {'PASS' if res['mem_ok'] else 'MISSED'}")
     print(f"  cross-check: child's own ru_maxrss {fmt_bytes(res['ru_maxrss_bytes'])}, parent's "
@@ -524,6 +571,11 @@ def main(argv=None):
         print_table(rows)
     if large is not None:
         print_large(large)
+    loads = [bg_max(r) for r in rows] + ([large["background_load"]] if large else [])
+    loads = [v for v in loads if v is not None]
+    if loads and max(loads) > BG_LOAD_WARN:
+        print(f"\nWARNING: other processes used up to {max(loads):.2f} of the {os.cpu_count()} cores "
+              f"during the timed calls: timings and ratios are unreliable; rerun on an idle machine.")
     missed = [r["name"] for r in rows if r["status"] == "MISSED"]
     if large is not None and large["status"] == "MISSED":
         missed.append("large")

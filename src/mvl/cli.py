@@ -1,7 +1,7 @@
 """Command-line steps called by the Snakemake rules (``python -m mvl.cli STEP ...``).
 
 Each step reads its inputs, writes its single output atomically and prints a
-short progress line. Steps: ``dataset``, ``split``, ``kernel``, ``run``,
+short progress line. Steps: ``dataset``, ``split``, ``kernel``, ``select``, ``run``,
 ``collect``, ``aggregate``.
 """
 
@@ -63,26 +63,40 @@ def step_kernel(a):
     print(f"[kernel] view {a.view}: pool {K.shape}, test {Kt.shape} -> {a.out}")
 
 
-def step_run(a):
-    import pandas as pd
-
-    from .experiments import method_views, run_method
+def _load_run_inputs(a):
     from .protocols import Split
 
     data = np.load(a.dataset_npz)
-    view_names = [str(v) for v in data["view_names"]]
     split = Split.from_dict(json.loads(open(a.split).read()))
+    Ks = [np.load(f) for f in a.kernels]
+    return data, split, np.stack([k["K_pool"] for k in Ks]), np.stack([k["K_test"] for k in Ks])
+
+
+def step_select(a):
+    from .experiments import select_gammas
+
+    data, split, K_pool, K_test = _load_run_inputs(a)
+    sel = select_gammas(K_pool, K_test, data["y"], split, a.lc, a.uc, json.loads(a.params))
+    io.save_json(a.out, sel)
+    print(f"[select] l_c={a.lc} u_c={a.uc} seed={a.seed}: gamma_A={sel['gamma_A']:g} gamma_B={sel['gamma_B']:g} "
+          f"gamma_W={sel['gamma_W']:g} (validation accuracy {sel['val_accuracy']:.4f}, "
+          f"{sel['grid_size']} grid points in {sel['grid_seconds']:.1f} s) -> {a.out}")
+
+
+def step_run(a):
+    from .experiments import method_views, run_method
+
+    data, split, K_pool, K_test = _load_run_inputs(a)
+    view_names = [str(v) for v in data["view_names"]]
     params = json.loads(a.params)
     views = method_views(a.method, view_names)
     if len(a.kernels) != len(views):
         raise ValueError(f"method {a.method} uses views {views} but {len(a.kernels)} kernel files were given")
-    Ks = [np.load(f) for f in a.kernels]
-    K_pool = np.stack([k["K_pool"] for k in Ks])
-    K_test = np.stack([k["K_test"] for k in Ks])
+    selected = json.loads(open(a.selected).read()) if a.selected else None
     t0 = time.perf_counter()
     rows = run_method(a.method, K_pool, K_test, data["y"], split, a.lc, a.uc, params, views,
-                      dataset=a.dataset, seed=a.seed)
-    io.save_csv(a.out, pd.DataFrame(rows))
+                      dataset=a.dataset, seed=a.seed, selected=selected)
+    io.save_rows_csv(a.out, rows)
     accs = ", ".join(f"{r['accuracy']:.4f}" for r in rows)
     print(f"[run] {a.dataset} {a.method} l_c={a.lc} u_c={a.uc} seed={a.seed}: accuracy {accs} "
           f"({time.perf_counter() - t0:.2f} s) -> {a.out}")
@@ -129,17 +143,20 @@ def main(argv=None):
     s.add_argument("--view", required=True)
     s.add_argument("--kernel", required=True, help="JSON kernel spec")
     s.add_argument("--out", required=True)
-    s = sub.add_parser("run")
-    s.add_argument("--dataset", required=True)
-    s.add_argument("--dataset-npz", required=True)
-    s.add_argument("--split", required=True)
-    s.add_argument("--kernels", nargs="+", required=True)
-    s.add_argument("--method", required=True)
-    s.add_argument("--lc", type=int, required=True)
-    s.add_argument("--uc", type=int, required=True)
-    s.add_argument("--seed", type=int, required=True)
-    s.add_argument("--params", required=True, help="JSON parameters")
-    s.add_argument("--out", required=True)
+    for step in ("run", "select"):
+        s = sub.add_parser(step)
+        s.add_argument("--dataset", required=True)
+        s.add_argument("--dataset-npz", required=True)
+        s.add_argument("--split", required=True)
+        s.add_argument("--kernels", nargs="+", required=True)
+        s.add_argument("--lc", type=int, required=True)
+        s.add_argument("--uc", type=int, required=True)
+        s.add_argument("--seed", type=int, required=True)
+        s.add_argument("--params", required=True, help="JSON parameters")
+        s.add_argument("--out", required=True)
+        if step == "run":
+            s.add_argument("--method", required=True)
+            s.add_argument("--selected", default=None, help="JSON of gammas selected by the select step")
     s = sub.add_parser("collect")
     s.add_argument("--out", required=True)
     s.add_argument("inputs", nargs="+")
@@ -147,7 +164,7 @@ def main(argv=None):
     s.add_argument("--results", required=True)
     s.add_argument("--out", required=True)
     a = p.parse_args(argv)
-    {"dataset": step_dataset, "split": step_split, "kernel": step_kernel, "run": step_run,
+    {"dataset": step_dataset, "split": step_split, "kernel": step_kernel, "run": step_run, "select": step_select,
      "collect": step_collect, "aggregate": step_aggregate}[a.step](a)
     return 0
 

@@ -6,9 +6,14 @@ Methods:
 ``mvl_ls``           MVL-LS on all views with the configured (fixed) gammas.
 ``mvl_ls_cv``        MVL-LS with (gamma_A, gamma_B, gamma_W) selected on the validation
                      set over a grid (factorisations reused, :func:`mvl.grid_decision_functions`).
+                     By default the selection is made at this l_c; the workflow follows the
+                     paper (Section 7.3) and passes gammas selected once at l_c = 10
+                     (:func:`select_gammas`) for every l_c.
 ``mvl_ls_ablation``  the gamma_B / gamma_W ablation of the paper's Table 2:
                      {0, gamma_B} x {0, gamma_W}, four rows.
 ``view_<name>``      MVL-LS on one view alone (m = 1: vector-valued Laplacian RLS).
+``single_views``     every view alone, one row per view (method ``view_<name>``): one job
+                     instead of m in the workflow.
 ``svc_sum``          scikit-learn ``SVC(kernel="precomputed")`` on the uniform average of the
                      view kernels (the simplest MKL-style competitor), labelled data only.
 """
@@ -22,9 +27,9 @@ import numpy as np
 from .least_squares import MVLLeastSquares, grid_decision_functions
 from .protocols import Split, draw_training_set
 
-__all__ = ["run_method", "METHODS", "method_views"]
+__all__ = ["run_method", "select_gammas", "METHODS", "method_views"]
 
-METHODS = ("mvl_ls", "mvl_ls_cv", "mvl_ls_ablation", "svc_sum")
+METHODS = ("mvl_ls", "mvl_ls_cv", "mvl_ls_ablation", "svc_sum", "single_views")
 
 
 def method_views(method, view_names):
@@ -44,30 +49,61 @@ def _graph_label(params):
     return f"{params['laplacian']}-" + ("dense" if k in (None, 0) else f"knn{k}")
 
 
-def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, dataset="", seed=0):
+def _draw_kernels(K_pool, K_test, y, split, l_c, u_c, params):
+    """Kernels and labels of one draw: train (labelled then unlabelled), test and validation."""
+    draw = draw_training_set(split, l_c, u_c, params["n_val_per_class"], u_max=params.get("u_max", u_c))
+    pos = {int(g): i for i, g in enumerate(split.pool)}  # dataset index -> pool position
+    train = np.array([pos[int(i)] for i in draw.train])
+    val = np.array([pos[int(i)] for i in draw.validation])
+    y_train = np.concatenate([y[draw.labelled], -np.ones(len(draw.unlabelled), dtype=np.int64)])
+    return dict(K_tr=K_pool[:, train][:, :, train], K_te=K_test[:, :, train], K_va=K_pool[:, val][:, :, train],
+                y_train=y_train, y_test=y[split.test], y_val=y[draw.validation], n_labelled=len(draw.labelled))
+
+
+def select_gammas(K_pool, K_test, y, split, l_c, u_c, params):
+    """Select (gamma_A, gamma_B, gamma_W) on the validation set over ``params["grid"]``.
+
+    Validation accuracy decides; ties are broken by the smaller mean squared distance of the
+    outputs to the +-1 targets. Returns a dict with the selected gammas and diagnostics.
+    """
+    if not isinstance(split, Split):
+        split = Split.from_dict(split)
+    d = _draw_kernels(np.asarray(K_pool, float), np.asarray(K_test, float), np.asarray(y), split, l_c, u_c,
+                      params)
+    grid = params["grid"]
+    t0 = time.perf_counter()
+    out, classes = grid_decision_functions(d["K_tr"], d["y_train"], d["K_va"], grid["A"], grid["B"], grid["W"],
+                                           laplacian=params["laplacian"], n_neighbors=params.get("n_neighbors"))
+    y_val = d["y_val"]
+    acc = np.mean(classes[np.argmax(out, axis=-1)] == y_val, axis=-1)
+    target = -np.ones(out.shape[-2:])
+    target[np.arange(len(y_val)), np.searchsorted(classes, y_val)] = 1.0
+    loss = np.mean((out - target) ** 2, axis=(-1, -2))
+    best = np.lexsort((loss.ravel(), -acc.ravel()))[0]
+    ia, ib, iw = np.unravel_index(best, acc.shape)
+    return {"gamma_A": float(grid["A"][ia]), "gamma_B": float(grid["B"][ib]), "gamma_W": float(grid["W"][iw]),
+            "val_accuracy": float(acc[ia, ib, iw]), "grid_seconds": time.perf_counter() - t0,
+            "grid_size": int(acc.size), "selected_at_l_c": int(l_c), "u_c": int(u_c)}
+
+
+def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, dataset="", seed=0,
+               selected=None):
     """Run one method on one draw and return a list of result rows (dicts).
 
     ``K_pool`` (m, N, N): kernels between the pool samples of ``split`` (in the
     sorted order of ``split.pool``); ``K_test`` (m, T, N): test vs pool.
     ``y``: labels of the whole dataset. ``params``: dict with ``gammas``
     (A, B, W), ``grid`` (A, B, W lists), ``laplacian``, ``n_neighbors``,
-    ``n_val_per_class``, ``u_max``, ``svc_C``.
+    ``n_val_per_class``, ``u_max``, ``svc_C``. ``selected``: for ``mvl_ls_cv``, the output of
+    :func:`select_gammas` made elsewhere (e.g. at l_c = 10); None selects at this l_c.
     """
     if not isinstance(split, Split):
         split = Split.from_dict(split)
     K_pool = np.asarray(K_pool, dtype=np.float64)
     K_test = np.asarray(K_test, dtype=np.float64)
     y = np.asarray(y)
-    draw = draw_training_set(split, l_c, u_c, params["n_val_per_class"], u_max=params.get("u_max", u_c))
-    pos = {int(g): i for i, g in enumerate(split.pool)}  # dataset index -> pool position
-    train = np.array([pos[int(i)] for i in draw.train])
-    val = np.array([pos[int(i)] for i in draw.validation])
-    y_train = np.concatenate([y[draw.labelled], -np.ones(len(draw.unlabelled), dtype=np.int64)])
-    y_test = y[split.test]
-    y_val = y[draw.validation]
-    K_tr = K_pool[:, train][:, :, train]
-    K_te = K_test[:, :, train]
-    K_va = K_pool[:, val][:, :, train]
+    d = _draw_kernels(K_pool, K_test, y, split, l_c, u_c, params)
+    K_tr, K_te, y_train, y_test = d["K_tr"], d["K_te"], d["y_train"], d["y_test"]
     gA, gB, gW = (float(params["gammas"][k]) for k in ("A", "B", "W"))
     lap, knn = params["laplacian"], params.get("n_neighbors")
     base = dict(dataset=dataset, method=method, views="+".join(view_names), n_views=len(view_names),
@@ -83,6 +119,13 @@ def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, d
                          gamma_choice=choice, accuracy=model.score(K_te, y_test), fit_seconds=seconds,
                          **(extra or {})))
 
+    if method == "single_views":
+        rows = []
+        for p, name in enumerate(view_names):
+            for row in run_method(f"view_{name}", K_pool[p:p + 1], K_test[p:p + 1], y, split, l_c, u_c,
+                                  params, [name], dataset=dataset, seed=seed):
+                rows.append(row)
+        return rows
     if method == "mvl_ls" or method.startswith("view_"):
         fit_eval((gA, gB, gW), "fixed")
     elif method == "mvl_ls_ablation":
@@ -90,26 +133,13 @@ def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, d
             for w in (0.0, gW):
                 fit_eval((gA, b, w), "ablation")
     elif method == "mvl_ls_cv":
-        grid = params["grid"]
-        t0 = time.perf_counter()
-        out, classes = grid_decision_functions(K_tr, y_train, K_va, grid["A"], grid["B"], grid["W"],
-                                               laplacian=lap, n_neighbors=knn)
-        # validation accuracy, ties broken by the smaller squared loss to the +-1 targets
-        pred = classes[np.argmax(out, axis=-1)]
-        acc = np.mean(pred == y_val, axis=-1)
-        target = -np.ones(out.shape[-2:])
-        target[np.arange(len(y_val)), np.searchsorted(classes, y_val)] = 1.0
-        loss = np.mean((out - target) ** 2, axis=(-1, -2))
-        best = np.lexsort((loss.ravel(), -acc.ravel()))[0]
-        ia, ib, iw = np.unravel_index(best, acc.shape)
-        grid_seconds = time.perf_counter() - t0
-        fit_eval((float(grid["A"][ia]), float(grid["B"][ib]), float(grid["W"][iw])), "selected",
-                 {"val_accuracy": float(acc[ia, ib, iw]), "grid_seconds": grid_seconds,
-                  "grid_size": int(acc.size)})
+        sel = selected if selected is not None else select_gammas(K_pool, K_test, y, split, l_c, u_c, params)
+        fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "selected",
+                 {k: sel[k] for k in ("val_accuracy", "grid_seconds", "grid_size", "selected_at_l_c")})
     elif method == "svc_sum":
         from sklearn.svm import SVC
 
-        lab = np.arange(len(draw.labelled))
+        lab = np.arange(d["n_labelled"])
         K_sum_tr = K_tr.mean(axis=0)[np.ix_(lab, lab)]
         K_sum_te = K_te.mean(axis=0)[:, lab]
         t0 = time.perf_counter()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_path", "save_npz", "save_json", "save_csv"]
+__all__ = ["atomic_path", "save_npz", "save_json", "save_csv", "save_rows_csv"]
 
 
 @contextlib.contextmanager
@@ -47,3 +47,17 @@ def save_csv(path, frame):
     """Write a pandas DataFrame as CSV atomically."""
     with atomic_path(path) as tmp:
         frame.to_csv(tmp, index=False)
+
+
+def save_rows_csv(path, rows):
+    """Write a list of dicts (same keys in the same order, union taken) as CSV atomically, without pandas."""
+    import csv
+
+    fields = []
+    for row in rows:
+        fields += [k for k in row if k not in fields]
+    with atomic_path(path) as tmp, open(tmp, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("" if v is None or (isinstance(v, float) and v != v) else v) for k, v in row.items()})

@@ -12,7 +12,7 @@ training data only.
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial.distance import cdist, pdist
+
 
 __all__ = [
     "chi2_kernel",
@@ -95,6 +95,8 @@ def gaussian_kernel(X, X_test=None, bandwidth="median", standardize_features=Fal
 
     Returns ``(K, K_test)``; ``K_test`` is None when ``X_test`` is None.
     """
+    from scipy.spatial.distance import cdist, pdist  # imported lazily: keeps `import mvl` fast
+
     X = _check_features(X, "X")
     if X_test is not None:
         X_test = _check_features(X_test, "X_test")

@@ -39,6 +39,7 @@ import time
 
 import numpy as np
 from scipy import linalg
+from scipy.linalg import blas
 
 from ._validation import (
     check_combination,
@@ -328,11 +329,13 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None,
     l = len(labelled)
     P = len(classes)
     Y_L = encode_targets(encoded, P)
-    # R_p = K_p^{1/2}, once per view for the whole grid
-    R = np.empty_like(K)
+    # K_p = V diag(w) V^T and R_p = K_p^{1/2}, once per view for the whole grid
+    Keig, R = [], np.empty_like(K)
     for p in range(m):
         w, V = linalg.eigh(K[p])
-        R[p] = (V * np.sqrt(np.clip(w, 0, None))) @ V.T
+        w = np.clip(w, 0, None)
+        Keig.append((w, V * np.sqrt(w)))
+        R[p] = Keig[p][1] @ V.T
     RLR = None
     if Lap is not None:
         RLR = np.stack([R[p] @ Lap[p] @ R[p] for p in range(m)])
@@ -343,23 +346,28 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None,
             omega = l * gW
             eig = []
             for p in range(m):
-                Sym = (beta * m) * K[p]
-                if omega > 0:
-                    Sym = Sym + omega * RLR[p]
-                s, W = linalg.eigh(Sym)
+                if omega == 0:
+                    # R D R = beta m K: K's own eigenvectors, U = R W = V diag(sqrt(w))
+                    w, U = Keig[p]
+                    eig.append(((beta * m) * w, U, None))
+                    continue
+                s, W = linalg.eigh((beta * m) * K[p] + omega * RLR[p])
                 eig.append((np.clip(s, 0, None), R[p] @ W, W))
             for ja, gA in enumerate(gammas_A):
                 delta = l * gA
                 Qcc_LL = np.zeros((l, l))
                 Qc_L = np.zeros((l, n))
-                Q1 = np.zeros((n, n)) if beta > 0 else None
+                Q1 = np.zeros((n, n), order="F") if beta > 0 else None
                 for p, (s, U, _) in enumerate(eig):
                     inv = 1.0 / (s + delta)
                     UL = U[labelled] * inv
-                    Qc_L += c[p] * (UL @ U.T)
                     Qcc_LL += c[p] ** 2 * (UL @ U[labelled].T)
-                    if Q1 is not None:
-                        Q1 += (U * inv) @ U.T
+                    if Q1 is not None:  # only the between-view term needs Q_c[L, :] and Q_1
+                        Qc_L += c[p] * (UL @ U.T)
+                        Us = U * np.sqrt(inv)
+                        Q1 = blas.dsyrk(1.0, Us, beta=1.0, c=Q1, overwrite_c=True)  # upper triangle
+                if Q1 is not None:
+                    Q1 = np.triu(Q1) + np.triu(Q1, 1).T
                 if beta > 0:
                     S = np.block([[np.eye(l) + Qcc_LL, beta * Qc_L], [-Qc_L.T, np.eye(n) - beta * Q1]])
                     rhs = np.zeros((l + n, P))

@@ -38,6 +38,14 @@ def run_params():
     )
 
 
+def selected_input(w):
+    """mvl_ls_cv runs use gammas selected once per split and u_c at l_c = grid_labels_per_class."""
+    if w.method != "mvl_ls_cv":
+        return []
+    lc = config.get("grid_labels_per_class") or w.lc
+    return [f"{RES}/{w.dataset}/selected/u{w.uc}/l{lc}/seed{w.seed}.json"]
+
+
 def method_views(method):
     return [method[len("view_"):]] if method.startswith("view_") else VIEWS
 
@@ -47,7 +55,8 @@ def run_targets(dataset=DATASET):
     out = []
     for seed in config["seeds"]:
         for lc in config["labels_per_class"]:
-            for method in ["mvl_ls", "svc_sum"] + [f"view_{v}" for v in VIEWS]:
+            # single_views: each view alone, one job writing one row per view
+            for method in ["mvl_ls", "svc_sum", "single_views"]:
                 out.append(f"{RES}/{dataset}/runs/u0/l{lc}/{method}/seed{seed}.csv")
             for uc in config["unlabelled_per_class"]:
                 for method in ["mvl_ls", "mvl_ls_cv"]:

@@ -1,20 +1,47 @@
+rule select_gammas:
+    """(gamma_A, gamma_B, gamma_W) selected on the validation set over the grid, once per split and u_c,
+    at l_c = grid_labels_per_class (the paper, Section 7.3: selected at l_c = 10, kept for every l_c)."""
+    input:
+        data=f"{RES}/{{dataset}}/dataset.npz",
+        split=f"{RES}/{{dataset}}/splits/seed{{seed}}.json",
+        kernels=[f"{RES}/{{dataset}}/kernels/seed{{seed}}/{v}.npz" for v in VIEWS],
+    output:
+        f"{RES}/{{dataset}}/selected/u{{uc}}/l{{lc}}/seed{{seed}}.json",
+    params:
+        python=PYTHON,
+        run=run_params(),
+    log:
+        f"{RES}/{{dataset}}/logs/select_u{{uc}}_l{{lc}}_seed{{seed}}.log",
+    conda:
+        "../envs/mvl.yaml"
+    shell:
+        '"{params.python}" -m mvl.cli select --dataset {wildcards.dataset} --dataset-npz {input.data} '
+        "--split {input.split} --kernels {input.kernels} --lc {wildcards.lc} --uc {wildcards.uc} "
+        "--seed {wildcards.seed} --params {params.run:q} --out {output} > {log} 2>&1"
+
+
 rule run:
     """One method on one draw (split seed, l_c labelled and u_c unlabelled per class)."""
     input:
         data=f"{RES}/{{dataset}}/dataset.npz",
         split=f"{RES}/{{dataset}}/splits/seed{{seed}}.json",
         kernels=lambda w: [f"{RES}/{w.dataset}/kernels/seed{w.seed}/{v}.npz" for v in method_views(w.method)],
+        selected=selected_input,
     output:
         f"{RES}/{{dataset}}/runs/u{{uc}}/l{{lc}}/{{method}}/seed{{seed}}.csv",
     params:
+        python=PYTHON,
         run=run_params(),
+        selected=lambda w, input: f"--selected {input.selected}" if input.selected else "",
     log:
         f"{RES}/{{dataset}}/logs/runs/u{{uc}}_l{{lc}}_{{method}}_seed{{seed}}.log",
+    conda:
+        "../envs/mvl.yaml"
     shell:
-        '"{PYTHON}" -m mvl.cli run --dataset {wildcards.dataset} --dataset-npz {input.data} '
+        '"{params.python}" -m mvl.cli run --dataset {wildcards.dataset} --dataset-npz {input.data} '
         "--split {input.split} --kernels {input.kernels} --method {wildcards.method} "
         "--lc {wildcards.lc} --uc {wildcards.uc} --seed {wildcards.seed} --params {params.run:q} "
-        "--out {output} > {log} 2>&1"
+        "{params.selected} --out {output} > {log} 2>&1"
 
 
 rule collect:
@@ -23,10 +50,14 @@ rule collect:
         lambda w: run_targets(w.dataset),
     output:
         f"{RES}/{{dataset}}/results.csv",
+    params:
+        python=PYTHON,
     log:
         f"{RES}/{{dataset}}/logs/collect.log",
+    conda:
+        "../envs/mvl.yaml"
     shell:
-        '"{PYTHON}" -m mvl.cli collect --out {output} {input} > {log} 2>&1'
+        '"{params.python}" -m mvl.cli collect --out {output} {input} > {log} 2>&1'
 
 
 rule aggregate:
@@ -35,7 +66,11 @@ rule aggregate:
         f"{RES}/{{dataset}}/results.csv",
     output:
         f"{RES}/{{dataset}}/summary.csv",
+    params:
+        python=PYTHON,
     log:
         f"{RES}/{{dataset}}/logs/aggregate.log",
+    conda:
+        "../envs/mvl.yaml"
     shell:
-        '"{PYTHON}" -m mvl.cli aggregate --results {input} --out {output} > {log} 2>&1'
+        '"{params.python}" -m mvl.cli aggregate --results {input} --out {output} > {log} 2>&1'

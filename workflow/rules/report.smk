@@ -9,6 +9,7 @@ rule report:
         png=f"{RES}/{{dataset}}/figures/accuracy_vs_labels.png",
         pdf=f"{RES}/{{dataset}}/figures/accuracy_vs_labels.pdf",
     params:
+        python=PYTHON,
         graph=lambda w: config["graph"]["laplacian"]
         + (
             ", dense kernel weights (paper)"
@@ -19,8 +20,10 @@ rule report:
         gammas=json.dumps(config["gammas"], sort_keys=True),
     log:
         f"{RES}/{{dataset}}/logs/report.log",
+    conda:
+        "../envs/mvl.yaml"
     shell:
-        '"{PYTHON}" -m papermill {input.notebook} {output.notebook}.tmp.ipynb -k python3 '
+        '"{params.python}" -m papermill {input.notebook} {output.notebook}.tmp.ipynb -k python3 '
         "-p dataset {wildcards.dataset} -p results_csv {input.results} -p summary_csv {input.summary} "
         "-p fig_png {output.png} -p fig_pdf {output.pdf} -p graph {params.graph:q} "
         "-p kernel {params.kernel:q} -p gammas {params.gammas:q} > {log} 2>&1 "

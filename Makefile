@@ -1,0 +1,35 @@
+# The two commands of the README. Both create .venv (if missing) and install the package into it.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test test-all setup setup-test lint bench clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+
+setup: $(BIN)/python
+	$(BIN)/python -m pip install -e .
+
+setup-test: $(BIN)/python
+	$(BIN)/python -m pip install -e '.[test]'
+
+## Set up and run the main job (default profile, embedded UCI Multiple Features data).
+run: setup
+	$(BIN)/snakemake --profile profiles/default
+
+## Set up and run the tests (fast tests, then the slow ones).
+test: setup-test
+	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m slow
+
+lint: setup-test
+	$(BIN)/snakemake --lint
+
+## Benchmark structured vs dense MVL-LS (several minutes).
+bench: setup
+	$(BIN)/python benchmarks/bench_least_squares.py
+
+clean:
+	rm -rf results .snakemake

@@ -1,0 +1,23 @@
+"""environment.yml lists the same packages and version ranges as pyproject.toml."""
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _norm(spec):
+    spec = spec.replace(" ", "")
+    name = re.match(r"[A-Za-z0-9_.\-]+", spec).group(0).lower().replace("_", "-")
+    return name, spec[len(name):]
+
+
+def test_environment_yml_in_step_with_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = dict(_norm(s) for s in project["dependencies"] + project["optional-dependencies"]["test"])
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    listed = dict(_norm(s) for s in env["dependencies"] if isinstance(s, str) and not s.startswith(("python", "pip")))
+    assert listed == wanted

@@ -1,0 +1,129 @@
+"""The experiment runner against direct computations on real (embedded) data."""
+
+import json
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import pdist
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+from mvl import MVLLeastSquares, io
+from mvl.datasets import load_mfeat
+from mvl.experiments import method_views, run_method
+from mvl.protocols import draw_training_set, stratified_split
+
+PARAMS = dict(gammas={"A": 1e-5, "B": 1e-6, "W": 1e-6}, grid={"A": [1e-6, 1e-4], "B": [0.0, 1e-5], "W": [0.0, 1e-5]},
+              laplacian="normalized", n_neighbors=None, n_val_per_class=3, u_max=4, svc_C=1.0)
+
+
+@pytest.fixture(scope="module")
+def mfeat_problem():
+    """Pool of 20 per class, 30 test per class, three views; kernels built with sklearn (independently)."""
+    ds = load_mfeat(["fac", "kar", "mor"])
+    keep = np.concatenate([np.flatnonzero(ds.y == k)[:50] for k in range(10)])
+    y = np.full(ds.y.shape, -5)
+    y[keep] = ds.y[keep]
+    # stratified_split needs every sample to belong to a class: work on the kept subset only
+    y_sub = ds.y[keep]
+    views = [X[keep] for X in ds.views]
+    split = stratified_split(y_sub, 30, seed=7)
+    Kp, Kt = [], []
+    for X in views:
+        sc = StandardScaler().fit(X[split.pool])
+        A, B = sc.transform(X[split.pool]), sc.transform(X[split.test])
+        sigma = np.median(pdist(A))
+        Kp.append(rbf_kernel(A, A, gamma=1 / (2 * sigma**2)))
+        Kt.append(rbf_kernel(B, A, gamma=1 / (2 * sigma**2)))
+    return np.stack(Kp), np.stack(Kt), y_sub, split, ["fac", "kar", "mor"]
+
+
+def _direct(problem, lc, uc):
+    Kp, Kt, y, split, _ = problem
+    d = draw_training_set(split, lc, uc, PARAMS["n_val_per_class"], u_max=PARAMS["u_max"])
+    pos = {g: i for i, g in enumerate(split.pool)}
+    tr = np.array([pos[i] for i in d.train])
+    va = np.array([pos[i] for i in d.validation])
+    ytr = np.concatenate([y[d.labelled], -np.ones(len(d.unlabelled), int)])
+    return Kp[:, tr][:, :, tr], Kt[:, :, tr], Kp[:, va][:, :, tr], ytr, y[split.test], y[d.validation]
+
+
+@pytest.mark.parametrize("lc, uc", [(1, 0), (2, 4)])
+def test_mvl_ls_matches_direct_dense_fit(mfeat_problem, lc, uc):
+    Kp, Kt, y, split, views = mfeat_problem
+    rows = run_method("mvl_ls", Kp, Kt, y, split, lc, uc, PARAMS, views, dataset="mfeat", seed=7)
+    K, K_te, _, ytr, yte, _ = _direct(mfeat_problem, lc, uc)
+    ref = MVLLeastSquares(1e-5, 1e-6, 1e-6, solver="dense").fit(K, ytr).score(K_te, yte)
+    assert len(rows) == 1 and rows[0]["accuracy"] == pytest.approx(ref, abs=1e-12)
+    assert rows[0]["setting"] == ("supervised" if uc == 0 else "semi-supervised")
+    assert rows[0]["graph"] == "normalized-dense" and rows[0]["views"] == "fac+kar+mor"
+
+
+def test_cv_selects_best_validation_point_by_brute_force(mfeat_problem):
+    Kp, Kt, y, split, views = mfeat_problem
+    (row,) = run_method("mvl_ls_cv", Kp, Kt, y, split, 2, 4, PARAMS, views)
+    K, K_te, K_va, ytr, yte, yva = _direct(mfeat_problem, 2, 4)
+    g = PARAMS["grid"]
+    val = {(a, b, w): MVLLeastSquares(a, b, w, solver="dense").fit(K, ytr).score(K_va, yva)
+           for a in g["A"] for b in g["B"] for w in g["W"]}
+    chosen = (row["gamma_A"], row["gamma_B"], row["gamma_W"])
+    assert val[chosen] == max(val.values()) == pytest.approx(row["val_accuracy"])
+    test_acc = MVLLeastSquares(*chosen, solver="dense").fit(K, ytr).score(K_te, yte)
+    assert row["accuracy"] == pytest.approx(test_acc, abs=1e-12)
+    assert row["gamma_choice"] == "selected" and row["grid_size"] == 8
+
+
+def test_svc_baseline_matches_sklearn(mfeat_problem):
+    Kp, Kt, y, split, views = mfeat_problem
+    (row,) = run_method("svc_sum", Kp, Kt, y, split, 3, 0, PARAMS, views)
+    K, K_te, _, ytr, yte, _ = _direct(mfeat_problem, 3, 0)
+    ref = SVC(kernel="precomputed", C=1.0).fit(K.sum(0) / 3, ytr).score(K_te.sum(0) / 3, yte)
+    assert row["accuracy"] == pytest.approx(ref, abs=1e-12)
+
+
+def test_ablation_rows_and_single_view(mfeat_problem):
+    Kp, Kt, y, split, views = mfeat_problem
+    rows = run_method("mvl_ls_ablation", Kp, Kt, y, split, 1, 4, PARAMS, views)
+    assert [(r["gamma_B"], r["gamma_W"]) for r in rows] == [(0, 0), (0, 1e-6), (1e-6, 0), (1e-6, 1e-6)]
+    (row,) = run_method("view_kar", Kp[1:2], Kt[1:2], y, split, 2, 0, PARAMS, ["kar"])
+    K, K_te, _, ytr, yte, _ = _direct(mfeat_problem, 2, 0)
+    ref = MVLLeastSquares(1e-5, 1e-6, 1e-6, solver="dense").fit(K[1:2], ytr).score(K_te[1:2], yte)
+    assert row["accuracy"] == pytest.approx(ref, abs=1e-12)
+    rows = run_method("single_views", Kp, Kt, y, split, 2, 0, PARAMS, views)
+    assert [r["method"] for r in rows] == ["view_fac", "view_kar", "view_mor"]
+    assert rows[1]["accuracy"] == row["accuracy"] and rows[1]["views"] == "kar"
+    assert method_views("view_kar", views) == ["kar"] and method_views("mvl_ls", views) == views
+    with pytest.raises(ValueError, match="unknown method"):
+        method_views("nope", views)
+    with pytest.raises(ValueError, match="unknown view"):
+        method_views("view_xyz", views)
+
+
+def test_atomic_write_leaves_nothing_on_failure(tmp_path):
+    target = tmp_path / "out.json"
+    with pytest.raises(RuntimeError):
+        with io.atomic_path(target) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("interrupted")
+    assert list(tmp_path.iterdir()) == []
+    io.save_json(target, {"a": 1})
+    assert json.loads(target.read_text()) == {"a": 1} and len(list(tmp_path.iterdir())) == 1
+
+
+@pytest.mark.slow
+def test_structured_equals_dense_on_real_kernels():
+    """All six mfeat views, 60 labelled + 40 unlabelled per class pool subset: n = 500, dense N = 3000."""
+    ds = load_mfeat()
+    split = stratified_split(ds.y, 150, seed=1)
+    d = draw_training_set(split, 30, 20, 0)
+    from mvl.kernels import multiview_kernels
+
+    K, Kt = multiview_kernels([X[d.train] for X in ds.views], [X[split.test] for X in ds.views])
+    ytr = np.concatenate([ds.y[d.labelled], -np.ones(len(d.unlabelled), int)])
+    c = np.array([0.3, -0.1, 0.25, 0.2, 0.15, 0.2])
+    a = MVLLeastSquares(1e-5, 1e-6, 1e-6, c=c).fit(K, ytr)
+    b = MVLLeastSquares(1e-5, 1e-6, 1e-6, c=c, solver="dense").fit(K, ytr)
+    fa, fb = a.decision_function(Kt), b.decision_function(Kt)
+    assert np.max(np.abs(fa - fb)) / np.max(np.abs(fb)) <= 1e-8
+    assert a.score(Kt, ds.y[split.test]) > 0.9

@@ -1,0 +1,53 @@
+"""The Snakemake workflow parses, validates its config and lints clean (dry runs, no jobs executed)."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+
+
+def _snakemake(*args, cwd=ROOT):
+    exe = str(SNAKEMAKE) if SNAKEMAKE.exists() else shutil.which("snakemake")
+    assert exe, "snakemake is not installed in the test environment"
+    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def _job_count(stdout, rule):
+    for line in stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == rule and parts[1].isdigit():
+            return int(parts[1])
+    raise AssertionError(f"rule {rule} not in the dry-run job stats:\n{stdout[-2000:]}")
+
+
+@pytest.mark.parametrize("profile, seeds, runs_per_seed", [("ci", 2, 2 * 3 + 2 * 2 + 1), ("default", 10, 5 * 3 + 5 * 4 + 4)])
+def test_dry_run(profile, seeds, runs_per_seed, tmp_path):
+    # a copy of the workflow in an empty folder, so that no earlier results are reused
+    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
+    proc = _snakemake("-n", "--profile", f"profiles/{profile}", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-3000:]
+    assert _job_count(proc.stdout, "run") == seeds * runs_per_seed
+    assert _job_count(proc.stdout, "kernel") == seeds * 6
+    assert _job_count(proc.stdout, "report") == 1
+
+
+def test_lint_clean():
+    proc = _snakemake("--lint")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "Lints for" not in proc.stdout + proc.stderr
+
+
+def test_config_schema_rejects_bad_config(tmp_path):
+    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
+    proc = _snakemake("-n", "--config", "n_test_per_class=0", cwd=tmp_path)
+    assert proc.returncode != 0
+    assert "n_test_per_class" in proc.stdout + proc.stderr
