@@ -69,7 +69,7 @@ def make_linear_problem(m, n, P, frac_unlabelled=0.3, seed=0, t=6):
     Phi_test = [rng.normal(size=(t, d)) for d in dims]
     K = np.stack([F @ F.T for F in Phi])
     K = 0.5 * (K + K.transpose(0, 2, 1))  # exactly symmetric in floating point
-    K_test = np.stack([Ft @ F.T for F, Ft in zip(Phi, Phi_test)])
+    K_test = np.stack([Ft @ F.T for F, Ft in zip(Phi, Phi_test, strict=True)])
     y = make_labels(n, P, frac_unlabelled, rng)
     return dict(Phi=Phi, Phi_test=Phi_test, K=K, K_test=K_test, y=y)
 

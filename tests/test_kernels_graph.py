@@ -116,7 +116,7 @@ def test_multiview_kernels_stack_standardised_gaussians():
     views_test = [rng.normal(size=(4, v.shape[1])) for v in views]
     K, K_test = kernels.multiview_kernels(views, views_test)
     assert K.shape == (3, 15, 15) and K_test.shape == (3, 4, 15)
-    for p, (X, Xt) in enumerate(zip(views, views_test)):
+    for p, (X, Xt) in enumerate(zip(views, views_test, strict=True)):
         sc = StandardScaler().fit(X)
         Xs, Xts = sc.transform(X), sc.transform(Xt)
         g = 1 / (2 * np.median(pdist(Xs)) ** 2)

@@ -27,7 +27,7 @@ def _load_dataset(name):
 
 def step_dataset(a):
     ds = _load_dataset(a.dataset)
-    arrays = {f"view_{v}": X for v, X in zip(ds.view_names, ds.views)}
+    arrays = {f"view_{v}": X for v, X in zip(ds.view_names, ds.views, strict=True)}
     io.save_npz(a.out, y=ds.y, view_names=np.array(ds.view_names), **arrays)
     print(f"[dataset] {ds.name}: n = {ds.n_samples}, views = {list(ds.view_names)} -> {a.out}")
 

@@ -39,7 +39,7 @@ import time
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import blas
+from scipy.linalg import blas, lapack
 
 from ._validation import (
     check_combination,
@@ -93,7 +93,8 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
 
     ``labelled`` indexes the l labelled rows of the n training points and
     ``Y_L`` (l x P) holds their targets. ``L`` is (m, n, n) or None if
-    gamma_W = 0.
+    gamma_W = 0. ``K`` must be exactly symmetric per view (as returned by
+    :func:`mvl._validation.check_multiview_kernels`).
     """
     m, n, _ = K.shape
     l = len(labelled)
@@ -101,42 +102,54 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
     delta = l * gamma_A
     beta = l * gamma_B if m > 1 else 0.0  # M_1 = 0: no between-view term for one view
     omega = l * gamma_W
-    lus = []
+    factors = []
     Qcc_LL = np.zeros((l, l))
-    Qc_L = np.zeros((l, n))  # rows L of Q_c
-    Qc_colL = np.zeros((n, l))  # columns L of Q_c
+    Qc_L = np.zeros((l, n))  # rows L of Q_c; its columns L are the transpose (Q_p is symmetric)
     Q1 = np.zeros((n, n)) if beta > 0 else None
+    diag = np.diag_indices(n)
     for p in range(m):
         Kp = K[p]
-        # H_p = (beta m I + omega L^p) K^p + delta I
+        # H_p = (beta m I + omega L^p) K^p + delta I, formed with one product (C order)
         if omega > 0 and L is not None:
-            H = omega * (L[p] @ Kp)
-            H += (beta * m) * Kp
+            Mp = omega * L[p]
+            Mp[diag] += beta * m
+            H = Mp @ Kp
+            del Mp
         else:
             H = (beta * m) * Kp
-        H[np.diag_indices(n)] += delta
-        lu = linalg.lu_factor(H, overwrite_a=True, check_finite=False)
-        lus.append(lu)
-        # Q_p = K^p H_p^{-1} = H_p^{-T} K^p (push-through identity; Q_p is symmetric)
-        Qp = linalg.lu_solve(lu, Kp, trans=1, check_finite=False)
-        cp = c[p]
-        Qcc_LL += (cp * cp) * Qp[np.ix_(labelled, labelled)]
-        Qc_L += cp * Qp[labelled]
-        Qc_colL += cp * Qp[:, labelled]
+        H[diag] += delta
+        # LU of H_p^T in place: H.T of a C-ordered H is Fortran-ordered, so LAPACK copies nothing.
+        lu, piv, info = lapack.dgetrf(H.T, overwrite_a=True)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"H_p of view {p} is singular (dgetrf info {info})")
+        factors.append((lu, piv))
+        # Q_p = K^p H_p^{-1} = H_p^{-T} K^p (push-through identity; Q_p is symmetric).
+        # K^p.T is K^p (exactly symmetric) in Fortran order: the right-hand side LAPACK wants.
+        X, info = lapack.dgetrs(lu, piv, Kp.T, trans=0)
+        Qp = X.T  # C-ordered view of Q_p^T = Q_p
+        QL = Qp[labelled]
+        Qc_L += c[p] * QL
+        Qcc_LL += (c[p] * c[p]) * QL[:, labelled]
         if Q1 is not None:
             Q1 += Qp
-        del Qp
+        del X, Qp, QL
     if beta > 0:
+        # [ I + Q_cc[L,L]   beta Q_c[L,:] ] [E_L]   [Y_L]
+        # [ -Q_c[:,L]       I - beta Q_1  ] [ T ] = [ 0 ]
         S = np.empty((l + n, l + n))
         S[:l, :l] = Qcc_LL
-        S[:l, :l][np.diag_indices(l)] += 1.0
         S[:l, l:] = beta * Qc_L
-        S[l:, :l] = -Qc_colL
-        S[l:, l:] = -beta * Q1
-        S[l:, l:][np.diag_indices(n)] += 1.0
+        S[l:, :l] = -Qc_L.T
+        np.multiply(Q1, -beta, out=S[l:, l:])
+        S[np.diag_indices(l + n)] += 1.0
+        del Q1
         rhs = np.zeros((l + n, P))
         rhs[:l] = Y_L
-        sol = linalg.solve(S, rhs, overwrite_a=True, check_finite=False)
+        # S is C-ordered: solve with S^T's LU (Fortran view, no copy) and trans=1
+        lu_S, piv_S, info = lapack.dgetrf(S.T, overwrite_a=True)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"coupled system is singular (dgetrf info {info})")
+        sol, info = lapack.dgetrs(lu_S, piv_S, rhs, trans=1)
         E_L, T = sol[:l], sol[l:]
     else:
         Qcc_LL[np.diag_indices(l)] += 1.0
@@ -145,11 +158,11 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
     E = np.zeros((n, P))
     E[labelled] = E_L
     A = np.empty((m, n, P))
-    for p in range(m):
+    for p, (lu, piv) in enumerate(factors):
         rhs = c[p] * E
         if T is not None:
-            rhs = rhs + beta * T
-        A[p] = linalg.lu_solve(lus[p], rhs, check_finite=False)
+            rhs += beta * T
+        A[p], info = lapack.dgetrs(lu, piv, rhs, trans=1)  # H_p A_p = rhs, from the LU of H_p^T
     return A
 
 
@@ -380,7 +393,7 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None,
                 E = np.zeros((n, P))
                 E[labelled] = E_L
                 comb = np.zeros((Kt.shape[1], P))
-                for p, (s, U, W) in enumerate(eig):
+                for p, (s, U, _W) in enumerate(eig):
                     r = c[p] * E if T is None else c[p] * E + beta * T
                     F = U @ ((U.T @ r) / (s + delta)[:, None])  # K_p A_p on training points
                     DF = (beta * m) * F
