@@ -27,17 +27,25 @@ region; both solvers get the same inputs. Only the solver call is timed
 It then runs ``solve_structured`` alone at (n = 2040, m = 10, P = 102,
 l = 1530), where the dense system is far too big, in a fresh child process
 (this script re-invoked with an internal flag) and prints its time and the
-whole child process's peak resident memory (ru_maxrss; it includes the Python
-interpreter, numpy/scipy, the input kernels and Laplacians), target < 3 GB,
-together with the size of the input kernels alone and the memory the dense
-system would need.
+whole child process's peak resident memory (the child's own VmHWM on Linux,
+with its ru_maxrss as a cross-check; it includes the Python interpreter,
+numpy/scipy, the input kernels and Laplacians), target < 3 GB, together with
+the size of the input kernels alone and the memory the dense system would
+need. This run goes first, while the parent process is still small, because
+on Linux a vfork/exec child's ru_maxrss inherits the parent's high-water mark.
 
 A missed target is printed as MISSED; the exit code is 0 regardless (it is
 non-zero only if the script itself fails).
 
 BLAS threads are not changed: whatever the environment gives (printed at the
 start, via threadpoolctl when installed) is used by both solvers and by the
-child process, which inherits the environment.
+child process, which inherits the environment. With pip wheels numpy and
+scipy each bundle their own OpenBLAS with its own thread pool. Timings are
+wall-clock and very sensitive to other processes on the machine (with 2
+cores, one busy foreign process can slow the structured solver several
+times): the CPU time used by other processes during the timed calls is
+measured from /proc/stat and printed as ``bg_load`` (in cores), with a
+warning above 0.25.
 
 How to run
 ----------
@@ -108,10 +116,6 @@ DENSE_NN_ARRAYS_PEAK = 6
 
 
 # ---------------------------------------------------------------- utilities
-
-
-def gib(nbytes):
-    return nbytes / 1024**3
 
 
 def fmt_bytes(nbytes):
@@ -220,7 +224,8 @@ def blas_info():
             info["blas"] = [{"numpy_build_blas": "unknown"}]
     info["thread_env"] = {k: v for k, v in os.environ.items()
                           if k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                                   "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")}
+                                   "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
+                                   "OPENBLAS_THREAD_TIMEOUT", "GOTO_THREAD_TIMEOUT")}
     return info
 
 
@@ -255,6 +260,7 @@ def make_problem(n, m, P, l, seed=SEED):
         D2 = cdist(X, X, "sqeuclidean")
         s2 = np.median(D2[np.triu_indices(n, 1)]) * rng.uniform(0.25, 2.0)  # bandwidth s^2
         np.exp(D2 / (-2.0 * s2), out=K[p])
+        K[p] = 0.5 * (K[p] + K[p].T)  # exactly symmetric (solve_structured relies on it)
         np.fill_diagonal(K[p], 1.0)
         del D2, X
     c = rng.uniform(-1.0, 1.0, size=m)
@@ -409,7 +415,7 @@ def run_large(size, repeats):
     cmd = [sys.executable, os.path.abspath(__file__), "--_child-large",
            ":".join(map(str, size)), "--repeats", str(repeats)]
     parent_peak = peak_rss_bytes()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.stderr.write(proc.stdout + proc.stderr)
         raise RuntimeError(f"child process failed with exit code {proc.returncode}")

@@ -103,23 +103,28 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
     beta = l * gamma_B if m > 1 else 0.0  # M_1 = 0: no between-view term for one view
     omega = l * gamma_W
     factors = []
-    Qcc_LL = np.zeros((l, l))
-    Qc_L = np.zeros((l, n))  # rows L of Q_c; its columns L are the transpose (Q_p is symmetric)
-    Q1 = np.zeros((n, n)) if beta > 0 else None
+    # The coupled system's blocks are accumulated in place (no n x n copies):
+    # S = [[Q_cc[L,L], Q_c[L,:]], [., Q_1]] now, scaled and shifted by the identity below.
+    S = np.zeros((l + n, l + n)) if beta > 0 else None
+    Qcc_LL = S[:l, :l] if beta > 0 else np.zeros((l, l))
+    Qc_L = S[:l, l:] if beta > 0 else None  # rows L of Q_c; its columns L are the transpose (Q_p symmetric)
+    Q1 = S[l:, l:] if beta > 0 else None
     diag = np.diag_indices(n)
     for p in range(m):
         Kp = K[p]
-        # H_p = (beta m I + omega L^p) K^p + delta I, formed with one product (C order)
+        # H_p^T = K^p M_p^T + delta I with M_p = beta m I + omega L^p (H_p = M_p K^p + delta I).
+        # Everything in this loop runs on scipy's BLAS/LAPACK on Fortran-ordered views (x.T of a
+        # C-ordered x), so nothing is copied and numpy's separate OpenBLAS pool is never woken.
         if omega > 0 and L is not None:
             Mp = omega * L[p]
             Mp[diag] += beta * m
-            H = Mp @ Kp
+            HT = blas.dgemm(1.0, Kp.T, Mp.T)  # K^T M^T = K M^T (K exactly symmetric), Fortran order
             del Mp
         else:
-            H = (beta * m) * Kp
-        H[diag] += delta
-        # LU of H_p^T in place: H.T of a C-ordered H is Fortran-ordered, so LAPACK copies nothing.
-        lu, piv, info = lapack.dgetrf(H.T, overwrite_a=True)
+            HT = np.asfortranarray((beta * m) * Kp)
+        HT[diag] += delta
+        # LU of H_p^T in place
+        lu, piv, info = lapack.dgetrf(HT, overwrite_a=True)
         if info != 0:
             raise np.linalg.LinAlgError(f"H_p of view {p} is singular (dgetrf info {info})")
         factors.append((lu, piv))
@@ -128,21 +133,20 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
         X, info = lapack.dgetrs(lu, piv, Kp.T, trans=0)
         Qp = X.T  # C-ordered view of Q_p^T = Q_p
         QL = Qp[labelled]
-        Qc_L += c[p] * QL
         Qcc_LL += (c[p] * c[p]) * QL[:, labelled]
         if Q1 is not None:
+            Qc_L += c[p] * QL
             Q1 += Qp
         del X, Qp, QL
     if beta > 0:
         # [ I + Q_cc[L,L]   beta Q_c[L,:] ] [E_L]   [Y_L]
         # [ -Q_c[:,L]       I - beta Q_1  ] [ T ] = [ 0 ]
-        S = np.empty((l + n, l + n))
-        S[:l, :l] = Qcc_LL
-        S[:l, l:] = beta * Qc_L
-        S[l:, :l] = -Qc_L.T
-        np.multiply(Q1, -beta, out=S[l:, l:])
+        S[l:, :l] = Qc_L.T
+        S[l:, :l] *= -1.0
+        Qc_L *= beta
+        Q1 *= -beta
         S[np.diag_indices(l + n)] += 1.0
-        del Q1
+        del Q1, Qc_L, Qcc_LL
         rhs = np.zeros((l + n, P))
         rhs[:l] = Y_L
         # S is C-ordered: solve with S^T's LU (Fortran view, no copy) and trans=1
