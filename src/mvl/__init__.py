@@ -6,7 +6,17 @@ and labels with -1 for unlabelled samples, in the style of scikit-learn.
 
 from . import graph, kernels
 from .least_squares import MVLLeastSquares, grid_decision_functions
+from .optc import MVLLeastSquaresOptC
+from .sphere import sphere_least_squares
 
 __version__ = "0.1.0"
 
-__all__ = ["MVLLeastSquares", "grid_decision_functions", "graph", "kernels", "__version__"]
+__all__ = [
+    "MVLLeastSquares",
+    "MVLLeastSquaresOptC",
+    "grid_decision_functions",
+    "sphere_least_squares",
+    "graph",
+    "kernels",
+    "__version__",
+]

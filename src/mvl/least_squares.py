@@ -88,6 +88,38 @@ def _laplacians(K, laplacian, n_neighbors, gamma_W):
     return None if gamma_W == 0 else L
 
 
+def _factor_view(Kp, Lp, m, delta, beta, omega, p=0):
+    """LU of H_p^T, H_p = (beta m I + omega L^p) K^p + delta I; returns LAPACK (lu, piv).
+
+    H_p^T = K^p M_p^T + delta I is formed with scipy's dgemm on Fortran-ordered views (x.T of a
+    C-ordered x): nothing is copied, and numpy's separate OpenBLAS pool is never woken (alternating
+    the two pools makes their busy-waiting threads fight over the cores).
+    """
+    n = Kp.shape[0]
+    diag = np.diag_indices(n)
+    if omega > 0 and Lp is not None:
+        Mp = omega * Lp
+        Mp[diag] += beta * m
+        HT = blas.dgemm(1.0, Kp.T, Mp.T)  # K^T M^T = K M^T (K exactly symmetric), Fortran order
+        del Mp
+    else:
+        HT = np.asfortranarray((beta * m) * Kp)
+    HT[diag] += delta
+    lu, piv, info = lapack.dgetrf(HT, overwrite_a=True)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"H_p of view {p} is singular (dgetrf info {info})")
+    return lu, piv
+
+
+def _view_Q(lu, piv, Kp):
+    """Q_p = K^p H_p^{-1} = H_p^{-T} K^p (push-through identity; Q_p is symmetric), Fortran order.
+
+    K^p.T is K^p (exactly symmetric) in Fortran order: the right-hand side LAPACK wants.
+    """
+    X, info = lapack.dgetrs(lu, piv, Kp.T, trans=0)
+    return X
+
+
 def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
     """Solve eq (67)-(68) view by view; returns coefficients A of shape (m, n, P).
 
@@ -109,28 +141,11 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
     Qcc_LL = S[:l, :l] if beta > 0 else np.zeros((l, l))
     Qc_L = S[:l, l:] if beta > 0 else None  # rows L of Q_c; its columns L are the transpose (Q_p symmetric)
     Q1 = S[l:, l:] if beta > 0 else None
-    diag = np.diag_indices(n)
     for p in range(m):
         Kp = K[p]
-        # H_p^T = K^p M_p^T + delta I with M_p = beta m I + omega L^p (H_p = M_p K^p + delta I).
-        # Everything in this loop runs on scipy's BLAS/LAPACK on Fortran-ordered views (x.T of a
-        # C-ordered x), so nothing is copied and numpy's separate OpenBLAS pool is never woken.
-        if omega > 0 and L is not None:
-            Mp = omega * L[p]
-            Mp[diag] += beta * m
-            HT = blas.dgemm(1.0, Kp.T, Mp.T)  # K^T M^T = K M^T (K exactly symmetric), Fortran order
-            del Mp
-        else:
-            HT = np.asfortranarray((beta * m) * Kp)
-        HT[diag] += delta
-        # LU of H_p^T in place
-        lu, piv, info = lapack.dgetrf(HT, overwrite_a=True)
-        if info != 0:
-            raise np.linalg.LinAlgError(f"H_p of view {p} is singular (dgetrf info {info})")
+        lu, piv = _factor_view(Kp, None if L is None else L[p], m, delta, beta, omega, p)
         factors.append((lu, piv))
-        # Q_p = K^p H_p^{-1} = H_p^{-T} K^p (push-through identity; Q_p is symmetric).
-        # K^p.T is K^p (exactly symmetric) in Fortran order: the right-hand side LAPACK wants.
-        X, info = lapack.dgetrs(lu, piv, Kp.T, trans=0)
+        X = _view_Q(lu, piv, Kp)
         Qp = X.T  # C-ordered view of Q_p^T = Q_p
         QL = Qp[labelled]
         Qcc_LL += (c[p] * c[p]) * QL[:, labelled]

@@ -1,0 +1,312 @@
+"""MVL-LS-optC: learning the combination vector c on a sphere (Section 6, eq 84-92).
+
+Problem (84): minimise over f and c with ||c|| = alpha
+
+    1/l sum_{i<=l} ||y_i - C f(x_i)||^2 + gamma_A ||f||^2 + gamma_B <f, M_B f> + gamma_W <f, M_W f>,
+
+by alternating minimisation: c fixed -> f by Theorem 10; f fixed -> c by
+quadratic optimisation on the sphere (eq 85, :func:`mvl.sphere.sphere_least_squares`),
+restarted from random unit vectors scaled to alpha; the restart with the best
+validation accuracy (or the lowest objective) is kept.
+
+Cost. c enters the system of Theorem 10 only through c c^T (x) J (eq 68). In the
+view-by-view form of :mod:`mvl.least_squares`, the coupled system reduces, after
+eliminating T with G = I - l gamma_B Q_1 (independent of c), to one l x l system
+
+    M(c) E_L = Y_L,   M(c) = I + (c (x) I_l)^T N (c (x) I_l),
+    N_pq = delta_pq Q_p[L, L] + l gamma_B Q_p[L, :] G^{-1} Q_q[:, L],
+
+and the labelled outputs of view p are F_p = sum_q c_q N_pq E_L. N (ml x ml) is
+computed once per (data, gammas) and shared by every iteration and restart; an
+iteration then costs the weighted block sums B_p = sum_q c_q N_pq (O(m^2 l^2),
+done for a batch of restarts at once so that N is read once per iteration),
+one l x l Cholesky solve and the products B_p E_L, instead of a fresh
+O(m n^3) fit. At the optimum of the f-step the objective equals
+(1/l) <Y_L, E_L> (a quadratic's minimum value), so it is tracked at no cost.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from scipy import linalg
+from scipy.linalg import blas, lapack
+
+from ._validation import (
+    check_gamma,
+    check_labels,
+    check_multiview_kernels,
+    check_n_classes,
+    check_test_kernels,
+)
+from .least_squares import _factor_view, _laplacians, _view_Q, encode_targets
+from .sphere import sphere_least_squares
+
+__all__ = ["MVLLeastSquaresOptC", "OptCSystem"]
+
+
+class OptCSystem:
+    """Everything of Theorem 10 that does not depend on c, for one (data, gammas).
+
+    ``solve(C)`` returns, for a batch of combination vectors C (R, m), the
+    residuals E_L (R, l, P) and labelled per-view outputs F (R, m, l, P);
+    ``coefficients(c, E_L)`` the full coefficients (m, n, P).
+    """
+
+    def __init__(self, K, labelled, Y_L, gamma_A, gamma_B, gamma_W, L=None):
+        m, n, _ = K.shape
+        l = len(labelled)
+        self.m, self.n, self.l, self.P = m, n, l, Y_L.shape[1]
+        self.labelled, self.Y_L = labelled, Y_L
+        self.delta = l * gamma_A
+        self.beta = l * gamma_B if m > 1 else 0.0
+        omega = l * gamma_W
+        self.factors = []
+        QL = np.empty((m, l, n))  # rows L of Q_p
+        Q1 = np.zeros((n, n)) if self.beta > 0 else None
+        for p in range(m):
+            lu, piv = _factor_view(K[p], None if L is None else L[p], m, self.delta, self.beta, omega, p)
+            self.factors.append((lu, piv))
+            Qp = _view_Q(lu, piv, K[p]).T
+            QL[p] = Qp[labelled]
+            if Q1 is not None:
+                Q1 += Qp
+            del Qp
+        N = np.zeros((m, m, l, l))
+        for p in range(m):
+            N[p, p] = QL[p][:, labelled]
+        self.Z = None
+        if self.beta > 0:
+            # G = I - beta Q_1 (symmetric positive definite), factored once
+            Q1 *= -self.beta
+            Q1[np.diag_indices(n)] += 1.0
+            luG = linalg.lu_factor(Q1, overwrite_a=True, check_finite=False)
+            del Q1
+            # Z_q = G^{-1} Q_q[:, L] (n x l); N_pq += beta Q_p[L, :] Z_q, with N_qp = N_pq^T
+            self.Z = np.stack([linalg.lu_solve(luG, QL[q].T, check_finite=False) for q in range(m)])
+            for p in range(m):
+                for q in range(p, m):
+                    W = blas.dgemm(self.beta, QL[p], self.Z[q])
+                    N[p, q] += W
+                    if q != p:
+                        N[q, p] += W.T
+        self.N = N
+        # restarts per batch: the block sums B hold batch * m * l^2 numbers (at most ~1 GB); forming
+        # them is memory-bound (it reads N), so one batch for all restarts is fastest
+        self.batch = max(1, int(1.0e9 // (8 * m * l * l)))
+        self._buf = None
+
+    def solve(self, C):
+        """f-step for each row c of C: returns E_L (R, l, P) and F (R, m, l, P)."""
+        C = np.atleast_2d(C)
+        R, m, l = C.shape[0], self.m, self.l
+        E = np.empty((R, l, self.P))
+        F = np.empty((R, m, l, self.P))
+        Nflat = self.N.reshape(m, m, l * l)
+        # Only scipy's BLAS/LAPACK inside this loop (alternating it with numpy's own OpenBLAS pool
+        # makes the two pools' busy-waiting threads fight), and only on Fortran-ordered views
+        # (x.T of C-ordered x), so that no operand is copied.
+        nb = min(R, self.batch)
+        if self._buf is None or self._buf[0].shape[1] < nb:
+            # output buffers reused across iterations (fresh arrays of this size cost page faults);
+            # one Fortran-ordered (l*l, nb) array per view so that dgemm writes into it in place
+            self._buf = [np.empty((l * l, nb), order="F") for _ in range(m)]
+        for start in range(0, R, nb):
+            Cb = C[start:start + nb]
+            # Bt[p][:, j] = vec(B_jp), B_jp = sum_q c_jq N_pq: one GEMM per p reads N once per batch
+            Bt = []
+            for p in range(m):
+                out = self._buf[p][:, :len(Cb)]
+                Bt.append(blas.dgemm(1.0, Nflat[p].T, Cb.T, beta=0.0, c=out, overwrite_c=True))
+            for j, c in enumerate(Cb):
+                M = np.zeros(l * l)
+                for p in range(m):
+                    M = blas.daxpy(Bt[p][:, j], M, a=c[p])  # M += c_p B_jp
+                M = M.reshape(l, l)
+                M[np.diag_indices(l)] += 1.0
+                e = _spd_solve(M, self.Y_L)
+                E[start + j] = e
+                for p in range(m):
+                    # F_p = B_jp E: B_jp is C-ordered, so pass its Fortran view B_jp^T with trans_a
+                    F[start + j, p] = blas.dgemm(1.0, Bt[p][:, j].reshape(l, l).T, e, trans_a=1)
+            del Bt
+        return E, F
+
+    def coefficients(self, c, E_L):
+        """Coefficients A (m, n, P) for combination c and labelled residual E_L (Theorem 10)."""
+        n, P = self.n, self.P
+        E = np.zeros((n, P))
+        E[self.labelled] = E_L
+        T = None
+        if self.beta > 0:
+            T = np.einsum("q,qnl,lk->nk", c, self.Z, E_L, optimize=True)
+        A = np.empty((self.m, n, P))
+        for p, (lu, piv) in enumerate(self.factors):
+            rhs = c[p] * E
+            if T is not None:
+                rhs += self.beta * T
+            A[p], _ = lapack.dgetrs(lu, piv, rhs, trans=1)
+        return A
+
+
+def _spd_solve(M, Y):
+    """Solve with M symmetric positive definite (Cholesky); LU if rounding broke definiteness."""
+    try:
+        cf = linalg.cho_factor(M, overwrite_a=True, check_finite=False)
+        return linalg.cho_solve(cf, Y, check_finite=False)
+    except linalg.LinAlgError:
+        return linalg.solve(M, Y, check_finite=False)
+
+
+class MVLLeastSquaresOptC:
+    """MVL-LS with the combination vector c optimised on the sphere ||c|| = alpha (Section 6).
+
+    Parameters
+    ----------
+    gamma_A, gamma_B, gamma_W : float
+        As in :class:`mvl.MVLLeastSquares` (multiplied by l as in eq 67-68).
+    alpha : float > 0
+        Radius of the sphere of c (eq 84).
+    n_restarts : int
+        Random unit starting vectors (scaled to alpha), 20 in the paper.
+    n_iter : int
+        Maximum alternations (f-step then c-step) per restart.
+    tol : float
+        A restart stops when its objective decreases by less than tol (relative).
+    laplacian, n_neighbors, n_classes
+        As in :class:`mvl.MVLLeastSquares`.
+    random_state : int or None
+        Seed of the starting vectors.
+
+    Attributes
+    ----------
+    c_ : (m,) learned combination vector of the kept restart
+    coef_ : (m, n, P) coefficients for ``c_``
+    objective_history_ : (n_restarts, n_iter) objective (84) after each iteration (NaN once stopped)
+    validation_scores_ : (n_restarts,) validation accuracy of each restart (None without validation)
+    best_restart_ : index of the kept restart
+    restart_c_ : (n_restarts, m) final c of every restart
+    """
+
+    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
+                 laplacian="normalized", random_state=None, n_neighbors=None, n_classes=None):
+        self.gamma_A = gamma_A
+        self.gamma_B = gamma_B
+        self.gamma_W = gamma_W
+        self.alpha = alpha
+        self.n_restarts = n_restarts
+        self.n_iter = n_iter
+        self.tol = tol
+        self.laplacian = laplacian
+        self.random_state = random_state
+        self.n_neighbors = n_neighbors
+        self.n_classes = n_classes
+
+    def get_params(self, deep=True):
+        return {k: getattr(self, k) for k in ("gamma_A", "gamma_B", "gamma_W", "alpha", "n_restarts", "n_iter",
+                                              "tol", "laplacian", "random_state", "n_neighbors", "n_classes")}
+
+    def set_params(self, **params):
+        for k, v in params.items():
+            if k not in self.get_params():
+                raise ValueError(f"unknown parameter {k!r}")
+            setattr(self, k, v)
+        return self
+
+    def fit(self, K, y, K_val=None, y_val=None):
+        """Fit on kernels K (m, n, n) and labels y (-1 = unlabelled); K_val (m, v, n) and y_val select the restart."""
+        gamma_A = check_gamma(self.gamma_A, "gamma_A", positive=True)
+        gamma_B = check_gamma(self.gamma_B, "gamma_B")
+        gamma_W = check_gamma(self.gamma_W, "gamma_W")
+        alpha = check_gamma(self.alpha, "alpha", positive=True)
+        for name in ("n_restarts", "n_iter"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        K = check_multiview_kernels(K)
+        m, n, _ = K.shape
+        y, labelled, classes, encoded = check_labels(y, n)
+        classes = check_n_classes(classes, self.n_classes)
+        if self.n_classes is not None:
+            encoded = y[labelled]
+        if (K_val is None) != (y_val is None):
+            raise ValueError("give both K_val and y_val, or neither")
+        if K_val is not None:
+            K_val = check_test_kernels(K_val, m, n, name="K_val")
+            y_val = np.asarray(y_val)
+            if y_val.shape != (K_val.shape[1],):
+                raise ValueError(f"y_val has shape {y_val.shape}, K_val has {K_val.shape[1]} samples")
+        L = _laplacians(K, self.laplacian, self.n_neighbors, gamma_W)
+        Y_L = encode_targets(encoded, len(classes))
+        l = len(labelled)
+        t0 = time.perf_counter()
+        system = OptCSystem(K, labelled, Y_L, gamma_A, gamma_B, gamma_W, L)
+        rng = np.random.default_rng(self.random_state)
+        C = rng.standard_normal((self.n_restarts, m))
+        C *= alpha / np.linalg.norm(C, axis=1, keepdims=True)
+        history = np.full((self.n_restarts, self.n_iter), np.nan)
+        active = np.ones(self.n_restarts, dtype=bool)
+        b = Y_L.ravel()
+        for it in range(self.n_iter):
+            idx = np.flatnonzero(active)
+            if idx.size == 0:
+                break
+            E, F = system.solve(C[idx])
+            for j, r in enumerate(idx):
+                # objective after the f-step: (1/l) <Y_L, E_L>; F c = Y_L - E_L
+                J_f = float(np.sum(Y_L * E[j])) / l
+                A_sph = F[j].reshape(m, -1).T  # (l P) x m: column p is vec(f^p on labelled points), eq (85)
+                c_new = sphere_least_squares(A_sph, b, alpha)
+                resid = b - blas.dgemv(1.0, A_sph, c_new)
+                J = J_f + (float(np.sum(resid**2)) - float(np.sum(E[j] ** 2))) / l
+                prev = history[r, it - 1] if it > 0 else np.inf
+                history[r, it] = J
+                C[r] = c_new
+                if it > 0 and prev - J <= self.tol * abs(prev):
+                    active[r] = False
+        # final f-step at the final c of every restart
+        E, _ = system.solve(C)
+        final_obj = np.array([float(np.sum(Y_L * E[r])) / l for r in range(self.n_restarts)])
+        scores = None
+        if K_val is not None:
+            scores = np.empty(self.n_restarts)
+            for r in range(self.n_restarts):
+                A = system.coefficients(C[r], E[r])
+                out = np.einsum("ptn,pnk,p->tk", K_val, A, C[r])
+                scores[r] = np.mean(classes[np.argmax(out, axis=1)] == y_val)
+            best = int(np.lexsort((final_obj, -scores))[0])  # best validation accuracy, then objective
+        else:
+            best = int(np.argmin(final_obj))
+        self.coef_ = system.coefficients(C[best], E[best])
+        self.fit_seconds_ = time.perf_counter() - t0
+        self.c_ = C[best].copy()
+        self.restart_c_ = C
+        self.objective_history_ = history
+        self.final_objectives_ = final_obj
+        self.validation_scores_ = scores
+        self.best_restart_ = best
+        self.classes_ = classes
+        self.n_views_, self.n_train_, self.n_labelled_ = m, n, l
+        return self
+
+    def _check_fitted(self):
+        if not hasattr(self, "coef_"):
+            raise ValueError("this MVLLeastSquaresOptC instance is not fitted yet; call fit(K, y) first")
+
+    def view_decision_function(self, K_test):
+        """Per-view outputs f^i(v), shape (t, m, P)."""
+        self._check_fitted()
+        Kt = check_test_kernels(K_test, self.n_views_, self.n_train_)
+        return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
+
+    def decision_function(self, K_test):
+        """Combined outputs C f(v) with the learned c, shape (t, P)."""
+        return np.einsum("tpk,p->tk", self.view_decision_function(K_test), self.c_)
+
+    def predict(self, K_test):
+        scores = self.decision_function(K_test)
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def score(self, K_test, y_test):
+        return float(np.mean(self.predict(K_test) == np.asarray(y_test)))

@@ -1,0 +1,125 @@
+"""MVL-LS-optC (Section 6) against independent references."""
+
+import numpy as np
+import pytest
+from conftest import make_problem
+
+from mvl import MVLLeastSquares
+from mvl.graph import between_view_penalty, view_laplacians
+from mvl.least_squares import encode_targets
+from mvl.optc import MVLLeastSquaresOptC, OptCSystem
+
+
+def _objective_84(K, y, L, coef, c, gA, gB, gW):
+    """Objective (84) evaluated directly from the coefficients (eq 10 with eq 53, 58, 64)."""
+    lab = np.flatnonzero(y >= 0)
+    classes = np.unique(y[lab])
+    Y = encode_targets(np.searchsorted(classes, y[lab]), len(classes))
+    F = np.einsum("pij,pjk->pik", K, coef)  # f^p on all training points
+    data = np.sum((Y - np.einsum("p,pik->ik", c, F[:, lab])) ** 2) / len(lab)
+    rkhs = sum(np.sum(coef[p] * (K[p] @ coef[p])) for p in range(len(K)))
+    within = sum(np.sum(F[p] * (L[p] @ F[p])) for p in range(len(K)))
+    return data + gA * rkhs + gB * between_view_penalty(F) + gW * within
+
+
+@pytest.mark.parametrize("gammas", [(1e-2, 3e-2, 2e-2), (1e-2, 0.0, 2e-2), (5e-3, 1e-2, 0.0), (1e-2, 0.0, 0.0)])
+@pytest.mark.parametrize("m", [1, 3])
+def test_system_matches_dense_solver_for_any_c(gammas, m):
+    K, _, y = make_problem(m, 30, 3, frac_unlabelled=0.4, seed=11)
+    L = view_laplacians(K)
+    lab = np.flatnonzero(y >= 0)
+    Y = encode_targets(y[lab], 3)
+    system = OptCSystem(K, lab, Y, *gammas, L)
+    rng = np.random.default_rng(0)
+    C = rng.standard_normal((4, m))
+    E, F = system.solve(C)
+    for r, c in enumerate(C):
+        ref = MVLLeastSquares(*gammas, c=c, solver="dense", laplacian=L).fit(K, y)
+        F_ref = np.einsum("pij,pjk->pik", K, ref.coef_)[:, lab]
+        assert np.max(np.abs(F[r] - F_ref)) <= 1e-8 * np.max(np.abs(F_ref))
+        S_ref = np.einsum("p,pik->ik", c, F_ref)
+        assert np.max(np.abs(E[r] - (Y - S_ref))) <= 1e-8 * max(1.0, np.max(np.abs(S_ref)))
+        A = system.coefficients(c, E[r])
+        assert np.max(np.abs(A - ref.coef_)) <= 1e-8 * np.max(np.abs(ref.coef_))
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    K, K_test, y = make_problem(4, 40, 3, frac_unlabelled=0.3, seed=3)
+    rng = np.random.default_rng(1)
+    K_val, y_val = K_test, rng.integers(0, 3, K_test.shape[1])
+    gammas = (1e-2, 2e-2, 1e-2)
+    model = MVLLeastSquaresOptC(*gammas, alpha=1.3, n_restarts=6, n_iter=15, tol=0.0, random_state=0)
+    model.fit(K, y, K_val, y_val)
+    return model, K, y, K_val, y_val, gammas
+
+
+def test_objective_never_increases(fitted):
+    model = fitted[0]
+    h = model.objective_history_
+    assert h.shape == (6, 15) and np.all(np.isfinite(h))
+    steps = np.diff(h, axis=1)
+    assert np.all(steps <= 1e-12 * np.abs(h[:, :-1])), steps.max()
+    assert np.all(model.final_objectives_ <= h[:, -1] * (1 + 1e-12))
+    assert np.any(h[:, 0] - h[:, -1] > 1e-6 * np.abs(h[:, 0]))  # the alternation does something
+
+
+def test_final_objective_and_coefficients_independently(fitted):
+    model, K, y, _, _, gammas = fitted
+    c = model.c_
+    assert np.linalg.norm(c) == pytest.approx(1.3, rel=1e-12)
+    ref = MVLLeastSquares(*gammas, c=c, solver="dense").fit(K, y)
+    assert np.max(np.abs(model.coef_ - ref.coef_)) <= 1e-8 * np.max(np.abs(ref.coef_))
+    L = view_laplacians(K)
+    direct = _objective_84(K, y, L, ref.coef_, c, *gammas)
+    assert model.final_objectives_[model.best_restart_] == pytest.approx(direct, rel=1e-9)
+
+
+def test_validation_selects_best_restart(fitted):
+    model, K, y, K_val, y_val, gammas = fitted
+    scores = [MVLLeastSquares(*gammas, c=c, solver="dense").fit(K, y).score(K_val, y_val) for c in model.restart_c_]
+    np.testing.assert_allclose(model.validation_scores_, scores)
+    assert scores[model.best_restart_] == max(scores)
+
+
+def test_c_step_is_optimal_for_fixed_f(fitted):
+    """After the last c-step, no point of the sphere fits the fixed per-view outputs better (eq 85)."""
+    model, K, y, *_ , gammas = fitted
+    lab = np.flatnonzero(y >= 0)
+    Y = encode_targets(y[lab], 3)
+    system = OptCSystem(K, lab, Y, *gammas, view_laplacians(K))
+    c_prev = model.restart_c_[0]
+    _, F = system.solve(c_prev[None])
+    A = F[0].reshape(4, -1).T
+    from mvl.sphere import sphere_least_squares
+
+    c_new = sphere_least_squares(A, Y.ravel(), 1.3)
+    rng = np.random.default_rng(5)
+    pts = rng.standard_normal((20000, 4))
+    pts *= 1.3 / np.linalg.norm(pts, axis=1, keepdims=True)
+    best_sampled = np.min(np.sum((Y.ravel()[None] - pts @ A.T) ** 2, axis=1))
+    assert np.sum((Y.ravel() - A @ c_new) ** 2) <= best_sampled + 1e-9
+
+
+def test_reproducible_and_no_validation():
+    K, K_test, y = make_problem(3, 25, 3, frac_unlabelled=0.2, seed=8)
+    a = MVLLeastSquaresOptC(1e-2, 1e-2, 1e-2, n_restarts=4, n_iter=5, random_state=7).fit(K, y)
+    b = MVLLeastSquaresOptC(1e-2, 1e-2, 1e-2, n_restarts=4, n_iter=5, random_state=7).fit(K, y)
+    np.testing.assert_array_equal(a.c_, b.c_)
+    assert a.validation_scores_ is None
+    assert a.best_restart_ == int(np.argmin(a.final_objectives_))
+    assert a.decision_function(K_test).shape == (K_test.shape[1], 3) and a.predict(K_test).shape == (K_test.shape[1],)
+
+
+def test_bad_input():
+    K, K_test, y = make_problem(2, 20, 3, frac_unlabelled=0.2, seed=2)
+    with pytest.raises(ValueError, match="alpha"):
+        MVLLeastSquaresOptC(1e-2, alpha=0.0).fit(K, y)
+    with pytest.raises(ValueError, match="n_restarts"):
+        MVLLeastSquaresOptC(1e-2, n_restarts=0).fit(K, y)
+    with pytest.raises(ValueError, match="both K_val and y_val"):
+        MVLLeastSquaresOptC(1e-2).fit(K, y, K_val=K_test)
+    with pytest.raises(ValueError, match="K_val"):
+        MVLLeastSquaresOptC(1e-2).fit(K, y, K_val=K_test[:1], y_val=np.zeros(K_test.shape[1], int))
+    with pytest.raises(ValueError, match="not fitted"):
+        MVLLeastSquaresOptC(1e-2).predict(K_test)
