@@ -36,7 +36,7 @@ def test_system_matches_dense_solver_for_any_c(gammas, m):
     for r, c in enumerate(C):
         ref = MVLLeastSquares(*gammas, c=c, solver="dense", laplacian=L).fit(K, y)
         F_ref = np.einsum("pij,pjk->pik", K, ref.coef_)[:, lab]
-        assert np.max(np.abs(F[r] - F_ref)) <= 1e-8 * np.max(np.abs(F_ref))
+        assert np.max(np.abs(F[:, :, r] - F_ref)) <= 1e-8 * np.max(np.abs(F_ref))
         S_ref = np.einsum("p,pik->ik", c, F_ref)
         assert np.max(np.abs(E[r] - (Y - S_ref))) <= 1e-8 * max(1.0, np.max(np.abs(S_ref)))
         A = system.coefficients(c, E[r])
@@ -90,7 +90,7 @@ def test_c_step_is_optimal_for_fixed_f(fitted):
     system = OptCSystem(K, lab, Y, *gammas, view_laplacians(K))
     c_prev = model.restart_c_[0]
     _, F = system.solve(c_prev[None])
-    A = F[0].reshape(4, -1).T
+    A = F[:, :, 0].reshape(4, -1).T
     from mvl.sphere import sphere_least_squares
 
     c_new = sphere_least_squares(A, Y.ravel(), 1.3)

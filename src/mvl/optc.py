@@ -17,11 +17,12 @@ eliminating T with G = I - l gamma_B Q_1 (independent of c), to one l x l system
     N_pq = delta_pq Q_p[L, L] + l gamma_B Q_p[L, :] G^{-1} Q_q[:, L],
 
 and the labelled outputs of view p are F_p = sum_q c_q N_pq E_L. N (ml x ml) is
-computed once per (data, gammas) and shared by every iteration and restart; an
-iteration then costs the weighted block sums B_p = sum_q c_q N_pq (O(m^2 l^2),
-done for a batch of restarts at once so that N is read once per iteration),
-one l x l Cholesky solve and the products B_p E_L, instead of a fresh
-O(m n^3) fit. At the optimum of the f-step the objective equals
+computed once per (data, gammas) and shared by every iteration and restart. An
+iteration, batched over the restarts, forms every M(c_r) with one GEMM over
+vec(c_r c_r^T) (N read once), one l x l Cholesky solve per restart, and the
+labelled outputs F_p = c_p Q_p[L, L] E_L + l gamma_B Q_p[L, :] T with
+T = sum_q c_q G^{-1} Q_q[:, L] E_L as three GEMMs, instead of a fresh O(m n^3) fit.
+The c-step works on the (m+1) x (m+1) triangle of the QR of [F | vec Y]. At the optimum of the f-step the objective equals
 (1/l) <Y_L, E_L> (a quadratic's minimum value), so it is tracked at no cost.
 """
 
@@ -50,7 +51,7 @@ class OptCSystem:
     """Everything of Theorem 10 that does not depend on c, for one (data, gammas).
 
     ``solve(C)`` returns, for a batch of combination vectors C (R, m), the
-    residuals E_L (R, l, P) and labelled per-view outputs F (R, m, l, P);
+    residuals E_L (R, l, P) and labelled per-view outputs F (m, l, R, P);
     ``coefficients(c, E_L)`` the full coefficients (m, n, P).
     """
 
@@ -74,8 +75,10 @@ class OptCSystem:
                 Q1 += Qp
             del Qp
         N = np.zeros((m, m, l, l))
+        self.QLL = np.empty((m, l, l))  # Q_p[L, L]
         for p in range(m):
-            N[p, p] = QL[p][:, labelled]
+            self.QLL[p] = QL[p][:, labelled]
+            N[p, p] = self.QLL[p]
         self.Z = None
         if self.beta > 0:
             # G = I - beta Q_1 (symmetric positive definite), factored once
@@ -92,45 +95,55 @@ class OptCSystem:
                     if q != p:
                         N[q, p] += W.T
         self.N = N
-        # restarts per batch: the block sums B hold batch * m * l^2 numbers (at most ~1 GB); forming
-        # them is memory-bound (it reads N), so one batch for all restarts is fastest
-        self.batch = max(1, int(1.0e9 // (8 * m * l * l)))
-        self._buf = None
+        self.QL = QL.reshape(m * l, n) if self.beta > 0 else None  # rows (p, i): Q_p[L_i, :]
+        self.Zs = (np.ascontiguousarray(self.Z.transpose(1, 0, 2)).reshape(n, m * l)
+                   if self.beta > 0 else None)  # columns (q, i): Z_q[:, i]
+        # restarts per batch: the matrices M of a batch hold batch * l^2 numbers (at most ~0.5 GB);
+        # forming them reads N once per batch, so one batch for all restarts is fastest
+        self.batch = max(1, int(5.0e8 // (8 * l * l)))
 
     def solve(self, C):
-        """f-step for each row c of C: returns E_L (R, l, P) and F (R, m, l, P)."""
-        C = np.atleast_2d(C)
-        R, m, l = C.shape[0], self.m, self.l
-        E = np.empty((R, l, self.P))
-        F = np.empty((R, m, l, self.P))
-        Nflat = self.N.reshape(m, m, l * l)
-        # Only scipy's BLAS/LAPACK inside this loop (alternating it with numpy's own OpenBLAS pool
-        # makes the two pools' busy-waiting threads fight), and only on Fortran-ordered views
-        # (x.T of C-ordered x), so that no operand is copied.
+        """f-step for each row c of C: returns E_L (R, l, P) and F (m, l, R, P).
+
+        M(c_r) for all restarts comes from one GEMM over vec(c_r c_r^T) that reads N once; the
+        labelled outputs F_p = c_p Q_p[L, L] E + l gamma_B Q_p[L, :] T, T = sum_q c_q Z_q E, from three
+        GEMMs batched over restarts. Only scipy's BLAS/LAPACK runs here (numpy's own OpenBLAS pool,
+        alternated with it, makes the two pools' busy-waiting threads fight), on Fortran-ordered
+        views, so that no operand is copied.
+        """
+        C = np.atleast_2d(np.asarray(C, dtype=np.float64))
+        R, m, l, P = C.shape[0], self.m, self.l, self.P
+        E = np.empty((R, l, P))
+        F = np.empty((m, l, R, P))  # F[p, :, r, :] = f^p on the labelled points for restart r
+        Nmat = self.N.reshape(m * m, l * l)
         nb = min(R, self.batch)
-        if self._buf is None or self._buf[0].shape[1] < nb:
-            # output buffers reused across iterations (fresh arrays of this size cost page faults);
-            # one Fortran-ordered (l*l, nb) array per view so that dgemm writes into it in place
-            self._buf = [np.empty((l * l, nb), order="F") for _ in range(m)]
         for start in range(0, R, nb):
             Cb = C[start:start + nb]
-            # Bt[p][:, j] = vec(B_jp), B_jp = sum_q c_jq N_pq: one GEMM per p reads N once per batch
-            Bt = []
-            for p in range(m):
-                out = self._buf[p][:, :len(Cb)]
-                Bt.append(blas.dgemm(1.0, Nflat[p].T, Cb.T, beta=0.0, c=out, overwrite_c=True))
-            for j, c in enumerate(Cb):
-                M = np.zeros(l * l)
-                for p in range(m):
-                    M = blas.daxpy(Bt[p][:, j], M, a=c[p])  # M += c_p B_jp
-                M = M.reshape(l, l)
+            r = len(Cb)
+            Wc = np.einsum("rp,rq->rpq", Cb, Cb).reshape(r, m * m)
+            Mall = _mm(Wc, Nmat)  # (r, l*l): vec M_r - I = sum_pq c_p c_q vec N_pq
+            Eall = np.empty((l, r, P))
+            for j in range(r):
+                # M_r is symmetric: its C-ordered rows are the Fortran-ordered matrix itself
+                M = Mall[j].reshape(l, l).T
                 M[np.diag_indices(l)] += 1.0
-                e = _spd_solve(M, self.Y_L)
-                E[start + j] = e
-                for p in range(m):
-                    # F_p = B_jp E: B_jp is C-ordered, so pass its Fortran view B_jp^T with trans_a
-                    F[start + j, p] = blas.dgemm(1.0, Bt[p][:, j].reshape(l, l).T, e, trans_a=1)
-            del Bt
+                X = _cholesky_solve(M, self.Y_L)
+                if X is None:  # not numerically definite: rebuild M_r and solve by LU
+                    M = np.tensordot(np.outer(Cb[j], Cb[j]), self.N, axes=([0, 1], [0, 1]))
+                    M[np.diag_indices(l)] += 1.0
+                    X = linalg.solve(M, self.Y_L, check_finite=False)
+                Eall[:, j] = X
+            E[start:start + r] = Eall.transpose(1, 0, 2)
+            Eflat = Eall.reshape(l, r * P)
+            Fb = F[:, :, start:start + r]
+            for p in range(m):  # c_p Q_p[L, L] E
+                np.multiply(_mm(self.QLL[p], Eflat).reshape(l, r, P), Cb[None, :, p, None], out=Fb[p])
+            if self.beta > 0:
+                # X[(q, i), (r, k)] = c_rq E_r[i, k]; T = Zs X; F_p += beta Q_p[L, :] T
+                X = (Cb.T[:, None, :, None] * Eall[None]).reshape(m * l, r * P)
+                QT = _mm(self.QL, _mm(self.Zs, X)).reshape(m, l, r, P)
+                QT *= self.beta
+                Fb += QT
         return E, F
 
     def coefficients(self, c, E_L):
@@ -150,13 +163,21 @@ class OptCSystem:
         return A
 
 
-def _spd_solve(M, Y):
-    """Solve with M symmetric positive definite (Cholesky); LU if rounding broke definiteness."""
-    try:
-        cf = linalg.cho_factor(M, overwrite_a=True, check_finite=False)
-        return linalg.cho_solve(cf, Y, check_finite=False)
-    except linalg.LinAlgError:
-        return linalg.solve(M, Y, check_finite=False)
+def _mm(A, B):
+    """A @ B for C-ordered A, B with scipy's BLAS, no copies: (A B)^T = B^T A^T on Fortran views."""
+    return blas.dgemm(1.0, B.T, A.T).T
+
+
+def _cholesky_solve(M, Y):
+    """Solve M X = Y by Cholesky, M symmetric positive definite and Fortran-ordered (overwritten).
+
+    Returns None if rounding broke definiteness (the caller then rebuilds M and uses LU).
+    """
+    c, info = lapack.dpotrf(M, lower=0, clean=0, overwrite_a=1)
+    if info != 0:
+        return None
+    X, info = lapack.dpotrs(c, Y)
+    return X if info == 0 else None
 
 
 class MVLLeastSquaresOptC:
@@ -247,7 +268,8 @@ class MVLLeastSquaresOptC:
         C *= alpha / np.linalg.norm(C, axis=1, keepdims=True)
         history = np.full((self.n_restarts, self.n_iter), np.nan)
         active = np.ones(self.n_restarts, dtype=bool)
-        b = Y_L.ravel()
+        Ab = np.empty((Y_L.size, m + 1), order="F")
+        Ab[:, m] = Y_L.ravel()
         for it in range(self.n_iter):
             idx = np.flatnonzero(active)
             if idx.size == 0:
@@ -256,10 +278,15 @@ class MVLLeastSquaresOptC:
             for j, r in enumerate(idx):
                 # objective after the f-step: (1/l) <Y_L, E_L>; F c = Y_L - E_L
                 J_f = float(np.sum(Y_L * E[j])) / l
-                A_sph = F[j].reshape(m, -1).T  # (l P) x m: column p is vec(f^p on labelled points), eq (85)
-                c_new = sphere_least_squares(A_sph, b, alpha)
-                resid = b - blas.dgemv(1.0, A_sph, c_new)
-                J = J_f + (float(np.sum(resid**2)) - float(np.sum(E[j] ** 2))) / l
+                # eq (85): min ||b - A c|| on the sphere, A = [vec f^1 ... vec f^m] on the labelled points
+                # ((l P) x m). With the QR of [A | b], ||A c - b||^2 = ||R c - q||^2 + rho^2, so the
+                # sphere problem is solved on the m x m triangle R (same minimiser, far cheaper).
+                Ab[:, :m] = F[:, :, j, :].reshape(m, -1).T
+                Rab = linalg.qr(Ab, mode="r", overwrite_a=False, check_finite=False)[0]
+                R_, q_, rho2 = Rab[:m, :m], Rab[:m, m], Rab[m, m] ** 2
+                c_new = sphere_least_squares(R_, q_, alpha)
+                resid2 = float(np.sum((R_ @ c_new - q_) ** 2)) + rho2
+                J = J_f + (resid2 - float(np.sum(E[j] ** 2))) / l
                 prev = history[r, it - 1] if it > 0 else np.inf
                 history[r, it] = J
                 C[r] = c_new
