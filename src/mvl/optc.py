@@ -22,7 +22,8 @@ iteration, batched over the restarts, forms every M(c_r) with one GEMM over
 vec(c_r c_r^T) (N read once), one l x l Cholesky solve per restart, and the
 labelled outputs F_p = c_p Q_p[L, L] E_L + l gamma_B Q_p[L, :] T with
 T = sum_q c_q G^{-1} Q_q[:, L] E_L as three GEMMs, instead of a fresh O(m n^3) fit.
-The c-step works on the (m+1) x (m+1) triangle of the QR of [F | vec Y]. At the optimum of the f-step the objective equals
+The c-step works on the (m+1) x (m+1) triangle of the QR of [F | vec Y].
+At the optimum of the f-step the objective equals
 (1/l) <Y_L, E_L> (a quadratic's minimum value), so it is tracked at no cost.
 """
 
