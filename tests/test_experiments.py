@@ -15,7 +15,8 @@ from mvl.experiments import method_views, run_method
 from mvl.protocols import draw_training_set, stratified_split
 
 PARAMS = dict(gammas={"A": 1e-5, "B": 1e-6, "W": 1e-6}, grid={"A": [1e-6, 1e-4], "B": [0.0, 1e-5], "W": [0.0, 1e-5]},
-              laplacian="normalized", n_neighbors=None, n_val_per_class=3, u_max=4, svc_C=1.0)
+              laplacian="normalized", n_neighbors=None, n_val_per_class=3, u_max=4, svc_C=1.0,
+              optc={"n_restarts": 3, "alpha": 1.0, "tol": 1e-8, "seed": 4})
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +99,24 @@ def test_ablation_rows_and_single_view(mfeat_problem):
         method_views("nope", views)
     with pytest.raises(ValueError, match="unknown view"):
         method_views("view_xyz", views)
+
+
+def test_optc_run_matches_direct_fit(mfeat_problem):
+    """mvl_ls_optc<N>: the run's accuracy and c equal a direct MVLLeastSquaresOptC fit with the same seed,
+    and the test accuracy equals a plain dense MVL-LS fit with the learned c."""
+    from mvl import MVLLeastSquaresOptC
+
+    Kp, Kt, y, split, views = mfeat_problem
+    (row,) = run_method("mvl_ls_optc4", Kp, Kt, y, split, 2, 0, PARAMS, views, seed=7)
+    K, K_te, K_va, ytr, yte, yva = _direct(mfeat_problem, 2, 0)
+    ref = MVLLeastSquaresOptC(1e-5, 1e-6, 1e-6, n_restarts=3, n_iter=4, random_state=[4, 7, 2, 0])
+    ref.fit(K, ytr, K_va, yva)
+    c = np.array(json.loads(row["optc_c"]))
+    np.testing.assert_allclose(c, ref.c_, rtol=1e-8, atol=1e-10)
+    plain = MVLLeastSquares(1e-5, 1e-6, 1e-6, c=ref.c_, solver="dense").fit(K, ytr).score(K_te, yte)
+    assert row["accuracy"] == pytest.approx(plain, abs=1e-12)
+    h = np.array(json.loads(row["optc_objective"]))
+    assert h.shape == (3, 4) and row["optc_best_restart"] == ref.best_restart_
 
 
 def test_atomic_write_leaves_nothing_on_failure(tmp_path):

@@ -12,6 +12,9 @@ Methods:
 ``mvl_ls_ablation``  the gamma_B / gamma_W ablation of the paper's Table 2:
                      {0, gamma_B} x {0, gamma_W}, four rows.
 ``view_<name>``      MVL-LS on one view alone (m = 1: vector-valued Laplacian RLS).
+``mvl_ls_optc<N>``   MVL-LS-optC (Section 6): c learned on the sphere ||c|| = alpha by N
+                     alternations from ``params["optc"]["n_restarts"]`` seeded random starts, the
+                     restart kept by validation accuracy (validation set of the draw).
 ``single_views``     every view alone, one row per view (method ``view_<name>``): one job
                      instead of m in the workflow.
 ``svc_sum``          scikit-learn ``SVC(kernel="precomputed")`` on the uniform average of the
@@ -20,11 +23,14 @@ Methods:
 
 from __future__ import annotations
 
+import json
+import re
 import time
 
 import numpy as np
 
 from .least_squares import MVLLeastSquares, grid_decision_functions
+from .optc import MVLLeastSquaresOptC
 from .protocols import Split, draw_training_set
 
 __all__ = ["run_method", "select_gammas", "METHODS", "method_views"]
@@ -32,8 +38,16 @@ __all__ = ["run_method", "select_gammas", "METHODS", "method_views"]
 METHODS = ("mvl_ls", "mvl_ls_cv", "mvl_ls_ablation", "svc_sum", "single_views")
 
 
+def _optc_iterations(method):
+    """N of ``mvl_ls_optc<N>``, or None."""
+    m = re.fullmatch(r"mvl_ls_optc(\d+)", method)
+    return int(m.group(1)) if m else None
+
+
 def method_views(method, view_names):
     """Views a method uses: one for ``view_<name>``, all otherwise."""
+    if _optc_iterations(method):
+        return list(view_names)
     if method.startswith("view_"):
         name = method[len("view_"):]
         if name not in view_names:
@@ -136,6 +150,22 @@ def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, d
         sel = selected if selected is not None else select_gammas(K_pool, K_test, y, split, l_c, u_c, params)
         fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "selected",
                  {k: sel[k] for k in ("val_accuracy", "grid_seconds", "grid_size", "selected_at_l_c")})
+    elif _optc_iterations(method):
+        opt = params["optc"]
+        d_va = d["K_va"]
+        t0 = time.perf_counter()
+        model = MVLLeastSquaresOptC(gA, gB, gW, alpha=float(opt.get("alpha", 1.0)),
+                                    n_restarts=int(opt.get("n_restarts", 20)), n_iter=_optc_iterations(method),
+                                    tol=float(opt.get("tol", 1e-8)), laplacian=lap, n_neighbors=knn,
+                                    random_state=[int(opt.get("seed", 0)), int(seed), int(l_c), int(u_c)])
+        model.fit(K_tr, y_train, d_va, d["y_val"])
+        seconds = time.perf_counter() - t0
+        rows.append(dict(base, gamma_A=gA, gamma_B=gB, gamma_W=gW, gamma_choice="fixed",
+                         accuracy=model.score(K_te, y_test), fit_seconds=seconds,
+                         val_accuracy=float(model.validation_scores_[model.best_restart_]),
+                         optc_c=json.dumps([round(float(v), 10) for v in model.c_]),
+                         optc_best_restart=int(model.best_restart_),
+                         optc_objective=json.dumps(np.round(model.objective_history_, 12).tolist())))
     elif method == "svc_sum":
         from sklearn.svm import SVC
 

@@ -33,6 +33,7 @@ def run_params():
             "n_val_per_class": config["n_val_per_class"],
             "u_max": u_max(),
             "svc_C": config["svc_C"],
+            "optc": config["optc"],
         },
         sort_keys=True,
     )
@@ -61,6 +62,9 @@ def run_targets(dataset=DATASET):
             for uc in config["unlabelled_per_class"]:
                 for method in ["mvl_ls", "mvl_ls_cv"]:
                     out.append(f"{RES}/{dataset}/runs/u{uc}/l{lc}/{method}/seed{seed}.csv")
+        for lc in config["optc"]["labels_per_class"]:
+            for it in config["optc"]["iterations"]:
+                out.append(f"{RES}/{dataset}/runs/u0/l{lc}/mvl_ls_optc{it}/seed{seed}.csv")
         for lc in config["ablation"]["labels_per_class"]:
             for uc in config["ablation"]["unlabelled_per_class"]:
                 out.append(f"{RES}/{dataset}/runs/u{uc}/l{lc}/mvl_ls_ablation/seed{seed}.csv")
@@ -72,5 +76,7 @@ def report_targets(dataset=DATASET):
         f"{RES}/{dataset}/report.ipynb",
         f"{RES}/{dataset}/figures/accuracy_vs_labels.png",
         f"{RES}/{dataset}/figures/accuracy_vs_labels.pdf",
+        f"{RES}/{dataset}/figures/optc_weights.png",
+        f"{RES}/{dataset}/figures/optc_objective.png",
         f"{RES}/{dataset}/summary.csv",
     ]
