@@ -37,7 +37,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="n=200, m=4, P=5, l=150")
     ap.add_argument("--restarts", type=int, default=20)
     ap.add_argument("--iters", type=int, default=50)
-    ap.add_argument("--repeats", type=int, default=3, help="plain fit: best of N")
+    ap.add_argument("--repeats", type=int, default=5, help="plain fit: best of N")
     a = ap.parse_args(argv)
     n, m, P, l = (200, 4, 5, 150) if a.quick else (765, 7, 17, 680)
     K, labelled, Y_L, _ = make_problem(n, m, P, l)

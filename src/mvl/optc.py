@@ -19,7 +19,7 @@ eliminating T with G = I - l gamma_B Q_1 (independent of c), to one l x l system
 and the labelled outputs of view p are F_p = sum_q c_q N_pq E_L. N (ml x ml) is
 computed once per (data, gammas) and shared by every iteration and restart. An
 iteration, batched over the restarts, forms every M(c_r) with one GEMM over
-vec(c_r c_r^T) (N read once), one l x l Cholesky solve per restart, and the
+the pairs c_p c_q (N's symmetric pairs read once), one l x l Cholesky solve per restart, and the
 labelled outputs F_p = c_p Q_p[L, L] E_L + l gamma_B Q_p[L, :] T with
 T = sum_q c_q G^{-1} Q_q[:, L] E_L as three GEMMs, instead of a fresh O(m n^3) fit.
 The c-step works on the (m+1) x (m+1) triangle of the QR of [F | vec Y].
@@ -75,11 +75,16 @@ class OptCSystem:
             if Q1 is not None:
                 Q1 += Qp
             del Qp
-        N = np.zeros((m, m, l, l))
+        # N is symmetric (N_qp = N_pq^T) and enters M(c) only through sum_pq c_p c_q N_pq, so the
+        # blocks are stored in pairs: S_(p,p) = N_pp and S_(p,q) = N_pq + N_qp (p < q), which is
+        # m(m+1)/2 instead of m^2 blocks to read per iteration.
+        self.pairs = [(p, q) for p in range(m) for q in range(p, m)]
+        pair_index = {pq: k for k, pq in enumerate(self.pairs)}
+        S = np.zeros((len(self.pairs), l, l))
         self.QLL = np.empty((m, l, l))  # Q_p[L, L]
         for p in range(m):
             self.QLL[p] = QL[p][:, labelled]
-            N[p, p] = self.QLL[p]
+            S[pair_index[p, p]] = self.QLL[p]
         self.Z = None
         if self.beta > 0:
             # G = I - beta Q_1 (symmetric positive definite), factored once
@@ -92,10 +97,10 @@ class OptCSystem:
             for p in range(m):
                 for q in range(p, m):
                     W = blas.dgemm(self.beta, QL[p], self.Z[q])
-                    N[p, q] += W
+                    S[pair_index[p, q]] += W
                     if q != p:
-                        N[q, p] += W.T
-        self.N = N
+                        S[pair_index[p, q]] += W.T
+        self.S = S
         self.QL = QL.reshape(m * l, n) if self.beta > 0 else None  # rows (p, i): Q_p[L_i, :]
         self.Zs = (np.ascontiguousarray(self.Z.transpose(1, 0, 2)).reshape(n, m * l)
                    if self.beta > 0 else None)  # columns (q, i): Z_q[:, i]
@@ -116,13 +121,14 @@ class OptCSystem:
         R, m, l, P = C.shape[0], self.m, self.l, self.P
         E = np.empty((R, l, P))
         F = np.empty((m, l, R, P))  # F[p, :, r, :] = f^p on the labelled points for restart r
-        Nmat = self.N.reshape(m * m, l * l)
+        Smat = self.S.reshape(len(self.pairs), l * l)
+        ip, iq = np.array(self.pairs).T
         nb = min(R, self.batch)
         for start in range(0, R, nb):
             Cb = C[start:start + nb]
             r = len(Cb)
-            Wc = np.einsum("rp,rq->rpq", Cb, Cb).reshape(r, m * m)
-            Mall = _mm(Wc, Nmat)  # (r, l*l): vec M_r - I = sum_pq c_p c_q vec N_pq
+            Wc = Cb[:, ip] * Cb[:, iq]  # (r, pairs): c_p c_q
+            Mall = _mm(Wc, Smat)  # (r, l*l): vec M_r - I = sum_pq c_p c_q vec N_pq
             Eall = np.empty((l, r, P))
             for j in range(r):
                 # M_r is symmetric: its C-ordered rows are the Fortran-ordered matrix itself
@@ -130,7 +136,7 @@ class OptCSystem:
                 M[np.diag_indices(l)] += 1.0
                 X = _cholesky_solve(M, self.Y_L)
                 if X is None:  # not numerically definite: rebuild M_r and solve by LU
-                    M = np.tensordot(np.outer(Cb[j], Cb[j]), self.N, axes=([0, 1], [0, 1]))
+                    M = np.tensordot(Wc[j], self.S, axes=(0, 0))
                     M[np.diag_indices(l)] += 1.0
                     X = linalg.solve(M, self.Y_L, check_finite=False)
                 Eall[:, j] = X
