@@ -53,6 +53,7 @@ from .graph import view_laplacians
 
 __all__ = [
     "MVLLeastSquares",
+    "MultiViewEstimatorMixin",
     "encode_targets",
     "solve_structured",
     "solve_dense",
@@ -223,7 +224,50 @@ def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
 _SOLVERS = {"structured": solve_structured, "auto": solve_structured, "dense": solve_dense}
 
 
-class MVLLeastSquares:
+class MultiViewEstimatorMixin:
+    """Parameters and prediction shared by the multi-view least-squares estimators.
+
+    Subclasses list their constructor arguments in ``_param_names`` and, once fitted, set
+    ``coef_`` (m, n, P), ``c_`` (m,), ``classes_``, ``n_views_`` and ``n_train_``.
+    """
+
+    _param_names = ()
+
+    def get_params(self, deep=True):
+        return {k: getattr(self, k) for k in self._param_names}
+
+    def set_params(self, **params):
+        for k, v in params.items():
+            if k not in self._param_names:
+                raise ValueError(f"unknown parameter {k!r}")
+            setattr(self, k, v)
+        return self
+
+    def _check_fitted(self):
+        if not hasattr(self, "coef_"):
+            raise ValueError(f"this {type(self).__name__} instance is not fitted yet; call fit(K, y) first")
+
+    def view_decision_function(self, K_test):
+        """Per-view outputs f^i(v) of shape (t, m, P) (Algorithm 1 output before C)."""
+        self._check_fitted()
+        Kt = check_test_kernels(K_test, self.n_views_, self.n_train_)
+        return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
+
+    def decision_function(self, K_test):
+        """Combined outputs C f(v) = sum_i c_i f^i(v), shape (t, P), columns as ``classes_``."""
+        return np.einsum("tpk,p->tk", self.view_decision_function(K_test), self.c_)
+
+    def predict(self, K_test):
+        """Class with the largest combined output (Algorithm 1, classification)."""
+        scores = self.decision_function(K_test)  # checks that the model is fitted
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def score(self, K_test, y_test):
+        """Accuracy of :meth:`predict` on ``y_test``."""
+        return float(np.mean(self.predict(K_test) == np.asarray(y_test)))
+
+
+class MVLLeastSquares(MultiViewEstimatorMixin):
     """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
 
     Parameters
@@ -263,6 +307,8 @@ class MVLLeastSquares:
     fit_seconds_ : float
     """
 
+    _param_names = ("gamma_A", "gamma_B", "gamma_W", "c", "laplacian", "solver", "n_neighbors", "n_classes")
+
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, laplacian="normalized",
                  solver="auto", n_neighbors=None, n_classes=None):
         self.gamma_A = gamma_A
@@ -273,17 +319,6 @@ class MVLLeastSquares:
         self.solver = solver
         self.n_neighbors = n_neighbors
         self.n_classes = n_classes
-
-    def get_params(self, deep=True):
-        return {k: getattr(self, k) for k in ("gamma_A", "gamma_B", "gamma_W", "c", "laplacian",
-                                              "solver", "n_neighbors", "n_classes")}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            if k not in self.get_params():
-                raise ValueError(f"unknown parameter {k!r}")
-            setattr(self, k, v)
-        return self
 
     def fit(self, K, y):
         """Fit on training kernels ``K`` (m, n, n) and labels ``y`` (n,), -1 = unlabelled."""
@@ -310,29 +345,6 @@ class MVLLeastSquares:
         self.n_train_ = n
         self.n_labelled_ = len(labelled)
         return self
-
-    def _check_fitted(self):
-        if not hasattr(self, "coef_"):
-            raise ValueError("this MVLLeastSquares instance is not fitted yet; call fit(K, y) first")
-
-    def view_decision_function(self, K_test):
-        """Per-view outputs f^i(v) of shape (t, m, P) (Algorithm 1 output before C)."""
-        self._check_fitted()
-        Kt = check_test_kernels(K_test, self.n_views_, self.n_train_)
-        return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
-
-    def decision_function(self, K_test):
-        """Combined outputs C f(v) = sum_i c_i f^i(v), shape (t, P), columns as ``classes_``."""
-        return np.einsum("tpk,p->tk", self.view_decision_function(K_test), self.c_)
-
-    def predict(self, K_test):
-        """Class with the largest combined output (Algorithm 1, classification)."""
-        scores = self.decision_function(K_test)  # checks that the model is fitted
-        return self.classes_[np.argmax(scores, axis=1)]
-
-    def score(self, K_test, y_test):
-        """Accuracy of :meth:`predict` on ``y_test``."""
-        return float(np.mean(self.predict(K_test) == np.asarray(y_test)))
 
 
 def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None,

@@ -42,7 +42,7 @@ from ._validation import (
     check_n_classes,
     check_test_kernels,
 )
-from .least_squares import _factor_view, _laplacians, _view_Q, encode_targets
+from .least_squares import MultiViewEstimatorMixin, _factor_view, _laplacians, _view_Q, encode_targets
 from .sphere import sphere_least_squares
 
 __all__ = ["MVLLeastSquaresOptC", "OptCSystem"]
@@ -187,7 +187,7 @@ def _cholesky_solve(M, Y):
     return X if info == 0 else None
 
 
-class MVLLeastSquaresOptC:
+class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
     """MVL-LS with the combination vector c optimised on the sphere ||c|| = alpha (Section 6).
 
     Parameters
@@ -217,6 +217,9 @@ class MVLLeastSquaresOptC:
     restart_c_ : (n_restarts, m) final c of every restart
     """
 
+    _param_names = ("gamma_A", "gamma_B", "gamma_W", "alpha", "n_restarts", "n_iter", "tol", "laplacian",
+                    "random_state", "n_neighbors", "n_classes")
+
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
                  laplacian="normalized", random_state=None, n_neighbors=None, n_classes=None):
         self.gamma_A = gamma_A
@@ -230,17 +233,6 @@ class MVLLeastSquaresOptC:
         self.random_state = random_state
         self.n_neighbors = n_neighbors
         self.n_classes = n_classes
-
-    def get_params(self, deep=True):
-        return {k: getattr(self, k) for k in ("gamma_A", "gamma_B", "gamma_W", "alpha", "n_restarts", "n_iter",
-                                              "tol", "laplacian", "random_state", "n_neighbors", "n_classes")}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            if k not in self.get_params():
-                raise ValueError(f"unknown parameter {k!r}")
-            setattr(self, k, v)
-        return self
 
     def fit(self, K, y, K_val=None, y_val=None):
         """Fit on kernels K (m, n, n) and labels y (-1 = unlabelled); K_val (m, v, n) and y_val select the restart."""
@@ -323,24 +315,3 @@ class MVLLeastSquaresOptC:
         self.classes_ = classes
         self.n_views_, self.n_train_, self.n_labelled_ = m, n, l
         return self
-
-    def _check_fitted(self):
-        if not hasattr(self, "coef_"):
-            raise ValueError("this MVLLeastSquaresOptC instance is not fitted yet; call fit(K, y) first")
-
-    def view_decision_function(self, K_test):
-        """Per-view outputs f^i(v), shape (t, m, P)."""
-        self._check_fitted()
-        Kt = check_test_kernels(K_test, self.n_views_, self.n_train_)
-        return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
-
-    def decision_function(self, K_test):
-        """Combined outputs C f(v) with the learned c, shape (t, P)."""
-        return np.einsum("tpk,p->tk", self.view_decision_function(K_test), self.c_)
-
-    def predict(self, K_test):
-        scores = self.decision_function(K_test)
-        return self.classes_[np.argmax(scores, axis=1)]
-
-    def score(self, K_test, y_test):
-        return float(np.mean(self.predict(K_test) == np.asarray(y_test)))
