@@ -243,6 +243,18 @@ class MultiViewEstimatorMixin:
             setattr(self, k, v)
         return self
 
+    def _fit_inputs(self, K, y):
+        """Validated gammas, kernels (m, n, n), labelled indices, classes, targets Y_L and Laplacians."""
+        gammas = (check_gamma(self.gamma_A, "gamma_A", positive=True), check_gamma(self.gamma_B, "gamma_B"),
+                  check_gamma(self.gamma_W, "gamma_W"))
+        K = check_multiview_kernels(K)
+        y, labelled, classes, encoded = check_labels(y, K.shape[1])
+        classes = check_n_classes(classes, self.n_classes)
+        if self.n_classes is not None:
+            encoded = y[labelled]
+        L = _laplacians(K, self.laplacian, self.n_neighbors, gammas[2])
+        return gammas, K, labelled, classes, encode_targets(encoded, len(classes)), L
+
     def _check_fitted(self):
         if not hasattr(self, "coef_"):
             raise ValueError(f"this {type(self).__name__} instance is not fitted yet; call fit(K, y) first")
@@ -324,18 +336,9 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
         """Fit on training kernels ``K`` (m, n, n) and labels ``y`` (n,), -1 = unlabelled."""
         if self.solver not in _SOLVERS:
             raise ValueError(f"solver must be one of {sorted(_SOLVERS)}, got {self.solver!r}")
-        gamma_A = check_gamma(self.gamma_A, "gamma_A", positive=True)
-        gamma_B = check_gamma(self.gamma_B, "gamma_B")
-        gamma_W = check_gamma(self.gamma_W, "gamma_W")
-        K = check_multiview_kernels(K)
+        (gamma_A, gamma_B, gamma_W), K, labelled, classes, Y_L, L = self._fit_inputs(K, y)
         m, n, _ = K.shape
-        y, labelled, classes, encoded = check_labels(y, n)
-        classes = check_n_classes(classes, self.n_classes)
-        if self.n_classes is not None:
-            encoded = y[labelled]
         c = check_combination(self.c, m)
-        L = _laplacians(K, self.laplacian, self.n_neighbors, gamma_W)
-        Y_L = encode_targets(encoded, len(classes))
         t0 = time.perf_counter()
         self.coef_ = _SOLVERS[self.solver](K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L)
         self.fit_seconds_ = time.perf_counter() - t0

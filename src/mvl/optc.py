@@ -37,12 +37,9 @@ from scipy.linalg import blas, lapack
 
 from ._validation import (
     check_gamma,
-    check_labels,
-    check_multiview_kernels,
-    check_n_classes,
     check_test_kernels,
 )
-from .least_squares import MultiViewEstimatorMixin, _factor_view, _laplacians, _view_Q, encode_targets
+from .least_squares import MultiViewEstimatorMixin, _factor_view, _view_Q
 from .sphere import sphere_least_squares
 
 __all__ = ["MVLLeastSquaresOptC", "OptCSystem"]
@@ -85,7 +82,7 @@ class OptCSystem:
         for p in range(m):
             self.QLL[p] = QL[p][:, labelled]
             S[pair_index[p, p]] = self.QLL[p]
-        self.Z = None
+        self.Zs = None
         if self.beta > 0:
             # G = I - beta Q_1 (symmetric positive definite), factored once
             Q1 *= -self.beta
@@ -93,17 +90,16 @@ class OptCSystem:
             luG = linalg.lu_factor(Q1, overwrite_a=True, check_finite=False)
             del Q1
             # Z_q = G^{-1} Q_q[:, L] (n x l); N_pq += beta Q_p[L, :] Z_q, with N_qp = N_pq^T
-            self.Z = np.stack([linalg.lu_solve(luG, QL[q].T, check_finite=False) for q in range(m)])
+            # stacked as Zs (n x ml), columns (q, i) = Z_q[:, i]: one solve with all m l right-hand sides
+            self.Zs = linalg.lu_solve(luG, QL.reshape(m * l, n).T, check_finite=False)
             for p in range(m):
                 for q in range(p, m):
-                    W = blas.dgemm(self.beta, QL[p], self.Z[q])
+                    W = blas.dgemm(self.beta, QL[p], self.Zs[:, q * l:(q + 1) * l])
                     S[pair_index[p, q]] += W
                     if q != p:
                         S[pair_index[p, q]] += W.T
         self.S = S
         self.QL = QL.reshape(m * l, n) if self.beta > 0 else None  # rows (p, i): Q_p[L_i, :]
-        self.Zs = (np.ascontiguousarray(self.Z.transpose(1, 0, 2)).reshape(n, m * l)
-                   if self.beta > 0 else None)  # columns (q, i): Z_q[:, i]
         # restarts per batch: the matrices M of a batch hold batch * l^2 numbers (at most ~0.5 GB);
         # forming them reads N once per batch, so one batch for all restarts is fastest
         self.batch = max(1, int(5.0e8 // (8 * l * l)))
@@ -160,7 +156,7 @@ class OptCSystem:
         E[self.labelled] = E_L
         T = None
         if self.beta > 0:
-            T = np.einsum("q,qnl,lk->nk", c, self.Z, E_L, optimize=True)
+            T = _mm(self.Zs, (c[:, None, None] * E_L[None]).reshape(-1, P))  # sum_q c_q Z_q E_L
         A = np.empty((self.m, n, P))
         for p, (lu, piv) in enumerate(self.factors):
             rhs = c[p] * E
@@ -236,20 +232,13 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
 
     def fit(self, K, y, K_val=None, y_val=None):
         """Fit on kernels K (m, n, n) and labels y (-1 = unlabelled); K_val (m, v, n) and y_val select the restart."""
-        gamma_A = check_gamma(self.gamma_A, "gamma_A", positive=True)
-        gamma_B = check_gamma(self.gamma_B, "gamma_B")
-        gamma_W = check_gamma(self.gamma_W, "gamma_W")
         alpha = check_gamma(self.alpha, "alpha", positive=True)
         for name in ("n_restarts", "n_iter"):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-        K = check_multiview_kernels(K)
+        (gamma_A, gamma_B, gamma_W), K, labelled, classes, Y_L, L = self._fit_inputs(K, y)
         m, n, _ = K.shape
-        y, labelled, classes, encoded = check_labels(y, n)
-        classes = check_n_classes(classes, self.n_classes)
-        if self.n_classes is not None:
-            encoded = y[labelled]
         if (K_val is None) != (y_val is None):
             raise ValueError("give both K_val and y_val, or neither")
         if K_val is not None:
@@ -257,8 +246,6 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
             y_val = np.asarray(y_val)
             if y_val.shape != (K_val.shape[1],):
                 raise ValueError(f"y_val has shape {y_val.shape}, K_val has {K_val.shape[1]} samples")
-        L = _laplacians(K, self.laplacian, self.n_neighbors, gamma_W)
-        Y_L = encode_targets(encoded, len(classes))
         l = len(labelled)
         t0 = time.perf_counter()
         system = OptCSystem(K, labelled, Y_L, gamma_A, gamma_B, gamma_W, L)
