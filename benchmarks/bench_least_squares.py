@@ -326,6 +326,19 @@ def timed(fn, args, repeats):
 # ---------------------------------------------------------------- runs
 
 
+def _timed_solver(label, solver, args, repeats, row):
+    """Best-of timing of one solver; records times, background load and peak-RSS increase in ``row``."""
+    can_reset = reset_peak_rss()
+    base = current_rss_bytes()
+    A, times, bg = timed(solver, args, repeats)
+    if can_reset and base is not None:
+        row[f"{label}_peak_rss_increase_bytes"] = peak_rss_bytes() - base
+    row[f"t_{label}_all"] = times
+    row[f"background_load_{label}"] = bg
+    row[f"t_{label}"] = min(times)
+    return A, times, bg
+
+
 def run_compare(name, size, target, repeats, dense_repeats):
     n, m, P, l = size
     per, _, peak = dense_memory_bytes(n, m)
@@ -336,14 +349,7 @@ def run_compare(name, size, target, repeats, dense_repeats):
     row = {"name": name, "n": n, "m": m, "P": P, "l": l, "ratio_target": target,
            "c": c.tolist(), "dense_bytes_per_NxN": per, "dense_bytes_estimated_peak": peak}
 
-    can_reset = reset_peak_rss()
-    base = current_rss_bytes()
-    A_s, t_s, bg_s = timed(solve_structured, args, repeats)
-    if can_reset and base is not None:
-        row["structured_peak_rss_increase_bytes"] = peak_rss_bytes() - base
-    row["t_structured_all"] = t_s
-    row["background_load_structured"] = bg_s
-    row["t_structured"] = min(t_s)
+    A_s, t_s, bg_s = _timed_solver("structured", solve_structured, args, repeats, row)
     print(f"  structured: best {min(t_s):.3f} s of {repeats} ({', '.join(f'{t:.3f}' for t in t_s)})"
           f"; other processes used {fmt_load(bg_s)} cores meanwhile", flush=True)
 
@@ -355,14 +361,7 @@ def run_compare(name, size, target, repeats, dense_repeats):
         return row
     print(f"  dense: N = nm = {n * m}, {fmt_bytes(per)} per N x N matrix, "
           f"~{fmt_bytes(peak)} at peak ...", flush=True)
-    can_reset = reset_peak_rss()
-    base = current_rss_bytes()
-    A_d, t_d, bg_d = timed(solve_dense, args, dense_repeats)
-    if can_reset and base is not None:
-        row["dense_peak_rss_increase_bytes"] = peak_rss_bytes() - base
-    row["t_dense_all"] = t_d
-    row["background_load_dense"] = bg_d
-    row["t_dense"] = min(t_d)
+    A_d, t_d, bg_d = _timed_solver("dense", solve_dense, args, dense_repeats, row)
     print(f"  dense:      best {min(t_d):.3f} s of {dense_repeats}; other processes used "
           f"{fmt_load(bg_d)} cores meanwhile", flush=True)
     if "dense_peak_rss_increase_bytes" in row and "structured_peak_rss_increase_bytes" in row:
