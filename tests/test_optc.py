@@ -123,3 +123,31 @@ def test_bad_input():
         MVLLeastSquaresOptC(1e-2).fit(K, y, K_val=K_test[:1], y_val=np.zeros(K_test.shape[1], int))
     with pytest.raises(ValueError, match="not fitted"):
         MVLLeastSquaresOptC(1e-2).predict(K_test)
+
+
+@pytest.mark.parametrize("m, n, P, frac_unlabelled, gammas", [(4, 40, 3, 0.3, (1e-2, 2e-2, 1e-2)),
+                                                             (5, 8, 2, 0.75, (1e-3, 1e-4, 0.0))])  # l P < m + 1
+def test_estimator_c_step_against_dense_fit_and_sampling(m, n, P, frac_unlabelled, gammas):
+    """One iteration from the seeded start: the estimator's c equals the sphere minimiser of eq (85) for the
+    per-view outputs of an independent dense fit at the start, and no sampled sphere point does better."""
+    from mvl.sphere import sphere_least_squares
+
+    K, _, y = make_problem(m, n, P, frac_unlabelled=frac_unlabelled, seed=4)
+    model = MVLLeastSquaresOptC(*gammas, alpha=0.8, n_restarts=1, n_iter=1, tol=0.0, random_state=3).fit(K, y)
+    c0 = np.random.default_rng(3).standard_normal((1, m))[0]
+    c0 *= 0.8 / np.linalg.norm(c0)
+    lab = np.flatnonzero(y >= 0)
+    classes = np.unique(y[lab])
+    Y = encode_targets(np.searchsorted(classes, y[lab]), len(classes))
+    ref = MVLLeastSquares(*gammas, c=c0, solver="dense").fit(K, y)
+    A = np.einsum("pij,pjk->pik", K, ref.coef_)[:, lab].reshape(m, -1).T  # columns vec f^p on the labelled points
+    b = Y.ravel()
+    c_ref, c = sphere_least_squares(A, b, 0.8), model.restart_c_[0]
+    assert np.linalg.norm(c) == pytest.approx(0.8, rel=1e-12)
+    assert np.sum((b - A @ c) ** 2) == pytest.approx(np.sum((b - A @ c_ref) ** 2), rel=1e-9, abs=1e-12)
+    if np.linalg.matrix_rank(A) == m:  # unique minimiser (Theorem 15); else a set of them (Theorem 16)
+        np.testing.assert_allclose(c, c_ref, atol=1e-7)
+    pts = np.random.default_rng(5).standard_normal((20000, m))
+    pts *= 0.8 / np.linalg.norm(pts, axis=1, keepdims=True)
+    best_sampled = np.min(np.sum((b[None] - pts @ A.T) ** 2, axis=1))
+    assert np.sum((b - A @ c) ** 2) <= best_sampled + 1e-9

@@ -20,8 +20,8 @@ and the labelled outputs of view p are F_p = sum_q c_q N_pq E_L. N (ml x ml) is
 computed once per (data, gammas) and shared by every iteration and restart. An
 iteration, batched over the restarts, forms every M(c_r) with one GEMM over
 the pairs c_p c_q (N's symmetric pairs read once), one l x l Cholesky solve per restart, and the
-labelled outputs F_p = c_p Q_p[L, L] E_L + l gamma_B Q_p[L, :] T with
-T = sum_q c_q G^{-1} Q_q[:, L] E_L as three GEMMs, instead of a fresh O(m n^3) fit.
+labelled outputs F_p = Q_p[L, :] (c_p E + l gamma_B T) with T = Z(c) E_L, Z(c) = sum_q c_q G^{-1} Q_q[:, L]
+(formed for the whole batch by one GEMM): m GEMMs of l x n by n x (R P), instead of a fresh O(m n^3) fit.
 The c-step works on the (m+1) x (m+1) triangle of the QR of [F | vec Y].
 At the optimum of the f-step the objective equals
 (1/l) <Y_L, E_L> (a quadratic's minimum value), so it is tracked at no cost.
@@ -82,27 +82,31 @@ class OptCSystem:
         for p in range(m):
             self.QLL[p] = QL[p][:, labelled]
             S[pair_index[p, p]] = self.QLL[p]
-        self.Zs = None
+        self.Z = None
         if self.beta > 0:
             # G = I - beta Q_1 (symmetric positive definite), factored once
             Q1 *= -self.beta
             Q1[np.diag_indices(n)] += 1.0
             luG = linalg.lu_factor(Q1, overwrite_a=True, check_finite=False)
             del Q1
-            # Z_q = G^{-1} Q_q[:, L] (n x l); N_pq += beta Q_p[L, :] Z_q, with N_qp = N_pq^T
-            # stacked as Zs (n x ml), columns (q, i) = Z_q[:, i]: one solve with all m l right-hand sides
-            self.Zs = linalg.lu_solve(luG, QL.reshape(m * l, n).T, check_finite=False)
+            # Z_q = G^{-1} Q_q[:, L] (n x l), all m l right-hand sides in one solve, kept as Z (m, n, l);
+            # N_pq += beta Q_p[L, :] Z_q, with N_qp = N_pq^T
+            Zs = linalg.lu_solve(luG, QL.reshape(m * l, n).T, check_finite=False)  # (n, m l)
+            self.Z = np.ascontiguousarray(Zs.reshape(n, m, l).transpose(1, 0, 2))
+            del Zs
             for p in range(m):
                 for q in range(p, m):
-                    W = blas.dgemm(self.beta, QL[p], self.Zs[:, q * l:(q + 1) * l])
+                    W = blas.dgemm(self.beta, QL[p], self.Z[q])
                     S[pair_index[p, q]] += W
                     if q != p:
                         S[pair_index[p, q]] += W.T
         self.S = S
-        self.QL = QL.reshape(m * l, n) if self.beta > 0 else None  # rows (p, i): Q_p[L_i, :]
-        # restarts per batch: the matrices M of a batch hold batch * l^2 numbers (at most ~0.5 GB);
-        # forming them reads N once per batch, so one batch for all restarts is fastest
-        self.batch = max(1, int(5.0e8 // (8 * l * l)))
+        if self.beta > 0:
+            self.QLL = None  # only the gamma_B = 0 path reads it
+        self.QL = QL if self.beta > 0 else None  # QL[p] = Q_p[L, :]
+        # restarts per batch: the matrices M (l x l) and Z(c) (n x l) of a batch hold batch * l (l + n)
+        # numbers (at most ~0.5 GB); forming them reads N and Z once per batch, so one batch is fastest
+        self.batch = max(1, int(5.0e8 // (8 * l * (l + n))))
 
     def solve(self, C):
         """f-step for each row c of C: returns E_L (R, l, P) and F (m, l, R, P).
@@ -114,7 +118,7 @@ class OptCSystem:
         views, so that no operand is copied.
         """
         C = np.atleast_2d(np.asarray(C, dtype=np.float64))
-        R, m, l, P = C.shape[0], self.m, self.l, self.P
+        R, m, n, l, P = C.shape[0], self.m, self.n, self.l, self.P
         E = np.empty((R, l, P))
         F = np.empty((m, l, R, P))  # F[p, :, r, :] = f^p on the labelled points for restart r
         Smat = self.S.reshape(len(self.pairs), l * l)
@@ -136,17 +140,27 @@ class OptCSystem:
                     M[np.diag_indices(l)] += 1.0
                     X = linalg.solve(M, self.Y_L, check_finite=False)
                 Eall[:, j] = X
+            del Mall
             E[start:start + r] = Eall.transpose(1, 0, 2)
-            Eflat = Eall.reshape(l, r * P)
             Fb = F[:, :, start:start + r]
-            for p in range(m):  # c_p Q_p[L, L] E
-                np.multiply(_mm(self.QLL[p], Eflat).reshape(l, r, P), Cb[None, :, p, None], out=Fb[p])
             if self.beta > 0:
-                # X[(q, i), (r, k)] = c_rq E_r[i, k]; T = Zs X; F_p += beta Q_p[L, :] T
-                X = (Cb.T[:, None, :, None] * Eall[None]).reshape(m * l, r * P)
-                QT = _mm(self.QL, _mm(self.Zs, X)).reshape(m, l, r, P)
-                QT *= self.beta
-                Fb += QT
+                # F_p = Q_p[L, :] W_p with W_p = c_p E (on the rows L, zero elsewhere) + beta T and
+                # T = sum_q c_q Z_q E = Z(c) E, Z(c) = sum_q c_q Z_q formed by one GEMM for the batch
+                Zc = _mm(Cb, self.Z.reshape(m, n * l))  # (r, n*l)
+                T = np.empty((n, r, P))
+                for j in range(r):
+                    T[:, j] = _mm(Zc[j].reshape(n, l), Eall[:, j])
+                del Zc
+                T *= self.beta
+                W = np.empty((n, r, P))
+                for p in range(m):
+                    W[:] = T
+                    W[self.labelled] += Cb[None, :, p, None] * Eall
+                    Fb[p] = _mm(self.QL[p], W.reshape(n, r * P)).reshape(l, r, P)
+            else:
+                Eflat = Eall.reshape(l, r * P)
+                for p in range(m):  # F_p = c_p Q_p[L, L] E
+                    np.multiply(_mm(self.QLL[p], Eflat).reshape(l, r, P), Cb[None, :, p, None], out=Fb[p])
         return E, F
 
     def coefficients(self, c, E_L):
@@ -156,7 +170,7 @@ class OptCSystem:
         E[self.labelled] = E_L
         T = None
         if self.beta > 0:
-            T = _mm(self.Zs, (c[:, None, None] * E_L[None]).reshape(-1, P))  # sum_q c_q Z_q E_L
+            T = _mm(np.tensordot(c, self.Z, axes=(0, 0)), E_L)  # sum_q c_q Z_q E_L
         A = np.empty((self.m, n, P))
         for p, (lu, piv) in enumerate(self.factors):
             rhs = c[p] * E
@@ -256,6 +270,7 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
         active = np.ones(self.n_restarts, dtype=bool)
         Ab = np.empty((Y_L.size, m + 1), order="F")
         Ab[:, m] = Y_L.ravel()
+        lwork = max(1, int(lapack.dgeqrf_lwork(Y_L.size, m + 1)[0]))
         for it in range(self.n_iter):
             idx = np.flatnonzero(active)
             if idx.size == 0:
@@ -268,7 +283,9 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
                 # ((l P) x m). With the QR of [A | b], ||A c - b||^2 = ||R c - q||^2 + rho^2, so the
                 # sphere problem is solved on the m x m triangle R (same minimiser, far cheaper).
                 Ab[:, :m] = F[:, :, j, :].reshape(m, -1).T
-                Rab = linalg.qr(Ab, mode="r", overwrite_a=False, check_finite=False)[0]
+                qr, _, _, info = lapack.dgeqrf(Ab, lwork=lwork, overwrite_a=0)  # R of [A | b]: upper triangle
+                Rab = np.zeros((m + 1, m + 1))  # zero rows when l P < m + 1
+                Rab[:min(m + 1, Y_L.size)] = np.triu(qr[:m + 1])
                 R_, q_, rho2 = Rab[:m, :m], Rab[:m, m], Rab[m, m] ** 2
                 c_new = sphere_least_squares(R_, q_, alpha)
                 resid2 = float(np.sum((R_ @ c_new - q_) ** 2)) + rho2
