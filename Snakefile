@@ -24,5 +24,5 @@ include: "workflow/rules/report.smk"
 
 rule all:
     input:
-        report_targets(),
+        [report_targets(d) for d in DATASETS],
     default_target: True

@@ -85,3 +85,46 @@ def test_draws_are_nested_and_disjoint():
     assert np.array_equal(draws[(1, 0)].labelled, draws[(1, 20)].labelled)  # l set independent of u_c
     with pytest.raises(ValueError, match="need 51"):
         draw_training_set(split, 26, 5, 5, u_max=20)
+
+
+def _official_sets():
+    # 3 classes x 12 samples: per class 6 trn, 3 val, 3 tst (like Flowers-17's trn/val/tst, smaller)
+    y = np.repeat(np.arange(3), 12)
+    trn = np.concatenate([np.arange(12 * k, 12 * k + 6) for k in range(3)])
+    val = np.concatenate([np.arange(12 * k + 6, 12 * k + 9) for k in range(3)])
+    tst = np.concatenate([np.arange(12 * k + 9, 12 * k + 12) for k in range(3)])
+    return y, trn, val, tst
+
+
+def test_official_split_draws_labelled_from_trn_and_unlabelled_validation_from_val():
+    from mvl.protocols import Split, draw_training_set, official_split
+
+    y, trn, val, tst = _official_sets()
+    split = official_split(y, trn, val, val, tst, seed=2)
+    np.testing.assert_array_equal(split.test, tst)
+    np.testing.assert_array_equal(split.pool, np.union1d(trn, val))
+    split = Split.from_dict(split.to_dict())  # survives the JSON round trip of the workflow
+    d = draw_training_set(split, l_c=4, u_c=2, n_val_per_class=1)
+    assert set(d.labelled) <= set(trn) and set(d.unlabelled) <= set(val) and set(d.validation) <= set(val)
+    assert not set(d.unlabelled) & set(d.validation)
+    for part, per_class in ((d.labelled, 4), (d.unlabelled, 2), (d.validation, 1)):
+        np.testing.assert_array_equal(np.bincount(y[part], minlength=3), [per_class] * 3)
+    small = draw_training_set(split, l_c=1, u_c=1, n_val_per_class=1)  # nested across l_c and u_c
+    assert set(small.labelled) <= set(d.labelled) and set(small.unlabelled) <= set(d.unlabelled)
+    np.testing.assert_array_equal(small.validation, d.validation)
+    other = official_split(y, trn, val, val, tst, seed=3)
+    assert not np.array_equal(draw_training_set(other, 1, 1, 1).labelled, small.labelled)
+    with pytest.raises(ValueError, match="unlabelled candidates"):
+        draw_training_set(split, l_c=1, u_c=3, n_val_per_class=1)  # 3 val per class: 1 validation + 2 left
+    with pytest.raises(ValueError, match="labelled candidates"):
+        draw_training_set(split, l_c=7, u_c=0, n_val_per_class=1)
+
+
+def test_official_split_rejects_overlaps():
+    from mvl.protocols import official_split
+
+    y, trn, val, tst = _official_sets()
+    with pytest.raises(ValueError, match="test set overlaps"):
+        official_split(y, trn, val, val, np.concatenate([tst, trn[:1]]), seed=0)
+    with pytest.raises(ValueError, match="overlap the labelled"):
+        official_split(y, trn, np.concatenate([val, trn[:1]]), val, tst, seed=0)

@@ -52,6 +52,6 @@ def test_config_schema_rejects_bad_config(tmp_path):
     for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
-    proc = _snakemake("-n", "--config", "n_test_per_class=0", cwd=tmp_path)
+    proc = _snakemake("-n", "--config", "n_val_per_class=0", cwd=tmp_path)
     assert proc.returncode != 0
-    assert "n_test_per_class" in proc.stdout + proc.stderr
+    assert "n_val_per_class" in proc.stdout + proc.stderr

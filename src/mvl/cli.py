@@ -17,28 +17,53 @@ import numpy as np
 from . import io
 
 
-def _load_dataset(name):
+def _load_source(source, data_options):
+    """The raw dataset of a ``source`` (see config ``dataset_settings.<name>.source``)."""
     from .datasets import load_mfeat
 
-    if name == "mfeat":
+    if source == "mfeat":
         return load_mfeat()
-    raise ValueError(f"unknown dataset {name!r} (available: mfeat)")
+    raise ValueError(f"unknown dataset source {source!r} (available: mfeat)")
 
 
 def step_dataset(a):
-    ds = _load_dataset(a.dataset)
-    arrays = {f"view_{v}": X for v, X in zip(ds.view_names, ds.views, strict=True)}
-    io.save_npz(a.out, y=ds.y, view_names=np.array(ds.view_names), **arrays)
-    print(f"[dataset] {ds.name}: n = {ds.n_samples}, views = {list(ds.view_names)} -> {a.out}")
+    ds = _load_source(a.source, json.loads(a.data) if a.data else {})
+    names = list(ds.view_names)
+    wanted = a.views or names
+    missing = [v for v in wanted if v not in names]
+    if missing:
+        raise ValueError(f"dataset {a.dataset}: views {missing} are not in source {a.source!r} (views: {names})")
+    arrays = {}
+    for v in wanted:
+        i = names.index(v)
+        kind = getattr(ds, "view_kinds", None)
+        # full kernel matrices are stored as kernel_<view>, features as view_<view>
+        key = "kernel" if kind is not None and kind[i] == "kernel" else "view"
+        arrays[f"{key}_{v}"] = ds.views[i]
+    extra = getattr(ds, "arrays", None) or {}  # e.g. official splits
+    io.save_npz(a.out, y=ds.y, view_names=np.array(wanted), **extra, **arrays)
+    print(f"[dataset] {a.dataset} (source {a.source}): n = {ds.n_samples}, views = {wanted} -> {a.out}")
 
 
 def step_split(a):
-    from .protocols import stratified_split
+    from .protocols import official_split, stratified_split
 
-    y = np.load(a.dataset_npz)["y"]
-    split = stratified_split(y, a.n_test_per_class, seed=a.seed)
-    io.save_json(a.out, dict(split.to_dict(), seed=a.seed, n_test_per_class=a.n_test_per_class))
-    print(f"[split] seed {a.seed}: pool {split.pool.size}, test {split.test.size} -> {a.out}")
+    data = np.load(a.dataset_npz)
+    y = data["y"]
+    protocol = json.loads(a.protocol)
+    if protocol["type"] == "random":
+        split = stratified_split(y, protocol["n_test_per_class"], seed=a.seed)
+    elif protocol["type"] == "official":
+        keys = [f"split{a.seed}_{role}" for role in ("labelled", "unlabelled", "validation", "test")]
+        absent = [k for k in keys if k not in data.files]
+        if absent:
+            have = sorted({k.split("_")[0] for k in data.files if k.startswith("split")})
+            raise ValueError(f"official split {a.seed} is not in {a.dataset_npz} (missing {absent}; it has {have})")
+        split = official_split(y, *(data[k] for k in keys), seed=a.seed)
+    else:
+        raise ValueError(f"unknown protocol type {protocol['type']!r}")
+    io.save_json(a.out, dict(split.to_dict(), seed=a.seed, protocol=protocol))
+    print(f"[split] seed {a.seed} ({protocol['type']}): pool {split.pool.size}, test {split.test.size} -> {a.out}")
 
 
 def step_kernel(a):
@@ -48,17 +73,26 @@ def step_kernel(a):
     data = np.load(a.dataset_npz)
     split = Split.from_dict(json.loads(open(a.split).read()))
     spec = json.loads(a.kernel)
-    X = data[f"view_{a.view}"]
     kind = spec.get("type", "gaussian")
-    std = bool(spec.get("standardize", True))
-    # kernel parameters (standardisation, bandwidth) come from the training pool only
-    if kind == "gaussian":
-        K, Kt = gaussian_kernel(X[split.pool], X[split.test], bandwidth=spec.get("bandwidth", "median"),
-                                standardize_features=std)
-    elif kind == "linear":
-        K, Kt = linear_kernel(X[split.pool], X[split.test], standardize_features=std)
+    if f"kernel_{a.view}" in data.files:
+        # a full kernel over all samples (precomputed from the raw data): rows/columns of pool and test
+        if kind != "precomputed":
+            raise ValueError(f"view {a.view} is stored as a kernel matrix; set kernel type: precomputed")
+        Kall = data[f"kernel_{a.view}"]
+        K, Kt = Kall[np.ix_(split.pool, split.pool)], Kall[np.ix_(split.test, split.pool)]
     else:
-        raise ValueError(f"unknown kernel type {kind!r}")
+        if kind == "precomputed":
+            raise ValueError(f"kernel type precomputed, but view {a.view} is stored as features")
+        X = data[f"view_{a.view}"]
+        std = bool(spec.get("standardize", True))
+        # kernel parameters (standardisation, bandwidth) come from the training pool only
+        if kind == "gaussian":
+            K, Kt = gaussian_kernel(X[split.pool], X[split.test], bandwidth=spec.get("bandwidth", "median"),
+                                    standardize_features=std)
+        elif kind == "linear":
+            K, Kt = linear_kernel(X[split.pool], X[split.test], standardize_features=std)
+        else:
+            raise ValueError(f"unknown kernel type {kind!r}")
     io.save_npz(a.out, K_pool=K, K_test=Kt)
     print(f"[kernel] view {a.view}: pool {K.shape}, test {Kt.shape} -> {a.out}")
 
@@ -130,12 +164,16 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m mvl.cli", description=__doc__)
     sub = p.add_subparsers(dest="step", required=True)
     s = sub.add_parser("dataset")
-    s.add_argument("--dataset", required=True)
+    s.add_argument("--dataset", required=True, help="name of the dataset entry (results/<name>)")
+    s.add_argument("--source", default=None, help="loader of the raw data (default: the dataset name)")
+    s.add_argument("--views", nargs="*", default=None, help="views to keep, in this order (default: all)")
+    s.add_argument("--data", default=None, help="JSON download/mirror options (config key data)")
     s.add_argument("--out", required=True)
     s = sub.add_parser("split")
+    s.add_argument("--dataset", default="")
     s.add_argument("--dataset-npz", required=True)
     s.add_argument("--seed", type=int, required=True)
-    s.add_argument("--n-test-per-class", type=int, required=True)
+    s.add_argument("--protocol", required=True, help='JSON, e.g. {"type": "random", "n_test_per_class": 100}')
     s.add_argument("--out", required=True)
     s = sub.add_parser("kernel")
     s.add_argument("--dataset-npz", required=True)
@@ -164,6 +202,8 @@ def main(argv=None):
     s.add_argument("--results", required=True)
     s.add_argument("--out", required=True)
     a = p.parse_args(argv)
+    if a.step == "dataset" and a.source is None:
+        a.source = a.dataset
     {"dataset": step_dataset, "split": step_split, "kernel": step_kernel, "run": step_run, "select": step_select,
      "collect": step_collect, "aggregate": step_aggregate}[a.step](a)
     return 0

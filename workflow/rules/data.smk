@@ -1,14 +1,20 @@
 rule dataset:
+    """Raw data of one dataset (embedded, downloaded and verified, or read from the mirror) as one npz:
+    labels, view features or full view kernels, and the official splits where the dataset has them."""
     output:
         f"{RES}/{{dataset}}/dataset.npz",
     params:
         python=PYTHON,
+        source=lambda w: dcfg(w.dataset)["source"],
+        views=lambda w: " ".join(views(w.dataset)),
+        data=data_options(),
     log:
         f"{RES}/{{dataset}}/logs/dataset.log",
     conda:
         "../envs/mvl.yaml"
     shell:
-        '"{params.python}" -m mvl.cli dataset --dataset {wildcards.dataset} --out {output} > {log} 2>&1'
+        '"{params.python}" -m mvl.cli dataset --dataset {wildcards.dataset} --source {params.source} '
+        "--views {params.views} --data {params.data:q} --out {output} > {log} 2>&1"
 
 
 rule split:
@@ -18,14 +24,14 @@ rule split:
         f"{RES}/{{dataset}}/splits/seed{{seed}}.json",
     params:
         python=PYTHON,
-        n_test=config["n_test_per_class"],
+        protocol=lambda w: json.dumps(dcfg(w.dataset)["protocol"], sort_keys=True),
     log:
         f"{RES}/{{dataset}}/logs/split_seed{{seed}}.log",
     conda:
         "../envs/mvl.yaml"
     shell:
         '"{params.python}" -m mvl.cli split --dataset-npz {input} --seed {wildcards.seed} '
-        "--n-test-per-class {params.n_test} --out {output} > {log} 2>&1"
+        "--protocol {params.protocol:q} --out {output} > {log} 2>&1"
 
 
 rule kernel:
@@ -37,7 +43,7 @@ rule kernel:
         f"{RES}/{{dataset}}/kernels/seed{{seed}}/{{view}}.npz",
     params:
         python=PYTHON,
-        spec=json.dumps(config["kernel"], sort_keys=True),
+        spec=lambda w: json.dumps(dcfg(w.dataset)["kernel"], sort_keys=True),
     log:
         f"{RES}/{{dataset}}/logs/kernel_seed{{seed}}_{{view}}.log",
     conda:

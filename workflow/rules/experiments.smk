@@ -4,12 +4,12 @@ rule select_gammas:
     input:
         data=f"{RES}/{{dataset}}/dataset.npz",
         split=f"{RES}/{{dataset}}/splits/seed{{seed}}.json",
-        kernels=[f"{RES}/{{dataset}}/kernels/seed{{seed}}/{v}.npz" for v in VIEWS],
+        kernels=lambda w: [f"{RES}/{w.dataset}/kernels/seed{w.seed}/{v}.npz" for v in views(w.dataset)],
     output:
         f"{RES}/{{dataset}}/selected/u{{uc}}/l{{lc}}/seed{{seed}}.json",
     params:
         python=PYTHON,
-        run=run_params(),
+        run=lambda w: run_params(w.dataset),
     log:
         f"{RES}/{{dataset}}/logs/select_u{{uc}}_l{{lc}}_seed{{seed}}.log",
     conda:
@@ -25,13 +25,15 @@ rule run:
     input:
         data=f"{RES}/{{dataset}}/dataset.npz",
         split=f"{RES}/{{dataset}}/splits/seed{{seed}}.json",
-        kernels=lambda w: [f"{RES}/{w.dataset}/kernels/seed{w.seed}/{v}.npz" for v in method_views(w.method)],
+        kernels=lambda w: [
+            f"{RES}/{w.dataset}/kernels/seed{w.seed}/{v}.npz" for v in method_views(w.dataset, w.method)
+        ],
         selected=selected_input,
     output:
         f"{RES}/{{dataset}}/runs/u{{uc}}/l{{lc}}/{{method}}/seed{{seed}}.csv",
     params:
         python=PYTHON,
-        run=run_params(),
+        run=lambda w: run_params(w.dataset),
         selected=lambda w, input: f"--selected {input.selected}" if input.selected else "",
     log:
         f"{RES}/{{dataset}}/logs/runs/u{{uc}}_l{{lc}}_{{method}}_seed{{seed}}.log",

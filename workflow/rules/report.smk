@@ -12,14 +12,14 @@ rule report:
         optc_objective=f"{RES}/{{dataset}}/figures/optc_objective.png",
     params:
         python=PYTHON,
-        graph=lambda w: config["graph"]["laplacian"]
+        graph=lambda w: dcfg(w.dataset)["graph"]["laplacian"]
         + (
             ", dense kernel weights (paper)"
-            if not config["graph"].get("n_neighbors")
-            else f", symmetrised kNN graph (k = {config['graph']['n_neighbors']})"
+            if not dcfg(w.dataset)["graph"].get("n_neighbors")
+            else f", symmetrised kNN graph (k = {dcfg(w.dataset)['graph']['n_neighbors']})"
         ),
-        kernel=json.dumps(config["kernel"], sort_keys=True),
-        gammas=json.dumps(config["gammas"], sort_keys=True),
+        kernel=lambda w: json.dumps(dcfg(w.dataset)["kernel"], sort_keys=True),
+        gammas=lambda w: json.dumps(dcfg(w.dataset)["gammas"], sort_keys=True),
     log:
         f"{RES}/{{dataset}}/logs/report.log",
     conda:
