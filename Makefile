@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test test-all setup setup-test lint bench clean
+.PHONY: run test test-all setup setup-test lint bench clean ci-workflow refresh-expected
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -30,6 +30,18 @@ lint: setup-test
 ## Benchmark structured vs dense MVL-LS (several minutes).
 bench: setup
 	$(BIN)/python benchmarks/bench_least_squares.py
+
+## The CI profile, then the results-regression check against results/expected/ci/.
+ci-workflow: setup
+	$(BIN)/snakemake --profile profiles/ci
+	$(BIN)/python -m mvl.cli check --summary results/mfeat/summary.csv --expected results/expected/ci/mfeat_summary.csv
+
+## Rewrite the expected CI results on purpose (after an intended change of numbers); commit the diff.
+refresh-expected: setup
+	$(BIN)/snakemake --profile profiles/ci
+	mkdir -p results/expected/ci
+	cp results/mfeat/summary.csv results/expected/ci/mfeat_summary.csv
+	git --no-pager diff --stat -- results/expected
 
 clean:
 	rm -rf results .snakemake

@@ -160,6 +160,22 @@ def step_aggregate(a):
     print(f"[aggregate] {len(summary)} groups -> {a.out}")
 
 
+def step_check(a):
+    from .regression import compare_summaries
+
+    bad = compare_summaries(a.summary, a.expected, atol=a.atol)
+    if len(bad):
+        import pandas as pd
+
+        with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", 500):
+            print(f"[check] {len(bad)} group(s) of {a.summary} differ from {a.expected} (atol {a.atol}):")
+            print(bad.to_string(index=False))
+        print("If the change is intended, refresh the expected values: make refresh-expected")
+        return 1
+    print(f"[check] {a.summary} matches {a.expected} (atol {a.atol})")
+    return 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m mvl.cli", description=__doc__)
     sub = p.add_subparsers(dest="step", required=True)
@@ -201,12 +217,16 @@ def main(argv=None):
     s = sub.add_parser("aggregate")
     s.add_argument("--results", required=True)
     s.add_argument("--out", required=True)
+    s = sub.add_parser("check", help="compare a summary with expected values (results regression)")
+    s.add_argument("--summary", required=True)
+    s.add_argument("--expected", required=True)
+    s.add_argument("--atol", type=float, default=0.01, help="absolute tolerance on accuracies (default 0.01)")
     a = p.parse_args(argv)
     if a.step == "dataset" and a.source is None:
         a.source = a.dataset
-    {"dataset": step_dataset, "split": step_split, "kernel": step_kernel, "run": step_run, "select": step_select,
-     "collect": step_collect, "aggregate": step_aggregate}[a.step](a)
-    return 0
+    steps = {"dataset": step_dataset, "split": step_split, "kernel": step_kernel, "run": step_run,
+             "select": step_select, "collect": step_collect, "aggregate": step_aggregate, "check": step_check}
+    return steps[a.step](a) or 0
 
 
 if __name__ == "__main__":
