@@ -26,9 +26,9 @@ def _job_count(stdout, rule):
 
 
 @pytest.mark.parametrize(
-    # per seed: u0 (mvl_ls, svc_sum, single_views) and semi (mvl_ls, mvl_ls_cv per u_c) per l_c, ablation,
-    # optC (per l_c and iteration count)
-    "profile, seeds, runs_per_seed", [("ci", 2, 2 * 3 + 2 * 2 + 1 + 2 * 2), ("default", 10, 5 * 3 + 5 * 4 + 4 + 5 * 2)]
+    # per seed: u0 (mvl_ls, svc_sum, single_views) and semi (mvl_ls, mvl_ls_cv, single_views per u_c) per l_c,
+    # ablation, optC (per l_c and iteration count)
+    "profile, seeds, runs_per_seed", [("ci", 2, 2 * 3 + 2 * 3 + 1 + 2 * 2), ("default", 10, 5 * 3 + 5 * 6 + 4 + 5 * 2)]
 )
 def test_dry_run(profile, seeds, runs_per_seed, tmp_path):
     # a copy of the workflow in an empty folder, so that no earlier results are reused

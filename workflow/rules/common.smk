@@ -107,7 +107,7 @@ def run_targets(dataset):
             for method in ["mvl_ls", "svc_sum", "single_views"]:
                 out.append(f"{RES}/{dataset}/runs/u0/l{lc}/{method}/seed{seed}.csv")
             for uc in d["unlabelled_per_class"]:
-                for method in ["mvl_ls", "mvl_ls_cv"]:
+                for method in ["mvl_ls", "mvl_ls_cv", "single_views"]:
                     out.append(f"{RES}/{dataset}/runs/u{uc}/l{lc}/{method}/seed{seed}.csv")
         for lc in d["optc"]["labels_per_class"]:
             for it in d["optc"]["iterations"]:

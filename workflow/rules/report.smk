@@ -12,6 +12,7 @@ rule report:
         optc_objective=f"{RES}/{{dataset}}/figures/optc_objective.png",
     params:
         python=PYTHON,
+        source=lambda w: dcfg(w.dataset)["source"],
         graph=lambda w: dcfg(w.dataset)["graph"]["laplacian"]
         + (
             ", dense kernel weights (paper)"
@@ -26,7 +27,7 @@ rule report:
         "../envs/mvl.yaml"
     shell:
         '"{params.python}" -m papermill {input.notebook} {output.notebook}.tmp.ipynb -k python3 '
-        "-p dataset {wildcards.dataset} -p results_csv {input.results} -p summary_csv {input.summary} "
+        "-p dataset {wildcards.dataset} -p source {params.source} -p results_csv {input.results} -p summary_csv {input.summary} "
         "-p fig_png {output.png} -p fig_pdf {output.pdf} -p fig_optc_weights {output.optc_weights} "
         "-p fig_optc_objective {output.optc_objective} -p graph {params.graph:q} "
         "-p kernel {params.kernel:q} -p gammas {params.gammas:q} > {log} 2>&1 "
