@@ -97,6 +97,73 @@ def step_kernel(a):
     print(f"[kernel] view {a.view}: pool {K.shape}, test {Kt.shape} -> {a.out}")
 
 
+PAPER_SOURCES = ("flowers17", "caltech101", "cub")
+
+
+def _data_options(data_json):
+    """Download options: --data JSON, else $MVL_DATA_OPTIONS (set by the workflow), else the defaults."""
+    import os
+
+    from .download import DataOptions
+
+    data_json = data_json or os.environ.get("MVL_DATA_OPTIONS")
+    return DataOptions.from_config({"data": json.loads(data_json) if data_json else {}})
+
+
+def step_prepare(a):
+    """Paper datasets: fetch (verified) and load the raw files once, keep the loaded object (pickle)."""
+    import pickle
+
+    from . import download
+    from . import paper_datasets as P
+
+    options = _data_options(a.data)
+    loader = json.loads(a.loader) if a.loader else {}
+    views = tuple(a.views)
+    if a.source not in PAPER_SOURCES:
+        raise ValueError(f"prepare is for the paper datasets {PAPER_SOURCES}, not {a.source!r}")
+    paths = download.fetch(a.source, options)
+    if a.source == "flowers17":
+        data = P.load_flowers17(paths=paths, views=views)
+    elif a.source == "caltech101":
+        data = P.load_caltech101(split=a.part, views=views, paths=paths)
+    else:
+        data = P.load_cub(paths=paths, image_view=loader.get("image_view"))
+        missing = [v for v in views if v not in data.view_names]
+        if missing:
+            raise ValueError(f"CUB views {missing} are not available (loaded: {list(data.view_names)}); the image "
+                             "view needs data_settings.cub.loader.image_view (see mvl.paper_datasets.load_cub)")
+    with io.atomic_path(a.out) as tmp, open(tmp, "wb") as fh:
+        pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    print(f"[prepare] {a.dataset} (source {a.source}, part {a.part}): views {list(views)} -> {a.out}")
+
+
+def _paper_draw_kernels(a, method, params):
+    """Kernels of one draw of a paper dataset (the loaders' own protocols, Section 7.2)."""
+    import pickle
+
+    from . import paper_datasets as P
+
+    with open(a.prepared, "rb") as fh:
+        data = pickle.load(fh)
+    views = json.loads(a.views) if a.views else None
+    needs_val = method in ("mvl_ls_cv", "select") or method.startswith("mvl_ls_optc")
+    n_val = int(params["n_val_per_class"]) if needs_val else 0
+    if a.source == "flowers17":
+        draw = P.flowers17_draw(data, split=a.seed, l_c=a.lc, u_c=a.uc, seed=int(params.get("draw_seed", 0)))
+    elif a.source == "caltech101":
+        draw = P.caltech101_draw(data, l_c=a.lc, u_c=a.uc, n_val_per_class=n_val,
+                                 seed=int(params.get("draw_seed", 0)))
+    elif a.source == "cub":
+        draw = P.cub_draw(data, l_c=a.lc, u_c=a.uc, seed=a.seed, u_max=max(a.uc, int(params.get("u_max", 0))))
+    else:
+        raise ValueError(f"unknown paper dataset source {a.source!r}")
+    pr = data.problem(draw, views)
+    y_val = np.empty(0, dtype=np.int64) if pr.y_val is None else pr.y_val
+    return dict(K_tr=pr.K, y_train=pr.y, K_te=pr.K_test, y_test=pr.y_test, K_va=pr.K_val, y_val=y_val,
+                n_labelled=int(draw.labelled.size)), list(pr.view_names)
+
+
 def _load_run_inputs(a):
     from .protocols import Split
 
@@ -107,10 +174,15 @@ def _load_run_inputs(a):
 
 
 def step_select(a):
-    from .experiments import select_gammas
+    from .experiments import select_gammas, select_gammas_on_draw
 
-    data, split, K_pool, K_test = _load_run_inputs(a)
-    sel = select_gammas(K_pool, K_test, data["y"], split, a.lc, a.uc, json.loads(a.params))
+    if a.prepared:
+        params = json.loads(a.params)
+        d, _ = _paper_draw_kernels(a, "select", params)
+        sel = select_gammas_on_draw(d, a.lc, a.uc, params)
+    else:
+        data, split, K_pool, K_test = _load_run_inputs(a)
+        sel = select_gammas(K_pool, K_test, data["y"], split, a.lc, a.uc, json.loads(a.params))
     io.save_json(a.out, sel)
     print(f"[select] l_c={a.lc} u_c={a.uc} seed={a.seed}: gamma_A={sel['gamma_A']:g} gamma_B={sel['gamma_B']:g} "
           f"gamma_W={sel['gamma_W']:g} (validation accuracy {sel['val_accuracy']:.4f}, "
@@ -118,15 +190,29 @@ def step_select(a):
 
 
 def step_run(a):
-    from .experiments import method_views, run_method
+    from .experiments import method_views, run_method, run_on_draw
 
+    selected = json.loads(open(a.selected).read()) if a.selected else None
+    if a.prepared:
+        params = json.loads(a.params)
+        t0 = time.perf_counter()
+        all_views = json.loads(a.views)
+        views = method_views(a.method, all_views)
+        a.views = json.dumps(views)
+        d, names = _paper_draw_kernels(a, a.method, params)
+        rows = run_on_draw(a.method, d, a.lc, a.uc, params, names, dataset=a.dataset, seed=a.seed,
+                           selected=selected)
+        io.save_rows_csv(a.out, rows)
+        accs = ", ".join(f"{r['accuracy']:.4f}" for r in rows)
+        print(f"[run] {a.dataset} {a.method} l_c={a.lc} u_c={a.uc} split/seed={a.seed}: accuracy {accs} "
+              f"({time.perf_counter() - t0:.2f} s) -> {a.out}")
+        return
     data, split, K_pool, K_test = _load_run_inputs(a)
     view_names = [str(v) for v in data["view_names"]]
     params = json.loads(a.params)
     views = method_views(a.method, view_names)
     if len(a.kernels) != len(views):
         raise ValueError(f"method {a.method} uses views {views} but {len(a.kernels)} kernel files were given")
-    selected = json.loads(open(a.selected).read()) if a.selected else None
     t0 = time.perf_counter()
     rows = run_method(a.method, K_pool, K_test, data["y"], split, a.lc, a.uc, params, views,
                       dataset=a.dataset, seed=a.seed, selected=selected)
@@ -197,12 +283,25 @@ def main(argv=None):
     s.add_argument("--view", required=True)
     s.add_argument("--kernel", required=True, help="JSON kernel spec")
     s.add_argument("--out", required=True)
+    s = sub.add_parser("prepare", help="paper datasets: fetch, verify and load the raw files once")
+    s.add_argument("--dataset", required=True)
+    s.add_argument("--source", required=True, choices=PAPER_SOURCES)
+    s.add_argument("--views", nargs="+", required=True)
+    s.add_argument("--part", type=int, default=0, help="Caltech-101: the split whose kernels to load")
+    s.add_argument("--data", default=None, help="JSON download/mirror options (config key data)")
+    s.add_argument("--loader", default=None, help="JSON extra loader options (e.g. CUB image_view)")
+    s.add_argument("--out", required=True)
     for step in ("run", "select"):
         s = sub.add_parser(step)
         s.add_argument("--dataset", required=True)
-        s.add_argument("--dataset-npz", required=True)
-        s.add_argument("--split", required=True)
-        s.add_argument("--kernels", nargs="+", required=True)
+        # features/kernel datasets: the dataset npz, the split and per-view kernels
+        s.add_argument("--dataset-npz", default=None)
+        s.add_argument("--split", default=None)
+        s.add_argument("--kernels", nargs="+", default=None)
+        # paper datasets: the prepared object, its source and the views (JSON list)
+        s.add_argument("--prepared", default=None)
+        s.add_argument("--source", default=None)
+        s.add_argument("--views", default=None)
         s.add_argument("--lc", type=int, required=True)
         s.add_argument("--uc", type=int, required=True)
         s.add_argument("--seed", type=int, required=True)
@@ -224,8 +323,11 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.step == "dataset" and a.source is None:
         a.source = a.dataset
-    steps = {"dataset": step_dataset, "split": step_split, "kernel": step_kernel, "run": step_run,
-             "select": step_select, "collect": step_collect, "aggregate": step_aggregate, "check": step_check}
+    if a.step in ("run", "select") and not a.prepared and not (a.dataset_npz and a.split and a.kernels):
+        p.error(f"{a.step}: give --dataset-npz, --split and --kernels, or --prepared with --source and --views")
+    steps = {"prepare": step_prepare, "dataset": step_dataset, "split": step_split, "kernel": step_kernel,
+             "run": step_run, "select": step_select, "collect": step_collect, "aggregate": step_aggregate,
+             "check": step_check}
     return steps[a.step](a) or 0
 
 

@@ -33,7 +33,7 @@ from .least_squares import MVLLeastSquares, grid_decision_functions
 from .optc import MVLLeastSquaresOptC
 from .protocols import Split, draw_training_set
 
-__all__ = ["run_method", "select_gammas", "METHODS", "method_views"]
+__all__ = ["run_method", "run_on_draw", "select_gammas", "select_gammas_on_draw", "METHODS", "method_views"]
 
 METHODS = ("mvl_ls", "mvl_ls_cv", "mvl_ls_ablation", "svc_sum", "single_views")
 
@@ -84,6 +84,13 @@ def select_gammas(K_pool, K_test, y, split, l_c, u_c, params):
         split = Split.from_dict(split)
     d = _draw_kernels(np.asarray(K_pool, float), np.asarray(K_test, float), np.asarray(y), split, l_c, u_c,
                       params)
+    return select_gammas_on_draw(d, l_c, u_c, params)
+
+
+def select_gammas_on_draw(d, l_c, u_c, params):
+    """:func:`select_gammas` on the kernels of one draw (``K_tr``, ``y_train``, ``K_va``, ``y_val``)."""
+    if d.get("K_va") is None or len(d["y_val"]) == 0:
+        raise ValueError("gamma selection needs a validation set, and this draw has none")
     grid = params["grid"]
     t0 = time.perf_counter()
     out, classes = grid_decision_functions(d["K_tr"], d["y_train"], d["K_va"], grid["A"], grid["B"], grid["W"],
@@ -117,6 +124,13 @@ def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, d
     K_test = np.asarray(K_test, dtype=np.float64)
     y = np.asarray(y)
     d = _draw_kernels(K_pool, K_test, y, split, l_c, u_c, params)
+    return run_on_draw(method, d, l_c, u_c, params, view_names, dataset=dataset, seed=seed, selected=selected)
+
+
+def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, selected=None):
+    """:func:`run_method` on the kernels of one draw: a dict with ``K_tr`` (m, n, n; labelled first),
+    ``y_train`` (-1 = unlabelled), ``K_te`` (m, t, n), ``y_test``, ``K_va`` (m, v, n) and ``y_val``
+    (validation; may be empty) and ``n_labelled``. The paper datasets' loaders produce these directly."""
     K_tr, K_te, y_train, y_test = d["K_tr"], d["K_te"], d["y_train"], d["y_test"]
     gA, gB, gW = (float(params["gammas"][k]) for k in ("A", "B", "W"))
     lap, knn = params["laplacian"], params.get("n_neighbors")
@@ -136,9 +150,9 @@ def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, d
     if method == "single_views":
         rows = []
         for p, name in enumerate(view_names):
-            for row in run_method(f"view_{name}", K_pool[p:p + 1], K_test[p:p + 1], y, split, l_c, u_c,
-                                  params, [name], dataset=dataset, seed=seed):
-                rows.append(row)
+            one = dict(d, K_tr=K_tr[p:p + 1], K_te=K_te[p:p + 1],
+                       K_va=None if d.get("K_va") is None else d["K_va"][p:p + 1])
+            rows += run_on_draw(f"view_{name}", one, l_c, u_c, params, [name], dataset=dataset, seed=seed)
         return rows
     if method == "mvl_ls" or method.startswith("view_"):
         fit_eval((gA, gB, gW), "fixed")
@@ -147,22 +161,24 @@ def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, d
             for w in (0.0, gW):
                 fit_eval((gA, b, w), "ablation")
     elif method == "mvl_ls_cv":
-        sel = selected if selected is not None else select_gammas(K_pool, K_test, y, split, l_c, u_c, params)
+        sel = selected if selected is not None else select_gammas_on_draw(d, l_c, u_c, params)
         fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "selected",
                  {k: sel[k] for k in ("val_accuracy", "grid_seconds", "grid_size", "selected_at_l_c")})
     elif _optc_iterations(method):
         opt = params["optc"]
-        d_va = d["K_va"]
+        has_val = d.get("K_va") is not None and len(d["y_val"]) > 0  # CUB has no validation set
+        d_va, y_va = (d["K_va"], d["y_val"]) if has_val else (None, None)
         t0 = time.perf_counter()
         model = MVLLeastSquaresOptC(gA, gB, gW, alpha=float(opt.get("alpha", 1.0)),
                                     n_restarts=int(opt.get("n_restarts", 20)), n_iter=_optc_iterations(method),
                                     tol=float(opt.get("tol", 1e-8)), laplacian=lap, n_neighbors=knn,
                                     random_state=[int(opt.get("seed", 0)), int(seed), int(l_c), int(u_c)])
-        model.fit(K_tr, y_train, d_va, d["y_val"])
+        model.fit(K_tr, y_train, d_va, y_va)
         seconds = time.perf_counter() - t0
         rows.append(dict(base, gamma_A=gA, gamma_B=gB, gamma_W=gW, gamma_choice="fixed",
                          accuracy=model.score(K_te, y_test), fit_seconds=seconds,
-                         val_accuracy=float(model.validation_scores_[model.best_restart_]),
+                         val_accuracy=(float(model.validation_scores_[model.best_restart_]) if has_val
+                                       else np.nan),
                          optc_c=json.dumps([round(float(v), 10) for v in model.c_]),
                          optc_best_restart=int(model.best_restart_),
                          optc_objective=json.dumps(np.round(model.objective_history_, 12).tolist())))

@@ -62,6 +62,40 @@ def u_max(dataset):
     return max(list(d["unlabelled_per_class"]) + list(d["ablation"]["unlabelled_per_class"]) + [0])
 
 
+PAPER_SOURCES = ("flowers17", "caltech101", "cub")
+
+
+def is_paper(dataset):
+    """Paper datasets (Section 7.2) come with their own protocols and are loaded by mvl.paper_datasets."""
+    return dcfg(dataset)["source"] in PAPER_SOURCES
+
+
+def prepared_path(dataset, seed):
+    """The loaded raw data a run needs: one per Caltech-101 split (its own kernel files), else one."""
+    part = int(seed) if dcfg(dataset)["source"] == "caltech101" else 0
+    return f"{RES}/{dataset}/prepared/part{part}.pkl"
+
+
+def run_inputs(w):
+    """Inputs of run/select: the prepared paper dataset, or dataset npz + split + per-view kernels."""
+    if is_paper(w.dataset):
+        return {"prepared": prepared_path(w.dataset, w.seed)}
+    method = getattr(w, "method", "")
+    return {
+        "data": f"{RES}/{w.dataset}/dataset.npz",
+        "split": f"{RES}/{w.dataset}/splits/seed{w.seed}.json",
+        "kernels": [f"{RES}/{w.dataset}/kernels/seed{w.seed}/{v}.npz" for v in method_views(w.dataset, method)],
+    }
+
+
+def run_args(w, input):
+    """Command-line arguments for the inputs of :func:`run_inputs`."""
+    if is_paper(w.dataset):
+        d = dcfg(w.dataset)
+        return f"--prepared {input.prepared} --source {d['source']} --views '{json.dumps(d['views'])}'"
+    return f"--dataset-npz {input.data} --split {input.split} --kernels {' '.join(input.kernels)}"
+
+
 def run_params(dataset):
     """Parameters of every run of one dataset, as JSON for the command line."""
     d = dcfg(dataset)
@@ -75,14 +109,15 @@ def run_params(dataset):
             "u_max": u_max(dataset),
             "svc_C": d["svc_C"],
             "optc": d["optc"],
+            "draw_seed": d.get("draw_seed", 0),
         },
         sort_keys=True,
     )
 
 
-def data_options():
-    """Download/mirror options of the dataset step, as JSON."""
-    return json.dumps(config["data"], sort_keys=True)
+# Where raw data come from (cache, mirror, URLs) does not change what they are (files are verified),
+# so the options reach the jobs through the environment, not as params that would trigger reruns.
+os.environ.update(MVL_DATA_OPTIONS=json.dumps(config["data"], sort_keys=True))
 
 
 def selected_input(w):
@@ -97,17 +132,22 @@ def method_views(dataset, method):
     return [method[len("view_"):]] if method.startswith("view_") else views(dataset)
 
 
+DEFAULT_METHODS = {"supervised": ["mvl_ls", "svc_sum", "single_views"], "semi": ["mvl_ls", "mvl_ls_cv", "single_views"]}
+
+
 def run_targets(dataset):
     """One job per (split seed, l_c, u_c, method); u_c = 0 is the supervised setting."""
     d = dcfg(dataset)
     out = []
+    methods = dict(DEFAULT_METHODS, **d.get("methods", {}))
+    semi_lc = d.get("semi_labels_per_class") or d["labels_per_class"]
     for seed in d["seeds"]:
         for lc in d["labels_per_class"]:
             # single_views: each view alone, one job writing one row per view
-            for method in ["mvl_ls", "svc_sum", "single_views"]:
+            for method in methods["supervised"]:
                 out.append(f"{RES}/{dataset}/runs/u0/l{lc}/{method}/seed{seed}.csv")
-            for uc in d["unlabelled_per_class"]:
-                for method in ["mvl_ls", "mvl_ls_cv", "single_views"]:
+            for uc in d["unlabelled_per_class"] if lc in semi_lc else []:
+                for method in methods["semi"]:
                     out.append(f"{RES}/{dataset}/runs/u{uc}/l{lc}/{method}/seed{seed}.csv")
         for lc in d["optc"]["labels_per_class"]:
             for it in d["optc"]["iterations"]:
@@ -127,3 +167,31 @@ def report_targets(dataset):
         f"{RES}/{dataset}/figures/optc_objective.png",
         f"{RES}/{dataset}/summary.csv",
     ]
+
+
+def _check_raw_data():
+    """Before any job: the raw files of every paper dataset still to be prepared can be obtained.
+
+    Offline (data.offline or $MVL_OFFLINE) without a file in the mirror or the cache, this stops the run
+    with one message naming the missing files, their URLs and the mirror option.
+    """
+    todo = sorted(
+        {
+            dcfg(d)["source"]
+            for d in DATASETS
+            if is_paper(d) and not all(os.path.exists(prepared_path(d, s)) for s in dcfg(d)["seeds"])
+        }
+    )
+    if not todo:
+        return
+    from mvl import download
+
+    options = download.DataOptions.from_config({"data": config["data"]}, base_dir=workflow.basedir)
+    try:
+        download.check_available(todo, options)
+    except download.DataError as err:
+        sys.stderr.write(f"\nRaw data missing; no job was started.\n\n{err}\n\n")
+        sys.exit(1)
+
+
+_check_raw_data()

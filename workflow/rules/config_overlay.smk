@@ -1,23 +1,24 @@
-# Profiles select a config overlay with `config: [profile=NAME]`: config/NAME.yaml is merged
-# over config/config.yaml (nested keys merged, lists replaced); values given with --config win.
+# Profiles add config files with `configfile: [config/NAME.yaml]`, merged by Snakemake over
+# config/config.yaml (nested keys merged, lists replaced); values given with --config win.
 import yaml as _yaml
 
 
-def _merge(base, over):
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
-        else:
-            base[key] = value
+def _scalars(value):
+    """--config parses nested values as strings ('true', '1e-6'): read such leaves as YAML scalars."""
+    if isinstance(value, dict):
+        return {k: _scalars(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scalars(v) for v in value]
+    if isinstance(value, str):
+        try:
+            parsed = _yaml.safe_load(value)
+        except _yaml.YAMLError:
+            return value
+        return parsed if isinstance(parsed, (bool, int, float)) or parsed is None else value
+    return value
 
 
-_PROFILE = str(config.get("profile", "default"))
-if _PROFILE != "default":
-    _overlay_path = f"config/{_PROFILE}.yaml"
-    if not os.path.exists(_overlay_path):
-        raise ValueError(f"profile={_PROFILE}: config overlay {_overlay_path} does not exist")
-    with open(_overlay_path) as _fh:
-        _overlay = _yaml.safe_load(_fh) or {}
-    _cli = {k: v for k, v in config.items() if k in (workflow.config_settings.config or {})}
-    _merge(config, _overlay)
-    _merge(config, _cli)
+for _key in list(workflow.config_settings.config or {}):
+    if _key in config and isinstance(config[_key], dict):
+        config[_key] = _scalars(config[_key])
+

@@ -7,14 +7,13 @@ rule dataset:
         python=PYTHON,
         source=lambda w: dcfg(w.dataset)["source"],
         views=lambda w: " ".join(views(w.dataset)),
-        data=data_options(),
     log:
         f"{RES}/{{dataset}}/logs/dataset.log",
     conda:
         "../envs/mvl.yaml"
     shell:
         '"{params.python}" -m mvl.cli dataset --dataset {wildcards.dataset} --source {params.source} '
-        "--views {params.views} --data {params.data:q} --out {output} > {log} 2>&1"
+        "--views {params.views} --out {output} > {log} 2>&1"
 
 
 rule split:
@@ -51,3 +50,25 @@ rule kernel:
     shell:
         '"{params.python}" -m mvl.cli kernel --dataset-npz {input.data} --split {input.split} '
         "--view {wildcards.view} --kernel {params.spec:q} --out {output} > {log} 2>&1"
+
+
+rule prepare:
+    """Paper datasets (Flowers-17, Caltech-101, CUB-200-2011): fetch the raw files (verified; from the
+    mirror, the cache or the canonical URLs) and load them once; runs draw from the loaded object."""
+    output:
+        f"{RES}/{{dataset}}/prepared/part{{part}}.pkl",
+    wildcard_constraints:
+        part=r"\d+",
+    params:
+        python=PYTHON,
+        source=lambda w: dcfg(w.dataset)["source"],
+        views=lambda w: " ".join(views(w.dataset)),
+        loader=lambda w: json.dumps(dcfg(w.dataset).get("loader", {}), sort_keys=True),
+    log:
+        f"{RES}/{{dataset}}/logs/prepare_part{{part}}.log",
+    conda:
+        "../envs/mvl.yaml"
+    shell:
+        '"{params.python}" -m mvl.cli prepare --dataset {wildcards.dataset} --source {params.source} '
+        "--views {params.views} --part {wildcards.part} --loader {params.loader:q} "
+        "--out {output} > {log} 2>&1"

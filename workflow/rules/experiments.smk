@@ -2,37 +2,33 @@ rule select_gammas:
     """(gamma_A, gamma_B, gamma_W) selected on the validation set over the grid, once per split and u_c,
     at l_c = grid_labels_per_class (the paper, Section 7.3: selected at l_c = 10, kept for every l_c)."""
     input:
-        data=f"{RES}/{{dataset}}/dataset.npz",
-        split=f"{RES}/{{dataset}}/splits/seed{{seed}}.json",
-        kernels=lambda w: [f"{RES}/{w.dataset}/kernels/seed{w.seed}/{v}.npz" for v in views(w.dataset)],
+        unpack(run_inputs),
     output:
         f"{RES}/{{dataset}}/selected/u{{uc}}/l{{lc}}/seed{{seed}}.json",
     params:
         python=PYTHON,
+        inputs=run_args,
         run=lambda w: run_params(w.dataset),
     log:
         f"{RES}/{{dataset}}/logs/select_u{{uc}}_l{{lc}}_seed{{seed}}.log",
     conda:
         "../envs/mvl.yaml"
     shell:
-        '"{params.python}" -m mvl.cli select --dataset {wildcards.dataset} --dataset-npz {input.data} '
-        "--split {input.split} --kernels {input.kernels} --lc {wildcards.lc} --uc {wildcards.uc} "
+        '"{params.python}" -m mvl.cli select --dataset {wildcards.dataset} {params.inputs} '
+        "--lc {wildcards.lc} --uc {wildcards.uc} "
         "--seed {wildcards.seed} --params {params.run:q} --out {output} > {log} 2>&1"
 
 
 rule run:
     """One method on one draw (split seed, l_c labelled and u_c unlabelled per class)."""
     input:
-        data=f"{RES}/{{dataset}}/dataset.npz",
-        split=f"{RES}/{{dataset}}/splits/seed{{seed}}.json",
-        kernels=lambda w: [
-            f"{RES}/{w.dataset}/kernels/seed{w.seed}/{v}.npz" for v in method_views(w.dataset, w.method)
-        ],
+        unpack(run_inputs),
         selected=selected_input,
     output:
         f"{RES}/{{dataset}}/runs/u{{uc}}/l{{lc}}/{{method}}/seed{{seed}}.csv",
     params:
         python=PYTHON,
+        inputs=run_args,
         run=lambda w: run_params(w.dataset),
         selected=lambda w, input: f"--selected {input.selected}" if input.selected else "",
     log:
@@ -40,8 +36,8 @@ rule run:
     conda:
         "../envs/mvl.yaml"
     shell:
-        '"{params.python}" -m mvl.cli run --dataset {wildcards.dataset} --dataset-npz {input.data} '
-        "--split {input.split} --kernels {input.kernels} --method {wildcards.method} "
+        '"{params.python}" -m mvl.cli run --dataset {wildcards.dataset} {params.inputs} '
+        "--method {wildcards.method} "
         "--lc {wildcards.lc} --uc {wildcards.uc} --seed {wildcards.seed} --params {params.run:q} "
         "{params.selected} --out {output} > {log} 2>&1"
 
