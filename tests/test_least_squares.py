@@ -487,3 +487,61 @@ def test_property_structured_equals_dense(m, P, n_extra, frac, log_gA, gB, gW, s
 def test_package_exports():
     assert mvl.MVLLeastSquares is MVLLeastSquares
     assert callable(mvl.grid_decision_functions)
+
+
+def _hard_kernels():
+    """Duplicated samples (singular Gaussian kernel), a numerically rank-one view, a well-posed view."""
+    rng = np.random.default_rng(0)
+    X = [rng.standard_normal((40, 2)) for _ in range(3)]
+    X[0][20:] = X[0][:20]
+
+    def gauss(x, s):
+        return np.exp(-((x[:, None] - x[None]) ** 2).sum(-1) / (2 * s * s))
+
+    K = np.stack([gauss(X[0], 1.0), gauss(X[1], 1e3), gauss(X[2], 0.5)])
+    y = np.repeat(np.arange(3), 14)[:40]
+    y[30:] = -1
+    return K, y
+
+
+@pytest.mark.parametrize("gammas", [(1e-10, 0.0, 0.0), (1e-10, 1e-6, 1e-6)])
+def test_numerically_hard_input_agrees_with_dense(gammas):
+    """gamma_A = 1e-10 with duplicated samples and a rank-deficient view: finite, and the outputs on the
+    training points agree with the dense textbook solve to 1e-5 (relative), no warning."""
+    import warnings
+
+    K, y = _hard_kernels()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = MVLLeastSquares(*gammas).fit(K, y)
+    b = MVLLeastSquares(*gammas, solver="dense").fit(K, y)
+    fa, fb = (np.einsum("pij,pjk->pik", K, m.coef_) for m in (a, b))
+    assert np.all(np.isfinite(a.coef_)) and np.isfinite(a.condition_estimate_)
+    assert np.max(np.abs(fa - fb)) <= 1e-5 * np.max(np.abs(fb))
+
+
+def test_ill_conditioned_solve_warns_with_condition_estimate():
+    from mvl.least_squares import ILL_CONDITIONED, IllConditionedWarning
+
+    K, y = _hard_kernels()
+    with pytest.warns(IllConditionedWarning, match=r"condition estimate \d\.\de\+\d+"):
+        model = MVLLeastSquares(1e-18, 1e-6, 1e-6).fit(K, y)
+    assert model.condition_estimate_ > ILL_CONDITIONED and np.all(np.isfinite(model.coef_))
+    # the estimate tracks the true 1-norm condition number (LAPACK's estimate is within a small factor):
+    # single view, gamma_B = gamma_W = 0: H_1 = l gamma_A I and the coupled system I + Q_1[L, L]
+    K1 = K[2:3]
+    model = MVLLeastSquares(1e-3).fit(K1, y)
+    lab = np.flatnonzero(y >= 0)
+    Q = K1[0] @ np.linalg.inv((K1[0] * 0) + 30 * 1e-3 * np.eye(40))  # Q_1 = K H^{-1}, H = l gamma_A I
+    S = np.eye(len(lab)) + Q[np.ix_(lab, lab)]
+    exact = max(np.linalg.cond(S, 1), np.linalg.cond(30 * 1e-3 * np.eye(40), 1))
+    assert exact / 10 <= model.condition_estimate_ <= exact * 10
+
+
+def test_nan_never_silent(monkeypatch):
+    import mvl.least_squares as ls
+
+    K, y = _hard_kernels()
+    monkeypatch.setattr(ls, "solve_structured", lambda *a, **k: np.full((3, 40, 3), np.nan))
+    with pytest.raises(FloatingPointError, match="NaN"):
+        MVLLeastSquares(1e-5).fit(K, y)

@@ -36,6 +36,7 @@ O(m n^2) memory instead of O((mn)^3) and O((mn)^2) for the dense system.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 from scipy import linalg
@@ -89,8 +90,11 @@ def _laplacians(K, laplacian, n_neighbors, gamma_W):
     return None if gamma_W == 0 else L
 
 
-def _factor_view(Kp, Lp, m, delta, beta, omega, p=0):
+def _factor_view(Kp, Lp, m, delta, beta, omega, p=0, rconds=None):
     """LU of H_p^T, H_p = (beta m I + omega L^p) K^p + delta I; returns LAPACK (lu, piv).
+
+    If ``rconds`` is a list, the reciprocal condition number of H_p (LAPACK dgecon, 1-norm, O(n^2)
+    from the LU) is appended to it.
 
     H_p^T = K^p M_p^T + delta I is formed with scipy's dgemm on Fortran-ordered views (x.T of a
     C-ordered x): nothing is copied, and numpy's separate OpenBLAS pool is never woken (alternating
@@ -106,10 +110,19 @@ def _factor_view(Kp, Lp, m, delta, beta, omega, p=0):
     else:
         HT = np.asfortranarray((beta * m) * Kp)
     HT[diag] += delta
+    anorm = float(np.abs(HT).sum(axis=0).max()) if rconds is not None else 0.0  # 1-norm of H_p^T
     lu, piv, info = lapack.dgetrf(HT, overwrite_a=True)
     if info != 0:
         raise np.linalg.LinAlgError(f"H_p of view {p} is singular (dgetrf info {info})")
+    if rconds is not None:
+        rconds.append(_rcond(lu, anorm))
     return lu, piv
+
+
+def _rcond(lu, anorm):
+    """Reciprocal 1-norm condition estimate from an LU factorisation (LAPACK dgecon)."""
+    rcond, info = lapack.dgecon(lu, anorm, norm="1")
+    return float(rcond) if info == 0 else 0.0
 
 
 def _view_Q(lu, piv, Kp):
@@ -121,14 +134,16 @@ def _view_Q(lu, piv, Kp):
     return X
 
 
-def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
+def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, info=None):
     """Solve eq (67)-(68) view by view; returns coefficients A of shape (m, n, P).
 
     ``labelled`` indexes the l labelled rows of the n training points and
     ``Y_L`` (l x P) holds their targets. ``L`` is (m, n, n) or None if
     gamma_W = 0. ``K`` must be exactly symmetric per view (as returned by
-    :func:`mvl._validation.check_multiview_kernels`).
+    :func:`mvl._validation.check_multiview_kernels`). If ``info`` is a dict, ``info["rcond"]`` receives
+    the smallest reciprocal condition estimate of the factored matrices (the H_p and the coupled system).
     """
+    rconds = [] if info is not None else None
     m, n, _ = K.shape
     l = len(labelled)
     P = Y_L.shape[1]
@@ -144,7 +159,7 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
     Q1 = S[l:, l:] if beta > 0 else None
     for p in range(m):
         Kp = K[p]
-        lu, piv = _factor_view(Kp, None if L is None else L[p], m, delta, beta, omega, p)
+        lu, piv = _factor_view(Kp, None if L is None else L[p], m, delta, beta, omega, p, rconds)
         factors.append((lu, piv))
         X = _view_Q(lu, piv, Kp)
         Qp = X.T  # C-ordered view of Q_p^T = Q_p
@@ -166,14 +181,23 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
         rhs = np.zeros((l + n, P))
         rhs[:l] = Y_L
         # S is C-ordered: solve with S^T's LU (Fortran view, no copy) and trans=1
-        lu_S, piv_S, info = lapack.dgetrf(S.T, overwrite_a=True)
-        if info != 0:
-            raise np.linalg.LinAlgError(f"coupled system is singular (dgetrf info {info})")
-        sol, info = lapack.dgetrs(lu_S, piv_S, rhs, trans=1)
+        anorm = float(np.abs(S).sum(axis=1).max()) if rconds is not None else 0.0  # 1-norm of S^T
+        lu_S, piv_S, err = lapack.dgetrf(S.T, overwrite_a=True)
+        if err != 0:
+            raise np.linalg.LinAlgError(f"coupled system is singular (dgetrf info {err})")
+        if rconds is not None:
+            rconds.append(_rcond(lu_S, anorm))
+        sol, err = lapack.dgetrs(lu_S, piv_S, rhs, trans=1)
         E_L, T = sol[:l], sol[l:]
     else:
         Qcc_LL[np.diag_indices(l)] += 1.0
-        E_L = linalg.solve(Qcc_LL, Y_L, overwrite_a=True, check_finite=False)
+        anorm = float(np.abs(Qcc_LL).sum(axis=0).max()) if rconds is not None else 0.0
+        lu_S, piv_S, err = lapack.dgetrf(Qcc_LL, overwrite_a=True)
+        if err != 0:
+            raise np.linalg.LinAlgError(f"coupled system is singular (dgetrf info {err})")
+        if rconds is not None:
+            rconds.append(_rcond(lu_S, anorm))
+        E_L, err = lapack.dgetrs(lu_S, piv_S, np.asarray(Y_L, dtype=np.float64))
         T = None
     E = np.zeros((n, P))
     E[labelled] = E_L
@@ -182,7 +206,9 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
         rhs = c[p] * E
         if T is not None:
             rhs += beta * T
-        A[p], info = lapack.dgetrs(lu, piv, rhs, trans=1)  # H_p A_p = rhs, from the LU of H_p^T
+        A[p], err = lapack.dgetrs(lu, piv, rhs, trans=1)  # H_p A_p = rhs, from the LU of H_p^T
+    if info is not None:
+        info["rcond"] = min(rconds) if rconds else 1.0
     return A
 
 
@@ -222,6 +248,26 @@ def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
 
 
 _SOLVERS = {"structured": solve_structured, "auto": solve_structured, "dense": solve_dense}
+
+
+# Above this 1-norm condition estimate (LAPACK dgecon) of a factored matrix, fit() warns: with float64
+# (eps ~ 1e-16) the coefficients may then have lost more than ~4 significant digits.
+ILL_CONDITIONED = 1e12
+
+
+def _check_solution(coef, condition, gamma_A):
+    """Never NaN silently; warn (with the estimate) when the system was numerically ill-conditioned."""
+    if not np.all(np.isfinite(coef)):
+        raise FloatingPointError(f"the solution has NaN or inf entries (condition estimate {condition:.1e}); "
+                                 f"increase gamma_A (now {gamma_A:g}) or check the kernels")
+    if condition > ILL_CONDITIONED:
+        warnings.warn(f"ill-conditioned system: condition estimate {condition:.1e} > {ILL_CONDITIONED:.0e}; "
+                      f"the coefficients may be inaccurate (increase gamma_A, now {gamma_A:g})",
+                      IllConditionedWarning, stacklevel=3)
+
+
+class IllConditionedWarning(UserWarning):
+    """A solve was numerically ill-conditioned (see ``condition_estimate_``)."""
 
 
 class MultiViewEstimatorMixin:
@@ -340,8 +386,15 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
         m, n, _ = K.shape
         c = check_combination(self.c, m)
         t0 = time.perf_counter()
-        self.coef_ = _SOLVERS[self.solver](K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L)
+        info = {}
+        if self.solver == "dense":
+            self.coef_ = solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L)
+        else:
+            self.coef_ = solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L, info=info)
         self.fit_seconds_ = time.perf_counter() - t0
+        rcond = info.get("rcond", np.nan)  # not estimated by the dense textbook solver
+        self.condition_estimate_ = 1.0 / rcond if rcond != 0 else np.inf
+        _check_solution(self.coef_, self.condition_estimate_, gamma_A)
         self.classes_ = classes
         self.c_ = c
         self.n_views_ = m

@@ -309,6 +309,8 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
         else:
             best = int(np.argmin(final_obj))
         self.coef_ = system.coefficients(C[best], E[best])
+        if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
+            raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {gamma_A:g}); increase gamma_A or check K")
         self.fit_seconds_ = time.perf_counter() - t0
         self.c_ = C[best].copy()
         self.restart_c_ = C
