@@ -27,9 +27,9 @@ test: setup-test
 lint: setup-test
 	$(BIN)/snakemake --lint
 
-## Benchmark structured vs dense MVL-LS (several minutes).
-bench: setup
-	$(BIN)/python benchmarks/bench_least_squares.py
+## Every benchmark, one table of ratios (tens of minutes; see benchmarks/README.md). BENCH_ARGS=--quick: smoke run.
+bench: setup-test
+	$(BIN)/python benchmarks/run_all.py $(BENCH_ARGS)
 
 ## The CI profile, then the results-regression check against results/expected/ci/.
 ci-workflow: setup

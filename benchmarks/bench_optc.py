@@ -38,6 +38,7 @@ def main(argv=None):
     ap.add_argument("--restarts", type=int, default=20)
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--repeats", type=int, default=5, help="plain fit: best of N")
+    ap.add_argument("--json", metavar="PATH", help="also write the results as JSON (atomically)")
     a = ap.parse_args(argv)
     n, m, P, l = (200, 4, 5, 150) if a.quick else (765, 7, 17, 680)
     K, labelled, Y_L, _ = make_problem(n, m, P, l)
@@ -77,6 +78,14 @@ def main(argv=None):
     print(f"objective monotone in every restart: {monotone}; best restart {model.best_restart_}, "
           f"validation accuracy {model.validation_scores_[model.best_restart_]:.3f}, "
           f"c^2 = {np.round(model.c_ ** 2, 3).tolist()}")
+    if a.json:
+        from bench_least_squares import write_json
+
+        write_json(a.json, {"benchmark": "bench_optc", "quick": a.quick, "n": n, "m": m, "P": P, "l": l,
+                            "restarts": a.restarts, "iterations": a.iters, "t_plain": t_plain, "t_plain_all": plain,
+                            "t_optc": t_optc, "ratio": ratio, "target": 25, "monotone": monotone,
+                            "background_load": bg})
+        print(f"results written to {a.json}")
     return 0
 
 
