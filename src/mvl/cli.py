@@ -1,6 +1,7 @@
 """Command-line steps called by the Snakemake rules (``python -m mvl.cli STEP ...``).
 
-Each step reads its inputs, writes its single output atomically and prints a
+Each step reads its inputs, writes its single output atomically with a SHA-256 sidecar
+(``<out>.sha256``, checked by :func:`mvl.io.verify_outputs` when the workflow starts) and prints a
 short progress line. Steps: ``dataset``, ``split``, ``kernel``, ``select``, ``run``,
 ``collect``, ``aggregate``.
 """
@@ -41,7 +42,7 @@ def step_dataset(a):
         key = "kernel" if kind is not None and kind[i] == "kernel" else "view"
         arrays[f"{key}_{v}"] = ds.views[i]
     extra = getattr(ds, "arrays", None) or {}  # e.g. official splits
-    io.save_npz(a.out, y=ds.y, view_names=np.array(wanted), **extra, **arrays)
+    io.save_npz(a.out, checksum=True, y=ds.y, view_names=np.array(wanted), **extra, **arrays)
     print(f"[dataset] {a.dataset} (source {a.source}): n = {ds.n_samples}, views = {wanted} -> {a.out}")
 
 
@@ -62,7 +63,7 @@ def step_split(a):
         split = official_split(y, *(data[k] for k in keys), seed=a.seed)
     else:
         raise ValueError(f"unknown protocol type {protocol['type']!r}")
-    io.save_json(a.out, dict(split.to_dict(), seed=a.seed, protocol=protocol))
+    io.save_json(a.out, dict(split.to_dict(), seed=a.seed, protocol=protocol), checksum=True)
     print(f"[split] seed {a.seed} ({protocol['type']}): pool {split.pool.size}, test {split.test.size} -> {a.out}")
 
 
@@ -93,7 +94,7 @@ def step_kernel(a):
             K, Kt = linear_kernel(X[split.pool], X[split.test], standardize_features=std)
         else:
             raise ValueError(f"unknown kernel type {kind!r}")
-    io.save_npz(a.out, K_pool=K, K_test=Kt)
+    io.save_npz(a.out, checksum=True, K_pool=K, K_test=Kt)
     print(f"[kernel] view {a.view}: pool {K.shape}, test {Kt.shape} -> {a.out}")
 
 
@@ -133,7 +134,7 @@ def step_prepare(a):
         if missing:
             raise ValueError(f"CUB views {missing} are not available (loaded: {list(data.view_names)}); the image "
                              "view needs data_settings.cub.loader.image_view (see mvl.paper_datasets.load_cub)")
-    with io.atomic_path(a.out) as tmp, open(tmp, "wb") as fh:
+    with io.atomic_path(a.out, checksum=True) as tmp, open(tmp, "wb") as fh:
         pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
     print(f"[prepare] {a.dataset} (source {a.source}, part {a.part}): views {list(views)} -> {a.out}")
 
@@ -183,7 +184,7 @@ def step_select(a):
     else:
         data, split, K_pool, K_test = _load_run_inputs(a)
         sel = select_gammas(K_pool, K_test, data["y"], split, a.lc, a.uc, json.loads(a.params))
-    io.save_json(a.out, sel)
+    io.save_json(a.out, sel, checksum=True)
     print(f"[select] l_c={a.lc} u_c={a.uc} seed={a.seed}: gamma_A={sel['gamma_A']:g} gamma_B={sel['gamma_B']:g} "
           f"gamma_W={sel['gamma_W']:g} (validation accuracy {sel['val_accuracy']:.4f}, "
           f"{sel['grid_size']} grid points in {sel['grid_seconds']:.1f} s) -> {a.out}")
@@ -202,7 +203,7 @@ def step_run(a):
         d, names = _paper_draw_kernels(a, a.method, params)
         rows = run_on_draw(a.method, d, a.lc, a.uc, params, names, dataset=a.dataset, seed=a.seed,
                            selected=selected)
-        io.save_rows_csv(a.out, rows)
+        io.save_rows_csv(a.out, rows, checksum=True)
         accs = ", ".join(f"{r['accuracy']:.4f}" for r in rows)
         print(f"[run] {a.dataset} {a.method} l_c={a.lc} u_c={a.uc} split/seed={a.seed}: accuracy {accs} "
               f"({time.perf_counter() - t0:.2f} s) -> {a.out}")
@@ -216,7 +217,7 @@ def step_run(a):
     t0 = time.perf_counter()
     rows = run_method(a.method, K_pool, K_test, data["y"], split, a.lc, a.uc, params, views,
                       dataset=a.dataset, seed=a.seed, selected=selected)
-    io.save_rows_csv(a.out, rows)
+    io.save_rows_csv(a.out, rows, checksum=True)
     accs = ", ".join(f"{r['accuracy']:.4f}" for r in rows)
     print(f"[run] {a.dataset} {a.method} l_c={a.lc} u_c={a.uc} seed={a.seed}: accuracy {accs} "
           f"({time.perf_counter() - t0:.2f} s) -> {a.out}")
@@ -227,7 +228,7 @@ def step_collect(a):
 
     frames = [pd.read_csv(f) for f in a.inputs]
     table = pd.concat(frames, ignore_index=True)
-    io.save_csv(a.out, table)
+    io.save_csv(a.out, table, checksum=True)
     print(f"[collect] {len(a.inputs)} files, {len(table)} rows -> {a.out}")
 
 
@@ -242,7 +243,7 @@ def step_aggregate(a):
     keys_ab = keys + ["gamma_B_on", "gamma_W_on"]
     summary = (table.groupby(keys_ab, dropna=False)["accuracy"]
                .agg(mean="mean", std="std", n_splits="count").reset_index())
-    io.save_csv(a.out, summary)
+    io.save_csv(a.out, summary, checksum=True)
     print(f"[aggregate] {len(summary)} groups -> {a.out}")
 
 
