@@ -1,8 +1,8 @@
 """Command-line steps called by the Snakemake rules (``python -m mvl.cli STEP ...``).
 
 Each step reads its inputs, writes its single output atomically with a SHA-256 sidecar
-(``<out>.sha256``, checked by :func:`mvl.io.verify_outputs` when the workflow starts) and prints a
-short progress line. Steps: ``dataset``, ``split``, ``kernel``, ``select``, ``run``,
+(``<out>.sha256``, also recording the inputs' digests; checked by :func:`mvl.io.verify_outputs` when the
+workflow starts) and prints a short progress line. Steps: ``dataset``, ``split``, ``kernel``, ``select``, ``run``,
 ``collect``, ``aggregate``.
 """
 
@@ -16,6 +16,15 @@ import time
 import numpy as np
 
 from . import io
+
+
+def _inputs(a):
+    """The files a step read (recorded in its output's checksum sidecar, see :func:`mvl.io.verify_outputs`)."""
+    files = []
+    for name in ("dataset_npz", "split", "kernels", "prepared", "selected", "results", "inputs"):
+        value = getattr(a, name, None)
+        files += value if isinstance(value, list) else [value] if value else []
+    return files
 
 
 def _load_source(source, data_options):
@@ -63,7 +72,7 @@ def step_split(a):
         split = official_split(y, *(data[k] for k in keys), seed=a.seed)
     else:
         raise ValueError(f"unknown protocol type {protocol['type']!r}")
-    io.save_json(a.out, dict(split.to_dict(), seed=a.seed, protocol=protocol), checksum=True)
+    io.save_json(a.out, dict(split.to_dict(), seed=a.seed, protocol=protocol), checksum=True, inputs=_inputs(a))
     print(f"[split] seed {a.seed} ({protocol['type']}): pool {split.pool.size}, test {split.test.size} -> {a.out}")
 
 
@@ -94,7 +103,7 @@ def step_kernel(a):
             K, Kt = linear_kernel(X[split.pool], X[split.test], standardize_features=std)
         else:
             raise ValueError(f"unknown kernel type {kind!r}")
-    io.save_npz(a.out, checksum=True, K_pool=K, K_test=Kt)
+    io.save_npz(a.out, checksum=True, inputs=_inputs(a), K_pool=K, K_test=Kt)
     print(f"[kernel] view {a.view}: pool {K.shape}, test {Kt.shape} -> {a.out}")
 
 
@@ -184,7 +193,7 @@ def step_select(a):
     else:
         data, split, K_pool, K_test = _load_run_inputs(a)
         sel = select_gammas(K_pool, K_test, data["y"], split, a.lc, a.uc, json.loads(a.params))
-    io.save_json(a.out, sel, checksum=True)
+    io.save_json(a.out, sel, checksum=True, inputs=_inputs(a))
     print(f"[select] l_c={a.lc} u_c={a.uc} seed={a.seed}: gamma_A={sel['gamma_A']:g} gamma_B={sel['gamma_B']:g} "
           f"gamma_W={sel['gamma_W']:g} (validation accuracy {sel['val_accuracy']:.4f}, "
           f"{sel['grid_size']} grid points in {sel['grid_seconds']:.1f} s) -> {a.out}")
@@ -203,7 +212,7 @@ def step_run(a):
         d, names = _paper_draw_kernels(a, a.method, params)
         rows = run_on_draw(a.method, d, a.lc, a.uc, params, names, dataset=a.dataset, seed=a.seed,
                            selected=selected)
-        io.save_rows_csv(a.out, rows, checksum=True)
+        io.save_rows_csv(a.out, rows, checksum=True, inputs=_inputs(a))
         accs = ", ".join(f"{r['accuracy']:.4f}" for r in rows)
         print(f"[run] {a.dataset} {a.method} l_c={a.lc} u_c={a.uc} split/seed={a.seed}: accuracy {accs} "
               f"({time.perf_counter() - t0:.2f} s) -> {a.out}")
@@ -217,7 +226,7 @@ def step_run(a):
     t0 = time.perf_counter()
     rows = run_method(a.method, K_pool, K_test, data["y"], split, a.lc, a.uc, params, views,
                       dataset=a.dataset, seed=a.seed, selected=selected)
-    io.save_rows_csv(a.out, rows, checksum=True)
+    io.save_rows_csv(a.out, rows, checksum=True, inputs=_inputs(a))
     accs = ", ".join(f"{r['accuracy']:.4f}" for r in rows)
     print(f"[run] {a.dataset} {a.method} l_c={a.lc} u_c={a.uc} seed={a.seed}: accuracy {accs} "
           f"({time.perf_counter() - t0:.2f} s) -> {a.out}")
@@ -228,7 +237,7 @@ def step_collect(a):
 
     frames = [pd.read_csv(f) for f in a.inputs]
     table = pd.concat(frames, ignore_index=True)
-    io.save_csv(a.out, table, checksum=True)
+    io.save_csv(a.out, table, checksum=True, inputs=_inputs(a))
     print(f"[collect] {len(a.inputs)} files, {len(table)} rows -> {a.out}")
 
 
@@ -243,7 +252,7 @@ def step_aggregate(a):
     keys_ab = keys + ["gamma_B_on", "gamma_W_on"]
     summary = (table.groupby(keys_ab, dropna=False)["accuracy"]
                .agg(mean="mean", std="std", n_splits="count").reset_index())
-    io.save_csv(a.out, summary, checksum=True)
+    io.save_csv(a.out, summary, checksum=True, inputs=_inputs(a))
     print(f"[aggregate] {len(summary)} groups -> {a.out}")
 
 

@@ -220,13 +220,18 @@ def _sidecars(root):
 
 
 def verify_outputs(root, *, remove=True, stream=None, workers=None):
-    """Check every file under ``root`` that has a sidecar; return the corrupted ones (sorted paths).
+    """Check every file under ``root`` that has a sidecar; return what is (or, with ``remove=False``, would
+    be) removed, as sorted paths.
 
-    A file is corrupted if its content no longer has the recorded SHA-256, if its sidecar is malformed, or
-    if the file vanished while its sidecar remained. With ``remove`` (the default) the file and its sidecar
-    are deleted, so that a workflow sees the output missing and recomputes it and everything downstream.
-    One line per corrupted file goes to ``stream`` (e.g. ``sys.stderr``; None prints nothing). Only files
-    with sidecars are read; ``workers`` threads hash in parallel (default: up to 4, one per CPU).
+    A file is corrupted if its content no longer has the recorded SHA-256 or its sidecar is malformed. With
+    ``remove`` (the default) it is deleted with its sidecar, and so is, transitively, every output under
+    ``root`` whose sidecar records it as an input: a workflow then sees them missing and recomputes the file
+    and everything downstream (Snakemake would not rerun up-to-date consumers of a missing file). A sidecar
+    whose file vanished is removed (nothing downstream is: deleting an intermediate file is not
+    corruption). One line per removed file goes to ``stream`` (e.g. ``sys.stderr``; None prints nothing):
+    ``corrupted, will be recomputed: <file>``, ``downstream of a corrupted file, will be recomputed: <file>``
+    or ``missing, stale checksum sidecar removed: <file>``. Only files with sidecars are read; ``workers``
+    threads hash in parallel (default: up to 4, one per CPU).
     """
     root = Path(root)
     if not root.is_dir():
@@ -235,25 +240,38 @@ def verify_outputs(root, *, remove=True, stream=None, workers=None):
     workers = workers or min(4, os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         status = list(pool.map(lambda pair: _check(pair[0]), pairs))
-    bad = []
+    corrupted, vanished, consumers = [], [], {}
     for (path, side), (ok, snap) in zip(pairs, status, strict=True):
+        for rel in _parse_sidecar(snap[0])[1]:
+            consumers.setdefault(os.path.normpath(side.parent / rel), []).append(path)
         # a file or sidecar that changed while it was checked is being rewritten (atomically) by a job
         # running right now, not corrupted: leave it
         if ok is not False or _snapshot(path) != snap:
             continue
-        bad.append(path)
-        vanished = not path.exists()
+        (vanished if snap[1] is None else corrupted).append(path)
+    # everything computed from a corrupted file, transitively
+    downstream, seen = [], {os.path.normpath(p) for p in corrupted}
+    queue = deque(corrupted)
+    while queue:
+        for user in consumers.get(os.path.normpath(queue.popleft()), []):
+            if os.path.normpath(user) not in seen and user.exists():
+                seen.add(os.path.normpath(user))
+                downstream.append(user)
+                queue.append(user)
+    removed = [(p, "corrupted") for p in corrupted] + [(p, "downstream") for p in downstream]
+    removed += [(p, "vanished") for p in vanished]
+    for path, why in removed:
         if remove:
-            for p in (path, side):
+            for f in (path, sidecar_path(path)):
                 with contextlib.suppress(FileNotFoundError):
-                    os.unlink(p)
+                    os.unlink(f)
         if stream is not None:
-            if vanished:
-                print(f"missing, will be recomputed: {path} (stale checksum sidecar removed)"
-                      if remove else f"missing (checksum sidecar left): {path}", file=stream)
-            else:
-                print(f"corrupted, will be recomputed: {path}" if remove else f"corrupted: {path}", file=stream)
-    return sorted(bad)
+            will = ", will be recomputed" if remove else ""
+            msg = {"corrupted": f"corrupted{will}: {path}",
+                   "downstream": f"downstream of a corrupted file{will}: {path}",
+                   "vanished": f"missing, stale checksum sidecar {'removed' if remove else 'left'}: {path}"}[why]
+            print(msg, file=stream)
+    return sorted(p for p, _ in removed)
 
 
 def _main(argv=None):

@@ -4,7 +4,7 @@ import yaml as _yaml
 
 
 def _scalars(value):
-    """--config parses nested values as strings ('true', '1e-6'): read such leaves as YAML scalars."""
+    """--config parses nested values as strings ('true', '1e-6', '0' in [0]): read such leaves as YAML scalars."""
     if isinstance(value, dict):
         return {k: _scalars(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -19,6 +19,6 @@ def _scalars(value):
 
 
 for _key in list(workflow.config_settings.config or {}):
-    if _key in config and isinstance(config[_key], dict):
+    if _key in config and isinstance(config[_key], (dict, list)):
         config[_key] = _scalars(config[_key])
 
