@@ -26,9 +26,10 @@ def _job_count(stdout, rule):
 
 
 @pytest.mark.parametrize(
-    # per seed: u0 (mvl_ls, svc_sum, single_views) and semi (mvl_ls, mvl_ls_cv, single_views per u_c) per l_c,
-    # ablation, optC (per l_c and iteration count)
-    "profile, seeds, runs_per_seed", [("ci", 2, 2 * 3 + 2 * 3 + 1 + 2 * 2), ("default", 10, 5 * 3 + 5 * 6 + 4 + 5 * 2)]
+    # per seed and l_c: u0 (mvl_ls, mvl_svm, mvl_binsvm, svc_sum, single_views) and per u_c (mvl_ls, mvl_ls_cv,
+    # mvl_svm, mvl_binsvm, single_views); ablation (3 methods per l_c, u_c); optC (per l_c and iteration count)
+    "profile, seeds, runs_per_seed",
+    [("ci", 2, 2 * 5 + 2 * 5 + 1 * 3 + 2 * 2), ("default", 10, 5 * 5 + 5 * 2 * 5 + 4 * 3 + 5 * 2)]
 )
 def test_dry_run(profile, seeds, runs_per_seed, tmp_path):
     # a copy of the workflow in an empty folder, so that no earlier results are reused

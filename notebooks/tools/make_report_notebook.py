@@ -9,7 +9,8 @@ md("""# Single-view vs multi-view learning with MVL-LS
 
 Report of the `mvl` workflow: MVL-LS (Minh, Bazzani & Murino, JMLR 2016, Algorithm 1 / Theorem 10) on all
 views, each view alone, a scikit-learn SVC on the average of the view kernels, and semi-supervised MVL-LS with
-fixed and validation-selected regularisation. Executed by papermill from the Snakemake rule `report`; the
+fixed and validation-selected regularisation, and the hinge-loss variants MVL-SVM (simplex-cone multi-class SVM,
+Theorem 13, solved by SMO) and MVL-binSVM (one-vs-all). Executed by papermill from the Snakemake rule `report`; the
 parameters cell below is overwritten by the workflow.""")
 code("""# Parameters (overwritten by papermill -p ...)
 dataset = "mfeat"
@@ -46,13 +47,16 @@ code("""def label(row):
         return "MVL-LS (all views)" + ("" if row.u_c == 0 else f", semi-sup. u_c={row.u_c}")
     if row.method == "mvl_ls_cv":
         return f"MVL-LS (all views), semi-sup. u_c={row.u_c}, selected gammas"
+    if row.method in ("mvl_svm", "mvl_binsvm"):
+        name = {"mvl_svm": "MVL-SVM", "mvl_binsvm": "MVL-binSVM"}[row.method]
+        return f"{name} (all views)" + ("" if row.u_c == 0 else f", semi-sup. u_c={row.u_c}")
     if row.method == "svc_sum":
         return "SVC on average kernel (sklearn)"
     if row.method.startswith("view_"):
         return "single view: " + row.method[5:] + ("" if row.u_c == 0 else f", semi-sup. u_c={row.u_c}")
     return row.method
 
-main = res[(res.method != "mvl_ls_ablation") & ~res.method.str.startswith("mvl_ls_optc")].copy()
+main = res[~res.method.str.endswith("_ablation") & ~res.method.str.startswith("mvl_ls_optc")].copy()
 main["label"] = main.apply(label, axis=1)
 stats = main.groupby(["label", "l_c"])["accuracy"].agg(["mean", "std", "count"]).reset_index()
 table = stats.pivot(index="label", columns="l_c", values="mean") * 100
@@ -141,13 +145,15 @@ else:
     display(one.groupby(keys + ["gamma_A", "gamma_B", "gamma_W"]).agg(
         n_splits=("split", "nunique"), mean_val_accuracy=("val_accuracy", "mean")).reset_index())""")
 md("## Ablation of the between-view ($\\\\gamma_B$) and within-view ($\\\\gamma_W$) terms (paper Table 2 design)")
-code("""ab = res[res.method == "mvl_ls_ablation"].copy()
+code("""ab = res[res.method.str.endswith("_ablation")].copy()
 if ab.empty:
     print("no ablation runs in this profile")
 else:
+    ab["method"] = ab.method.str.replace("_ablation", "").map(
+        {"mvl_ls": "MVL-LS", "mvl_svm": "MVL-SVM", "mvl_binsvm": "MVL-binSVM"})
     ab["gamma_B"] = ab.gamma_B.map(lambda v: "0" if v == 0 else f"{v:g}")
     ab["gamma_W"] = ab.gamma_W.map(lambda v: "0" if v == 0 else f"{v:g}")
-    t = ab.groupby(["gamma_B", "gamma_W", "l_c", "u_c"])["accuracy"].mean().unstack(["l_c", "u_c"]) * 100
+    t = ab.groupby(["method", "gamma_B", "gamma_W", "l_c", "u_c"])["accuracy"].mean().unstack(["l_c", "u_c"]) * 100
     display(t.round(2))""")
 md("## Optimising the combination operator (MVL-LS-optC, Section 6)\nUniform c = 1/m vs c learned on the sphere ||c|| = 1 by alternating minimisation, 20 seeded random restarts, the restart with the best validation accuracy kept (validation: 5 per class from the training pool), supervised, fixed gammas. Mean (std) of test accuracy in %, in the style of the paper's Tables 7-9.")
 code("""optc = res[res.method.str.startswith("mvl_ls_optc")].copy()

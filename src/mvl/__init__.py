@@ -7,13 +7,19 @@ and labels with -1 for unlabelled samples, in the style of scikit-learn.
 from . import graph, kernels
 from .least_squares import MVLLeastSquares, grid_decision_functions
 from .optc import MVLLeastSquaresOptC
+from .simplex import simplex_coding, simplex_decode
 from .sphere import sphere_least_squares
+from .svm import MVLSVM, MVLBinarySVM
 
 __version__ = "0.1.0"
 
 __all__ = [
     "MVLLeastSquares",
     "MVLLeastSquaresOptC",
+    "MVLSVM",
+    "MVLBinarySVM",
+    "simplex_coding",
+    "simplex_decode",
     "grid_decision_functions",
     "sphere_least_squares",
     "graph",

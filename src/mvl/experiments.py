@@ -15,6 +15,9 @@ Methods:
 ``mvl_ls_optc<N>``   MVL-LS-optC (Section 6): c learned on the sphere ||c|| = alpha by N
                      alternations from ``params["optc"]["n_restarts"]`` seeded random starts, the
                      restart kept by validation accuracy (validation set of the draw).
+``mvl_svm``          MVL-SVM (Theorem 13, the multi-class simplex-cone SVM, SMO) on all views, fixed gammas.
+``mvl_binsvm``       MVL-binSVM (Corollary 8: one-vs-all, P binary problems sharing one factorisation).
+``mvl_svm_ablation``, ``mvl_binsvm_ablation``  the {0, gamma_B} x {0, gamma_W} ablation for the SVMs.
 ``single_views``     every view alone, one row per view (method ``view_<name>``): one job
                      instead of m in the workflow.
 ``svc_sum``          scikit-learn ``SVC(kernel="precomputed")`` on the uniform average of the
@@ -35,7 +38,8 @@ from .protocols import Split, draw_training_set
 
 __all__ = ["run_method", "run_on_draw", "select_gammas", "select_gammas_on_draw", "METHODS", "method_views"]
 
-METHODS = ("mvl_ls", "mvl_ls_cv", "mvl_ls_ablation", "svc_sum", "single_views")
+METHODS = ("mvl_ls", "mvl_ls_cv", "mvl_ls_ablation", "svc_sum", "single_views", "mvl_svm", "mvl_binsvm",
+           "mvl_svm_ablation", "mvl_binsvm_ablation")
 
 
 def _optc_iterations(method):
@@ -139,10 +143,13 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
                 setting="semi-supervised" if u_c > 0 else "supervised")
     rows = []
 
-    def fit_eval(gammas, choice, extra=None):
+    def fit_eval(gammas, choice, extra=None, estimator=MVLLeastSquares):
         t0 = time.perf_counter()
-        model = MVLLeastSquares(*gammas, laplacian=lap, n_neighbors=knn).fit(K_tr, y_train)
+        model = estimator(*gammas, laplacian=lap, n_neighbors=knn).fit(K_tr, y_train)
         seconds = time.perf_counter() - t0
+        if hasattr(model, "n_iter_"):  # the SVMs: solver iterations and final KKT violation (Lemma 31)
+            extra = dict(extra or {}, n_iter=int(np.sum(model.n_iter_)),
+                         kkt_violation=float(np.max(model.kkt_violation_)))
         rows.append(dict(base, gamma_A=gammas[0], gamma_B=gammas[1], gamma_W=gammas[2],
                          gamma_choice=choice, accuracy=model.score(K_te, y_test), fit_seconds=seconds,
                          **(extra or {})))
@@ -160,6 +167,16 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
         for b in (0.0, gB):
             for w in (0.0, gW):
                 fit_eval((gA, b, w), "ablation")
+    elif method in ("mvl_svm", "mvl_binsvm", "mvl_svm_ablation", "mvl_binsvm_ablation"):
+        from .svm import MVLSVM, MVLBinarySVM
+
+        est = MVLSVM if method.startswith("mvl_svm") else MVLBinarySVM
+        if method.endswith("_ablation"):
+            for b in (0.0, gB):
+                for w in (0.0, gW):
+                    fit_eval((gA, b, w), "ablation", estimator=est)
+        else:
+            fit_eval((gA, gB, gW), "fixed", estimator=est)
     elif method == "mvl_ls_cv":
         sel = selected if selected is not None else select_gammas_on_draw(d, l_c, u_c, params)
         fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "selected",

@@ -132,7 +132,10 @@ def method_views(dataset, method):
     return [method[len("view_"):]] if method.startswith("view_") else views(dataset)
 
 
-DEFAULT_METHODS = {"supervised": ["mvl_ls", "svc_sum", "single_views"], "semi": ["mvl_ls", "mvl_ls_cv", "single_views"]}
+DEFAULT_METHODS = {
+    "supervised": ["mvl_ls", "mvl_svm", "mvl_binsvm", "svc_sum", "single_views"],
+    "semi": ["mvl_ls", "mvl_ls_cv", "mvl_svm", "mvl_binsvm", "single_views"],
+}
 
 
 def run_targets(dataset):
@@ -154,7 +157,8 @@ def run_targets(dataset):
                 out.append(f"{RES}/{dataset}/runs/u0/l{lc}/mvl_ls_optc{it}/seed{seed}.csv")
         for lc in d["ablation"]["labels_per_class"]:
             for uc in d["ablation"]["unlabelled_per_class"]:
-                out.append(f"{RES}/{dataset}/runs/u{uc}/l{lc}/mvl_ls_ablation/seed{seed}.csv")
+                for method in d["ablation"].get("methods", ["mvl_ls_ablation"]):
+                    out.append(f"{RES}/{dataset}/runs/u{uc}/l{lc}/{method}/seed{seed}.csv")
     return sorted(set(out))
 
 

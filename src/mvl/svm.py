@@ -1,0 +1,735 @@
+"""Vector-valued multi-view SVM, MVL-SVM (Theorems 6 and 13, Proposition 14, Algorithm 2-3).
+
+Problem (eq 14 with the simplex coding S = [s_1, ..., s_P] of eq 15, Y = R^(P-1), R = I):
+
+    1/l sum_{i<=l} sum_{k != y_i} max(0, 1/(P-1) + <s_k, C f(x_i)>)
+        + gamma_A ||f||^2 + gamma_B <f, M_B f> + gamma_W <f, M_W f>,
+
+with C = c^T (x) I_{P-1} (eq 52), M_B from eq (54)-(57), M_W from eq (60)-(63).
+By Theorem 6 (eq 26) and Theorem 13 the dual is the box-constrained QP
+
+    min_alpha D(alpha) = 1/4 vec(alpha)^T Q vec(alpha) - 1/(P-1) 1^T vec(alpha),
+    0 <= alpha_ki <= (1 - delta_{k, y_i}) / l,                                  (24)
+
+alpha of size P x l, Q = Q_G (x) Q_S (eq 193-195), Q_S = S^T S and
+
+    Q_G = (I_{(u+l) x l}^T (x) c^T) G[x] M_reg (I_{(u+l) x l} (x) c),
+    M_reg = [(gamma_B I_{u+l} (x) M_m + gamma_W L) G[x] + gamma_A I]^{-1}.     (79)
+
+Block structure (as in ``least_squares.solve_structured``). Grouping unknowns
+view-major, G[x] = blockdiag(K^1, ..., K^m) and (M_reg^{-1} A)_p = H_p A_p - gamma_B T,
+with H_p = (gamma_B m I + gamma_W L^p) K^p + gamma_A I and T = sum_q K^q A_q. For
+right-hand sides c_p E (E = the l labelled columns of I_n), A_p = H_p^{-1}(c_p E + gamma_B T),
+and with Q_p = K^p H_p^{-1} (symmetric), Q_c = sum c_p Q_p, Q_1 = sum Q_p, Q_cc = sum c_p^2 Q_p,
+
+    T = (I - gamma_B Q_1)^{-1} Q_c[:, L],     Q_G = Q_cc[L, L] + gamma_B Q_c[L, :] T.
+
+Cost: m LU factorisations of n x n matrices and one of I - gamma_B Q_1 (none if
+gamma_B = 0 or m = 1); no (nm) x (nm) matrix is formed. Q = Q_G (x) Q_S (Pl x Pl)
+is never formed either: both solvers use Q vec(alpha) = vec(Q_S alpha Q_G) (eq 197).
+
+Decision values (Proposition 14, eq 80-83): the coefficients of f are
+a = -1/2 [M_reg (I (x) c) (x) S] vec(alpha) (eq 77), so the SVM outputs
+h(v) = S^T C f(v) = (<s_k, C f(v)>)_k in R^P are returned by ``decision_function``
+and ``predict`` decodes them by eq (15)/(17), argmax_k <s_k, C f(v)>. On the
+labelled training points h = -1/2 Q_S alpha Q_G (eq 192), so the gradient of D
+is grad D = 1/2 Q_S alpha Q_G - 1/(P-1) = -(h + 1/(P-1)): the KKT conditions of
+Lemma 31 (eq 182-186) are the box-QP optimality conditions in the units of h.
+
+Solvers
+-------
+``solver="smo"``: Algorithm 3 (Appendix A.4), with the P coordinates of one
+sample updated as a block (the exact minimiser of D over alpha_i within its
+box: one scalar root of a piecewise-linear equation), the sample chosen as the
+largest KKT violator (Lemma 31), the gradient 1/2 Q_S alpha Q_G kept up to date
+by a rank-one update per step (one row of Q_G and one of Q_S, eq 196-198), and
+shrinking (samples whose coordinates sit at a bound with the gradient pointing
+out of the box are left out until the next full check). Added to the paper's
+algorithm: a Newton refinement once SMO is within half the margin of the KKT
+conditions (a projected Newton step on the free coordinates, by Cholesky or
+conjugate gradients, then SMO again; see ``_smo``): coordinate descent finds
+which variables sit at a bound quickly but converges slowly on the free ones.
+The inner loop is numpy and plain Python (numba is not a dependency): about
+50-100 us per block update at l = 680, P = 17.
+
+``solver="lbfgsb"``: scipy's L-BFGS-B on the same box QP, gradient through the
+Kronecker structure (one l x l by l x P product per evaluation).
+
+Both run with BLAS limited to one thread (threadpoolctl): their products are
+small, and extra threads only contend for the cores.
+
+Stopping rule: Algorithm 3 stops when there is no KKT violator (Lemma 31) or a
+ratio falls below epsilon; in our copy of the paper the ratio is illegible, so
+both solvers use the KKT form: stop when the largest violation of (182)-(186),
+in the units of h = <s_k, C f(x_i)> (the margin is -1/(P-1)), is <= tol. This
+is the same measure as LIBSVM's eps (1e-3 by default).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from scipy import linalg, optimize
+from scipy.linalg import blas, lapack
+from threadpoolctl import threadpool_limits
+
+from ._validation import check_combination
+from .least_squares import MultiViewEstimatorMixin, _factor_view, _view_Q
+from .simplex import simplex_coding, simplex_gram
+
+__all__ = [
+    "MVLSVM",
+    "MVLBinarySVM",
+    "ConvergenceWarning",
+    "SVMDual",
+    "build_svm_dual",
+    "dual_objective",
+    "dual_upper_bounds",
+    "kkt_violation",
+    "solve_dual",
+]
+
+_SOLVER_NAMES = ("smo", "lbfgsb")
+
+
+class ConvergenceWarning(UserWarning):
+    """The dual solver stopped at max_iter before the KKT conditions held within tol."""
+
+
+# ------------------------------------------------------------------ M_reg, view by view
+
+
+class SVMDual:
+    """Q_G of eq (194) and the map from dual variables to coefficients, view by view.
+
+    Built by :func:`build_svm_dual`. ``Q_G`` (l x l) is shared by every dual
+    problem on the same kernels, labelled set and gammas (the P binary problems
+    of :class:`MVLBinarySVM` included); :meth:`coefficients` applies
+    M_reg (I (x) c) to any number of right-hand sides with the stored factors.
+    """
+
+    def __init__(self, Q_G, factors, c, labelled, n, gamma_B_eff, Qc_L=None, lu_T=None):
+        self.Q_G = Q_G
+        self._factors = factors
+        self._c = c
+        self._labelled = labelled
+        self._n = n
+        self._beta = gamma_B_eff
+        self._Qc_L = Qc_L  # Q_c[:, L] (n x l), only when gamma_B > 0
+        self._lu_T = lu_T  # LU of (I - gamma_B Q_1)^T, only when gamma_B > 0
+
+    def coefficients(self, W):
+        """A_p W for every view, shape (m, n, r): A = M_reg (I_{(u+l) x l} (x) c), W of shape (l, r).
+
+        A_p = H_p^{-1} (c_p E + gamma_B T) with T = (I - gamma_B Q_1)^{-1} Q_c[:, L] (module doc).
+        """
+        W = np.asarray(W, dtype=np.float64)
+        r = W.shape[1]
+        EW = np.zeros((self._n, r))
+        EW[self._labelled] = W
+        TW = None
+        if self._lu_T is not None:
+            lu, piv = self._lu_T
+            TW, info = lapack.dgetrs(lu, piv, self._Qc_L @ W, trans=1)
+            TW *= self._beta
+        out = np.empty((len(self._factors), self._n, r))
+        for p, (lu, piv) in enumerate(self._factors):
+            rhs = self._c[p] * EW
+            if TW is not None:
+                rhs += TW
+            out[p], info = lapack.dgetrs(lu, piv, rhs, trans=1)  # H_p x = rhs from the LU of H_p^T
+        return out
+
+
+def build_svm_dual(K, labelled, c, gamma_A, gamma_B, gamma_W, L=None):
+    """Q_G (eq 194, with M_reg of eq 79) and the coefficient map, in O(m n^3) time, O(m n^2) memory.
+
+    ``K`` (m, n, n) exactly symmetric per view, ``labelled`` the l labelled
+    indices, ``c`` (m,), ``L`` (m, n, n) or None when gamma_W = 0. Reuses the
+    per-view factorisation of ``least_squares`` (``_factor_view``: LU of H_p^T).
+    """
+    m, n, _ = K.shape
+    labelled = np.asarray(labelled)
+    beta = gamma_B if m > 1 else 0.0  # M_1 = 0: no between-view term for one view
+    factors = []
+    Q_G = np.zeros((len(labelled), len(labelled)))
+    Qc = np.zeros((n, n)) if beta > 0 else None
+    Q1 = np.zeros((n, n)) if beta > 0 else None
+    for p in range(m):
+        lu, piv = _factor_view(K[p], None if L is None else L[p], m, gamma_A, beta, gamma_W, p)
+        factors.append((lu, piv))
+        Qp = _view_Q(lu, piv, K[p]).T  # C-ordered view of Q_p^T = Q_p
+        Q_G += (c[p] * c[p]) * Qp[np.ix_(labelled, labelled)]
+        if beta > 0:
+            Qc += c[p] * Qp
+            Q1 += Qp
+        del Qp
+    Qc_L = lu_T = None
+    if beta > 0:
+        Q1 *= -beta
+        Q1[np.diag_indices(n)] += 1.0  # I - gamma_B Q_1
+        Qc_L = np.ascontiguousarray(Qc[:, labelled])
+        lu, piv, info = lapack.dgetrf(Q1.T, overwrite_a=True)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"I - gamma_B Q_1 is singular (dgetrf info {info})")
+        lu_T = (lu, piv)
+        T, info = lapack.dgetrs(lu, piv, Qc_L, trans=1)
+        Q_G += beta * (Qc[labelled] @ T)
+        del Qc, Q1, T
+    Q_G = 0.5 * (Q_G + Q_G.T)  # symmetric up to rounding: make it exact
+    return SVMDual(Q_G, factors, c, labelled, n, beta, Qc_L, lu_T)
+
+
+# ------------------------------------------------------------------ the dual QP
+
+
+def _apply_qs(A, P):
+    """Q_S A for A of shape (P, l): Q_S = P/(P-1) I - 1/(P-1) 1 1^T (eq 195)."""
+    return (P / (P - 1.0)) * A - (1.0 / (P - 1.0)) * A.sum(axis=0)
+
+
+def _gradient(Q_G, A):
+    """grad D = 1/2 Q_S alpha Q_G - 1/(P-1), shape (P, l) (eq 175 with eq 197); equals -(h + 1/(P-1))."""
+    P = A.shape[0]
+    G = _apply_qs(A @ Q_G, P)
+    G *= 0.5
+    G -= 1.0 / (P - 1.0)
+    return G
+
+
+def dual_objective(Q_G, alpha):
+    """D(alpha) = 1/4 vec(alpha)^T (Q_G (x) Q_S) vec(alpha) - 1/(P-1) 1^T vec(alpha) (eq 26); alpha (P, l)."""
+    A = np.asarray(alpha, dtype=np.float64)
+    P = A.shape[0]
+    return float(0.25 * np.sum(A * _apply_qs(A @ Q_G, P)) - A.sum() / (P - 1.0))
+
+
+def dual_upper_bounds(y_enc, P):
+    """Box of eq (24): (1 - delta_{k, y_i}) / l, shape (P, l); ``y_enc`` = class indices of the l labelled samples."""
+    y_enc = np.asarray(y_enc)
+    l = len(y_enc)
+    U = np.full((P, l), 1.0 / l)
+    U[y_enc, np.arange(l)] = 0.0
+    return U
+
+
+def _violation(G, A, U):
+    """Signed KKT violation per coordinate (Lemma 31, eq 182-186), (P, l): > 0 violates.
+
+    At alpha = 0: -g (must be <= 0, eq 182); at alpha = ub: g (must be <= 0, eq 184); free: |g|
+    (must be 0, eq 183), with g = grad D = -(h + 1/(P-1)). The fixed alpha_{y_i, i} = 0 get -inf.
+    """
+    V = np.where(A <= 0.0, -G, np.where(A >= U, G, np.abs(G)))
+    V[U <= 0.0] = -np.inf
+    return V
+
+
+def kkt_violation(Q_G, alpha, y_enc):
+    """Largest violation of Lemma 31 in the units of h = <s_k, C f(x_i)>; 0 at the optimum."""
+    A = np.asarray(alpha, dtype=np.float64)
+    U = dual_upper_bounds(y_enc, A.shape[0])
+    return max(0.0, float(np.max(_violation(_gradient(Q_G, A), A, U))))
+
+
+def _block_step(x, u, g, h, P):
+    """Exact minimiser of D over one sample's P coordinates within their box.
+
+    Minimises g.d + h/2 d^T Q_S d (h = Q_G(i,i)/2: the block Hessian is h Q_S, eq 198)
+    subject to 0 <= x + d <= u. With Q_S = P/(P-1) I - 1/(P-1) 1 1^T the optimum is
+    x_new = clip(z + t, 0, u), z = x - (P-1)/(h P) g, where t solves the strictly decreasing
+    piecewise-linear equation phi(t) = sum clip(z + t, 0, u) - sum x - P t = 0. Its
+    breakpoints t = -z_k (coordinate k leaves 0) and u_k - z_k (k reaches u_k) are sorted
+    and phi followed along them. Plain Python on P numbers: faster than numpy at this size.
+    """
+    kappa = (P - 1.0) / (h * P)
+    xs = x.tolist()
+    z = [a - kappa * b for a, b in zip(xs, g.tolist(), strict=True)]
+    events = []
+    for zk, uk in zip(z, u.tolist(), strict=True):
+        if uk > 0.0:
+            events.append((-zk, 1))
+            events.append((uk - zk, -1))
+    events.sort()
+    t = events[0][0]
+    phi = -sum(xs) - P * t  # left of every breakpoint all coordinates are at 0: slope -P
+    slope = -P
+    if phi <= 0.0:
+        t += phi / P
+    else:
+        for tb, step in events:
+            nphi = phi + slope * (tb - t)
+            if nphi <= 0.0:
+                break
+            phi, t = nphi, tb
+            slope += step
+        t -= phi / slope  # slope < 0 everywhere (at most P-1 coordinates are free)
+    return np.clip(np.asarray(z) + t, 0.0, u)
+
+
+def _newton_refine(Q_G, Q_S, A, U, newton_max, cg_maxiter=100):
+    """Projected Newton step on the free coordinates (0 < alpha < ub); returns (alpha, accepted).
+
+    Minimises the quadratic D over the free set F with the coordinates at a bound held: the
+    Newton direction d solves H_FF d = -g_F, H = 1/2 Q_G (x) Q_S, by a dense Cholesky when
+    |F| <= ``newton_max``, else by at most ``cg_maxiter`` conjugate-gradient steps with the
+    Kronecker product H v = 1/2 vec(Q_S V Q_G) (eq 197) on the samples that have a free
+    coordinate. Then alpha_F + tau d, clipped to the box, is taken for the first tau in
+    1, 1/2, 1/4, 1/8 that lowers D, else the longest step that clips nothing (D decreases
+    along it: d is a descent direction, CG iterates included, and D is quadratic). Once SMO
+    has found which coordinates sit at a bound, this removes most of the remaining gap.
+    """
+    P = A.shape[0]
+    free = (A > 0) & (A < U)
+    kk, ii = np.nonzero(free)
+    if len(kk) == 0:  # nothing to refine yet
+        return A, True
+    G = _gradient(Q_G, A)
+    if len(kk) <= newton_max:
+        H = Q_G[np.ix_(ii, ii)]
+        H *= Q_S[np.ix_(kk, kk)]
+        H *= 0.5
+        try:
+            dF = linalg.cho_solve(linalg.cho_factor(H, overwrite_a=True, check_finite=False), -G[kk, ii],
+                                  check_finite=False)
+        except linalg.LinAlgError:
+            return A, False
+        del H
+    else:
+        cols = np.flatnonzero(free.any(axis=0))
+        Qc = Q_G[np.ix_(cols, cols)]
+        mask = free[:, cols]
+        r = -G[:, cols] * mask
+        x = np.zeros_like(r)
+        p = r.copy()
+        rr = rr0 = float(np.sum(r * r))
+        for _ in range(cg_maxiter):
+            Hp = _apply_qs(p @ Qc, P)
+            Hp *= 0.5 * mask
+            step = rr / float(np.sum(p * Hp))
+            x += step * p
+            r -= step * Hp
+            rr_new = float(np.sum(r * r))
+            if rr_new <= 1e-12 * rr0:  # residual down by 1e-6: SMO takes care of the rest
+                break
+            p *= rr_new / rr
+            p += r
+            rr = rr_new
+        dF = x[kk, np.searchsorted(cols, ii)]
+    a, u = A[kk, ii], U[kk, ii]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(dF < 0, -a / dF, np.where(dF > 0, (u - a) / dF, np.inf))
+    tau_max = float(np.min(ratio))  # longest step that clips nothing
+    for tau in (1.0, 0.5, 0.25, 0.125, tau_max):
+        if tau > 1.0:
+            break
+        delta = np.zeros_like(A)
+        delta[kk, ii] = np.clip(a + tau * dF, 0.0, u) - a
+        # D(A + delta) - D(A) from delta itself: exact where D's own values differ by < eps |D|
+        change = float(np.sum(G * delta) + 0.25 * np.sum(delta * _apply_qs(delta @ Q_G, P)))
+        if change < 0.0:
+            return A + delta, True
+    return A, False
+
+
+def _smo(Q_G, U, A0, tol, max_iter, refine=True, newton_max=500, first_target=None, factor=0.3):
+    """Block SMO (Algorithm 3): returns (alpha, n_updates, violation).
+
+    Each step picks the sample with the largest KKT violation (Lemma 31), minimises D
+    exactly over its P coordinates (:func:`_block_step`) and updates the gradient by the
+    rank-one term 1/2 (Q_S d) Q_G[i, :] (eq 196-198). Arrays are (P, l): the per-sample
+    maximum over P coordinates is an elementwise maximum of P contiguous rows.
+
+    Shrinking (as in LIBSVM): every ``min(l, 1000)`` updates, samples whose coordinates
+    all sit at a bound with the gradient pointing out of the box by more than the current
+    largest violation are set aside; before stopping, the gradient is rebuilt exactly (one
+    GEMM) and every sample is checked again.
+
+    Newton refinement (not in the paper; ``refine=False`` gives plain Algorithm 3): SMO first
+    runs to a violation of 1/(2(P-1)) (half the margin), then a projected Newton step on the
+    free coordinates (:func:`_newton_refine`) is taken and SMO resumes to a target ``factor``
+    times smaller, and so on down to tol; a rejected step ends the refinement. SMO identifies
+    which coordinates sit at a bound, which is what Newton cannot do; Newton then removes the
+    slow linear tail of coordinate descent on the free ones. SMO always has the last word: the
+    returned alpha passed its own KKT check.
+    """
+    P, l = U.shape
+    Q_S = simplex_gram(P)
+    A = A0.copy()
+    hdiag = 0.5 * np.maximum(np.diag(Q_G), 1e-12)
+    n_iter = 0
+    c1 = P / (P - 1.0)
+    c2 = 1.0 / (P - 1.0)
+    shrink_every = min(l, 1000)
+    target = max(tol, 0.5 / (P - 1) if first_target is None else first_target)
+    polish = refine
+    while True:
+        G = _gradient(Q_G, A)
+        colmax = _violation(G, A, U).max(axis=0)
+        viol = float(colmax.max())
+        if viol <= tol or n_iter >= max_iter:
+            return A, n_iter, max(viol, 0.0)
+        if viol <= target and polish:
+            A, polish = _newton_refine(Q_G, Q_S, A, U, newton_max)  # after a failed step, plain SMO
+            target = max(tol, factor * target)
+            continue
+        target = max(target, tol) if polish else tol
+        active = np.flatnonzero(colmax > -viol)
+        Qa = np.ascontiguousarray(Q_G[np.ix_(active, active)])
+        Ga, Aa, Ua = (np.ascontiguousarray(Z[:, active]) for Z in (G, A, U))
+        ha = hdiag[active]
+        # -1/0 and 1/0 masks: max(G * nup, G * down) is the non-negative part of the violation
+        nup = -1.0 * (Aa < Ua)
+        down = 1.0 * ((Aa > 0) & (Ua > 0))
+        buf1 = np.empty_like(Ga)
+        buf2 = np.empty_like(Ga)
+        since_shrink = 0
+        while n_iter < max_iter:
+            np.multiply(Ga, nup, out=buf1)
+            np.multiply(Ga, down, out=buf2)
+            np.maximum(buf1, buf2, out=buf1)
+            cols = buf1.max(axis=0)
+            i = int(cols.argmax())
+            vi = cols[i]
+            if vi <= target:
+                break
+            if since_shrink >= shrink_every:
+                since_shrink = 0
+                keep = np.flatnonzero(_violation(Ga, Aa, Ua).max(axis=0) > -vi)
+                if len(keep) < 0.9 * len(active):
+                    A[:, active] = Aa
+                    active = active[keep]
+                    Qa = np.ascontiguousarray(Qa[np.ix_(keep, keep)])
+                    Ga, Aa, Ua, nup, down = (np.ascontiguousarray(Z[:, keep]) for Z in (Ga, Aa, Ua, nup, down))
+                    ha = ha[keep]
+                    buf1 = np.empty_like(Ga)
+                    buf2 = np.empty_like(Ga)
+                    continue
+            x = Aa[:, i]
+            u = Ua[:, i]
+            xn = _block_step(x, u, Ga[:, i], ha[i], P)
+            d = xn - x
+            Aa[:, i] = xn
+            nup[:, i] = -1.0 * (xn < u)
+            down[:, i] = 1.0 * ((xn > 0) & (u > 0))
+            qd = c1 * d - c2 * d.sum()  # Q_S d
+            # G += 1/2 (Q_S d) Q_G[i, :]: one row of Q_G and one of Q_S (eq 196-197); Ga.T is Fortran
+            blas.dger(0.5, Qa[i], qd, a=Ga.T, overwrite_a=True)
+            n_iter += 1
+            since_shrink += 1
+        A[:, active] = Aa
+
+
+def _lbfgsb(Q_G, U, A0, tol, max_iter, max_restarts=20):
+    """L-BFGS-B on the box QP: returns (alpha, n_iter, violation); stops at the KKT tolerance.
+
+    A callback checks Lemma 31 at every iterate with the gradient just computed (no extra
+    product). The objective is passed relative to the starting point x0,
+    D(x0 + d) - D(x0) = g0.d + 1/2 d.(g(x0 + d) - g0), which keeps its precision near the
+    optimum, where D itself is O(1) but its changes are far below eps |D|. If L-BFGS-B stops on
+    its own before tol (a stalled line search), it is restarted from there with a fresh memory
+    while that lowers D.
+    """
+    P, l = U.shape
+    ub = U.ravel()
+    bounds = optimize.Bounds(np.zeros_like(ub), ub)
+    last = {"x": None}
+    origin = {}
+
+    def fun(xv):
+        QA = _apply_qs(xv.reshape(P, l) @ Q_G, P)  # Q vec(alpha) = vec(Q_S alpha Q_G) (eq 197)
+        QA *= 0.5
+        QA -= 1.0 / (P - 1.0)
+        g = QA.ravel()
+        d = xv - origin["x"]
+        f = float(np.dot(origin["g"], d) + 0.5 * np.dot(d, g - origin["g"]))
+        last["x"], last["g"] = xv.copy(), QA
+        return f, g
+
+    n_iter = 0
+
+    def callback(intermediate_result):
+        nonlocal n_iter
+        n_iter += 1
+        xv = intermediate_result.x
+        G = last["g"] if np.array_equal(xv, last["x"]) else _gradient(Q_G, xv.reshape(P, l))
+        if np.max(_violation(G, xv.reshape(P, l), U)) <= tol:
+            raise StopIteration
+
+    x = A0.ravel().copy()
+    for _ in range(max_restarts + 1):
+        G = _gradient(Q_G, x.reshape(P, l))
+        origin["x"], origin["g"] = x.copy(), G.ravel()
+        if np.max(_violation(G, x.reshape(P, l), U)) <= tol or n_iter >= max_iter:
+            break
+        res = optimize.minimize(fun, x, jac=True, method="L-BFGS-B", bounds=bounds, callback=callback,
+                                options={"maxiter": max(max_iter - n_iter, 1), "maxfun": 2 * max_iter + 100,
+                                         "ftol": 0.0, "gtol": 0.0, "maxcor": 10})
+        x = np.clip(res.x, 0.0, ub)
+        if not res.fun < 0.0:  # no decrease since the restart: give up
+            break
+    A = x.reshape(P, l)
+    return A, n_iter, max(float(np.max(_violation(_gradient(Q_G, A), A, U))), 0.0)
+
+
+def solve_dual(Q_G, y_enc, P, solver="smo", tol=1e-3, max_iter=None, alpha0=None, random_state=None,
+               refine=True):
+    """Solve the dual QP (26) with the box (24); returns (alpha (P, l), n_iter, kkt_violation).
+
+    ``y_enc`` holds the class indices 0..P-1 of the l labelled samples, ``alpha0`` (P, l)
+    an optional warm start (clipped into the box). ``random_state`` (SMO only): None keeps
+    the samples' order, otherwise they are visited in a random order, so ties between
+    equally violating samples are broken at random as in Algorithm 3. BLAS is limited to
+    one thread meanwhile (small products: extra threads only contend for the cores).
+    ``refine`` (SMO only): Newton refinement of :func:`_smo`; False runs plain Algorithm 3.
+    """
+    if solver not in _SOLVER_NAMES:
+        raise ValueError(f"solver must be one of {list(_SOLVER_NAMES)}, got {solver!r}")
+    U = dual_upper_bounds(y_enc, P)
+    l = U.shape[1]
+    A0 = np.zeros((P, l)) if alpha0 is None else np.clip(np.asarray(alpha0, dtype=np.float64), 0.0, U)
+    if max_iter is None:
+        max_iter = 1000 * l if solver == "smo" else 100_000
+    perm = None
+    if solver == "smo" and random_state is not None:
+        perm = np.random.default_rng(random_state).permutation(l)
+        Q_G, U, A0 = Q_G[np.ix_(perm, perm)], U[:, perm], A0[:, perm]
+    with threadpool_limits(limits=1, user_api="blas"):
+        if solver == "smo":
+            A, n_iter, viol = _smo(Q_G, U, A0, tol, max_iter, refine=refine)
+        else:
+            A, n_iter, viol = _lbfgsb(Q_G, U, A0, tol, max_iter)
+    if perm is not None:
+        A = A[:, np.argsort(perm)]
+    if viol > tol:
+        warnings.warn(f"{solver} stopped after {n_iter} iterations with KKT violation {viol:.3g} > tol = {tol:g}; "
+                      "increase max_iter", ConvergenceWarning, stacklevel=2)
+    return np.ascontiguousarray(A), n_iter, viol
+
+
+# ------------------------------------------------------------------ estimators
+
+
+def _check_solver_params(est):
+    if est.solver not in _SOLVER_NAMES:
+        raise ValueError(f"solver must be one of {list(_SOLVER_NAMES)}, got {est.solver!r}")
+    try:
+        tol = float(est.tol)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"tol must be a positive real number, got {est.tol!r}") from exc
+    if not np.isfinite(tol) or tol <= 0:
+        raise ValueError(f"tol must be finite and > 0, got {est.tol!r}")
+    max_iter = est.max_iter
+    if max_iter is not None:
+        if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+            raise ValueError(f"max_iter must be None or an integer >= 1, got {max_iter!r}")
+        max_iter = int(max_iter)
+    if est.n_classes is not None and not (isinstance(est.n_classes, (int, np.integer)) and est.n_classes >= 2):
+        raise ValueError(f"an SVM needs P >= 2 classes (the simplex coding of eq 15 starts at P = 2), "
+                         f"got n_classes={est.n_classes!r}")
+    return tol, max_iter
+
+
+class _SVMBase(MultiViewEstimatorMixin):
+    _param_names = ("gamma_A", "gamma_B", "gamma_W", "c", "tol", "max_iter", "laplacian", "solver",
+                    "random_state", "n_neighbors", "n_classes", "warm_start")
+
+    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, tol=1e-3, max_iter=None,
+                 laplacian="normalized", solver="smo", random_state=None, n_neighbors=None, n_classes=None,
+                 warm_start=False):
+        self.gamma_A = gamma_A
+        self.gamma_B = gamma_B
+        self.gamma_W = gamma_W
+        self.c = c
+        self.tol = tol
+        self.max_iter = max_iter
+        self.laplacian = laplacian
+        self.solver = solver
+        self.random_state = random_state
+        self.n_neighbors = n_neighbors
+        self.n_classes = n_classes
+        self.warm_start = warm_start
+
+    def _prepare(self, K, y):
+        """Validated inputs and the shared M_reg factorisation (Q_G and the coefficient map)."""
+        tol, max_iter = _check_solver_params(self)
+        (gamma_A, gamma_B, gamma_W), K, labelled, classes, Y_L, L = self._fit_inputs(K, y)
+        m, n, _ = K.shape
+        c = check_combination(self.c, m)
+        t0 = time.perf_counter()
+        dual = build_svm_dual(K, labelled, c, gamma_A, gamma_B, gamma_W, L)
+        self.reg_seconds_ = time.perf_counter() - t0
+        return tol, max_iter, K, labelled, classes, np.argmax(Y_L, axis=1), c, dual
+
+    def _warm(self, labelled, classes, shape):
+        """Previous dual variables when warm_start is set and the labelled set and classes are unchanged."""
+        if not self.warm_start or not hasattr(self, "dual_coef_"):
+            return None
+        if (self.dual_coef_.shape != shape or not np.array_equal(self.labelled_, labelled)
+                or not np.array_equal(self.classes_, classes)):
+            return None
+        return self.dual_coef_
+
+    def _finish(self, K, labelled, classes, c, coef, t0):
+        self.coef_ = coef
+        self.classes_ = classes
+        self.c_ = c
+        self.n_views_ = K.shape[0]
+        self.n_train_ = K.shape[1]
+        self.n_labelled_ = len(labelled)
+        self.labelled_ = labelled
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    gamma_A : float > 0
+        RKHS regularisation (gamma_A in eq 14).
+    gamma_B : float >= 0
+        Between-view consistency weight (eq 53-58).
+    gamma_W : float >= 0
+        Within-view manifold regularisation weight (eq 53, 60-64).
+    c : array of shape (m,) or None
+        Combination vector of C = c^T (x) I (eq 52); None is the average 1/m (the paper's
+        choice for the SVM, Section 7.1).
+    tol : float > 0
+        Stopping rule: largest violation of the KKT conditions of Lemma 31, in the units
+        of h = <s_k, C f(x_i)> (the margin is -1/(P-1)); as LIBSVM's eps.
+    max_iter : int or None
+        SMO block updates (default 1000 l) or L-BFGS-B iterations (default 100000);
+        a ``ConvergenceWarning`` is issued if it is reached first.
+    laplacian : "normalized", "unnormalized" or array (m, n, n)
+        Graph Laplacian per view (used only when gamma_W > 0), as in ``MVLLeastSquares``.
+    solver : "smo" or "lbfgsb"
+        "smo" (default): the block SMO of Algorithm 3 with Newton refinement (module
+        docstring); the faster one on benchmarks/bench_svm.py (about 4x faster than
+        L-BFGS-B with the paper's gammas at l = 680, P = 17; on a par when most dual
+        variables sit at a bound) and on the mfeat kernels. "lbfgsb": scipy's L-BFGS-B
+        on the dual (26); more robust when the kernels are highly correlated (Q_G badly
+        conditioned with most variables free), where coordinate descent needs many
+        more updates: on such a problem (l = 150, P = 8, gamma_A = 1e-5) SMO took 6 s,
+        L-BFGS-B 1 s.
+    random_state : None, int or numpy Generator
+        SMO only: None visits samples in their order; otherwise in a random order, so
+        ties between equal KKT violations are broken at random (Algorithm 3 picks a
+        random violator).
+    n_neighbors : int or None
+        As in ``MVLLeastSquares``: None uses dense kernel weights for the Laplacians.
+    n_classes : int >= 2 or None
+        Number of classes P; labels must then lie in 0..P-1.
+    warm_start : bool
+        If True and the estimator was fitted before on the same labelled samples and
+        classes, the dual variables start from the previous solution (the box (24) does
+        not depend on the gammas, so it stays feasible). For a grid of gammas::
+
+            est = MVLSVM(warm_start=True)
+            for g in gammas_A:
+                scores.append(est.set_params(gamma_A=g).fit(K, y).decision_function(K_test))
+
+        Neighbouring gammas have close solutions: each fit then starts near its optimum.
+"""
+
+
+class MVLSVM(_SVMBase):
+    __doc__ = """Multi-class multi-view SVM with simplex coding (MVL-SVM, Algorithm 2; Theorem 13 with R = I).
+
+    Solves the dual (26) with the box (24) and evaluates the solution by Proposition 14:
+    ``decision_function`` returns h(v) = (<s_k, C f(v)>)_{k=1..P} (eq 82-83), ``predict``
+    the class argmax_k h_k(v) (eq 15, 17). Kernels (m, n, n) or a list of m arrays, labels
+    with -1 for unlabelled samples (they enter through gamma_B and gamma_W).
+""" + _PARAMS_DOC + """
+    Attributes
+    ----------
+    dual_coef_ : array (P, l)
+        alpha^opt of eq (26), columns in the order of the labelled samples (``labelled_``),
+        rows in the order of ``classes_``; alpha_{y_i, i} = 0.
+    coef_ : array (m, n, P)
+        Per-view coefficients with h(v) = sum_p c_p K^p(v, x) coef_[p]: coef_[p] = a_p S with
+        a = -1/2 [M_reg (I (x) c) (x) S] vec(alpha) of eq (77), a_p (n, P-1) the view-p part.
+    code_matrix_ : array (P-1, P)
+        The simplex coding S; C f(v) = (P-1)/P S h(v) since S S^T = P/(P-1) I.
+    n_iter_ : int
+        SMO block updates or L-BFGS-B iterations.
+    kkt_violation_ : float
+        Largest violation of Lemma 31 at the returned alpha (<= tol unless max_iter was hit).
+    dual_objective_ : float
+        D(alpha) of eq (26).
+    classes_, c_, n_labelled_, labelled_, fit_seconds_, reg_seconds_ (time for M_reg),
+    solve_seconds_ (time in the dual solver).
+    """
+
+    def fit(self, K, y):
+        """Fit on training kernels ``K`` (m, n, n) and labels ``y`` (n,), -1 = unlabelled."""
+        t0 = time.perf_counter()
+        tol, max_iter, K, labelled, classes, y_enc, c, dual = self._prepare(K, y)
+        P = len(classes)
+        alpha0 = self._warm(labelled, classes, (P, len(labelled)))
+        t1 = time.perf_counter()
+        alpha, n_iter, viol = solve_dual(dual.Q_G, y_enc, P, self.solver, tol, max_iter, alpha0, self.random_state)
+        self.solve_seconds_ = time.perf_counter() - t1
+        S = simplex_coding(P)
+        # coef_[p] = a_p S = -1/2 A_p alpha^T S^T S (eq 77, 83)
+        coef = -0.5 * dual.coefficients(_apply_qs(alpha, P).T)
+        self.dual_coef_ = alpha
+        self.n_iter_ = n_iter
+        self.kkt_violation_ = viol
+        self.dual_objective_ = dual_objective(dual.Q_G, alpha)
+        self.code_matrix_ = S
+        return self._finish(K, labelled, classes, c, coef, t0)
+
+
+class MVLBinarySVM(_SVMBase):
+    __doc__ = """One-vs-all multi-view SVM (MVL-binSVM): P binary problems of Corollary 8 (P = 2 each).
+
+    For each class k, the binary problem "k against the rest" (code s = +1 for class k,
+    -1 otherwise, S = [1, -1]) is the dual (36) with Q[x, y, C] = diag(y) Q_G diag(y)
+    (eq 39): the same Q_G (eq 194) for every class, so M_reg is factorised once and the
+    P coefficient vectors come from one multi-right-hand-side solve. ``decision_function``
+    returns the P scores C f_k(v), ``predict`` the class with the largest.
+""" + _PARAMS_DOC + """
+    Attributes
+    ----------
+    dual_coef_ : array (P, l)
+        beta^opt of eq (36) for each one-vs-all problem (row k: class k against the rest).
+    coef_ : array (m, n, P)
+        Per-view coefficients: column k gives C f_k(v) = sum_p c_p K^p(v, x) coef_[p][:, k];
+        by eq (38), coef_[p][:, k] = 1/2 A_p diag(y^k) beta_k with y^k = +-1.
+    n_iter_, kkt_violation_, dual_objective_ : arrays (P,)
+        Per binary problem, as in :class:`MVLSVM`.
+    classes_, c_, n_labelled_, labelled_, fit_seconds_, reg_seconds_, solve_seconds_.
+    """
+
+    def fit(self, K, y):
+        """Fit the P one-vs-all problems on kernels ``K`` (m, n, n) and labels ``y`` (n,), -1 = unlabelled."""
+        t0 = time.perf_counter()
+        tol, max_iter, K, labelled, classes, y_enc, c, dual = self._prepare(K, y)
+        P = len(classes)
+        l = len(labelled)
+        previous = self._warm(labelled, classes, (P, l))
+        t1 = time.perf_counter()
+        beta = np.empty((P, l))
+        W = np.empty((l, P))
+        n_iter = np.empty(P, dtype=np.int64)
+        viol = np.empty(P)
+        obj = np.empty(P)
+        for k in range(P):
+            code = np.where(y_enc == k, 0, 1)  # code index: 0 (s = +1) for class k, 1 (s = -1) for the rest
+            alpha0 = None
+            if previous is not None:
+                alpha0 = np.zeros((2, l))
+                alpha0[1 - code, np.arange(l)] = previous[k]
+            alpha, n_iter[k], viol[k] = solve_dual(dual.Q_G, code, 2, self.solver, tol, max_iter, alpha0,
+                                                   self.random_state)
+            obj[k] = dual_objective(dual.Q_G, alpha)
+            beta[k] = alpha.sum(axis=0)  # one non-zero entry per column
+            W[:, k] = alpha[0] - alpha[1]  # S alpha_i = -y_i beta_i
+        self.solve_seconds_ = time.perf_counter() - t1
+        coef = -0.5 * dual.coefficients(W)  # -1/2 A_p (S alpha)^T = 1/2 A_p diag(y) beta (eq 38)
+        self.dual_coef_ = beta
+        self.n_iter_ = n_iter
+        self.kkt_violation_ = viol
+        self.dual_objective_ = obj
+        return self._finish(K, labelled, classes, c, coef, t0)

@@ -1,0 +1,148 @@
+# Per-rule resources (mem_mb, runtime in minutes) estimated from each job's problem size, for cluster
+# execution (profiles/slurm). Include it after the rule files. Local runs ignore mem_mb and runtime
+# unless --resources caps them, so the local profiles behave as before.
+#
+# Sizes: P classes, m views, n = training points of the job (labelled + unlabelled + validation, per
+# class, times two for Caltech-101's flipped copies), t test points, N the whole data set.
+#  - run / select_gammas hold the split's kernels (m N_pool (N_pool + t) float64, or the prepared paper
+#    data) plus the structured MVL-LS solve: about 4 m n^2 float64 (kernels, Laplacians, eigenvectors,
+#    work space), the coupled (l + n)^2 system, and the m t n test kernels; measured reference: n = 2040,
+#    m = 10 peaks at 1.19 GiB for the whole process (README, benchmarks).
+#  - prepare (paper datasets) loads the raw kernels once: up to ~1.1 GB for Caltech-101 (10 views).
+# Memory = 512 MB (Python, numpy, scipy, scikit-learn) + 1.25 x the estimate, rounded up to 256 MB,
+# times the attempt number (profiles/slurm retries a failed job once with twice the memory).
+# Precedence: --set-resources RULE:mem_mb=... / runtime=... (command line or profile) wins over these.
+import math as _math
+
+# classes, images in the data set, test images (per split, for the paper protocols)
+_SOURCE_SIZES = {
+    "mfeat": {"classes": 10, "total": 2000},
+    "flowers17": {"classes": 17, "total": 1360, "test": 17 * 20},
+    "caltech101": {"classes": 102, "total": 102 * 15 * 3, "test": 102 * 15, "train": 102 * 15 * 2},
+    "cub": {"classes": 200, "total": 11788, "test": 5794},
+}
+_UNKNOWN_SOURCE = {"classes": 200, "total": 12000, "test": 6000}
+_MB = 1e6
+_F8 = 8  # bytes per float64
+
+
+def _sizes(dataset):
+    d = dcfg(dataset)
+    s = dict(_SOURCE_SIZES.get(d["source"], _UNKNOWN_SOURCE))
+    if d["protocol"].get("type") == "random":
+        s["test"] = s["classes"] * d["protocol"]["n_test_per_class"]
+    s.setdefault("train", s["total"] - s["test"])
+    s["m"] = len(d["views"])
+    s["flip"] = 2 if d["source"] == "caltech101" else 1
+    return d, s
+
+
+def _n_points(dataset, lc, uc):
+    """Training points of one job: labelled + unlabelled + validation per class (flipped copies count)."""
+    d, s = _sizes(dataset)
+    per_class = int(lc) + int(uc) + d["n_val_per_class"]
+    return min(s["classes"] * per_class * s["flip"], s["train"]), int(lc) * s["classes"] * s["flip"]
+
+
+def _loaded_mb(dataset):
+    """What a run/select job loads: the split's kernels, or the prepared paper data."""
+    d, s = _sizes(dataset)
+    if d["source"] == "cub":
+        image = s["total"] ** 2 * _F8 if (d.get("loader") or {}).get("image_view") else 0
+        return (s["total"] * 312 * _F8 + image) / _MB
+    return s["m"] * s["train"] * (s["train"] + s["test"]) * _F8 / _MB
+
+
+def _solver_mb(dataset, lc, uc):
+    _, s = _sizes(dataset)
+    n, l = _n_points(dataset, lc, uc)
+    return (4 * s["m"] * n * n + 2 * (l + n) ** 2 + s["m"] * s["test"] * n) * _F8 / _MB
+
+
+def _fit_seconds(dataset, lc, uc):
+    """One structured MVL-LS fit, O(m n^3): about 25 s at n = 2040, m = 10 on one busy core (measured)."""
+    _, s = _sizes(dataset)
+    n, _ = _n_points(dataset, lc, uc)
+    return 30.0 * (s["m"] / 10) * (n / 2040) ** 3
+
+
+def _mem(estimate_mb, attempt):
+    return int(256 * _math.ceil((512 + 1.25 * estimate_mb) / 256)) * attempt
+
+
+def _minutes(seconds, attempt, floor=10):
+    """Wall time: 60 s start-up (Snakemake in the job, imports) + 3 x the estimate, at least ``floor``."""
+    return max(floor, _math.ceil((60 + 3 * seconds) / 60)) * attempt
+
+
+def _method_fits(dataset, method):
+    """Cost of one run in fits. Measured: optC with 25 iterations and 20 restarts = 22 fits. The SVMs
+    factorise like MVL-LS and add the SMO iterations; an ablation is four runs."""
+    d = dcfg(dataset)
+    if method.startswith("mvl_ls_optc"):
+        iterations = int(method[len("mvl_ls_optc"):] or 50)
+        return 2 + iterations * max(1, d["optc"]["n_restarts"]) / 20
+    base = 2 if "svm" in method else 1.5 if method == "single_views" else 1
+    return base * (4 if method.endswith("_ablation") else 1)
+
+
+def _grid_fits(dataset):
+    """Grid selection in fits. Measured: a 8 x 5 x 5 grid = 138 fits (eigendecompositions reused)."""
+    g = dcfg(dataset)["grid"]
+    return 1 + 0.75 * len(g["A"]) * len(g["B"]) * len(g["W"])
+
+
+def _run_mem(wildcards, attempt):
+    return _mem(_loaded_mb(wildcards.dataset) + _solver_mb(wildcards.dataset, wildcards.lc, wildcards.uc), attempt)
+
+
+def _run_runtime(wildcards, attempt):
+    fits = _method_fits(wildcards.dataset, wildcards.method)
+    return _minutes(fits * _fit_seconds(wildcards.dataset, wildcards.lc, wildcards.uc), attempt)
+
+
+def _select_runtime(wildcards, attempt):
+    return _minutes(_grid_fits(wildcards.dataset) * _fit_seconds(wildcards.dataset, wildcards.lc, wildcards.uc),
+                    attempt)
+
+
+def _prepare_mem(wildcards, attempt):
+    # raw files (float32 or float64) and the float64 arrays built from them
+    return _mem(2 * _loaded_mb(wildcards.dataset), attempt)
+
+
+def _kernel_mem(wildcards, attempt):
+    # pool x pool and test x pool, plus the squared distances they are computed from
+    _, s = _sizes(wildcards.dataset)
+    return _mem(3 * s["train"] * (s["train"] + s["test"]) * _F8 / _MB, attempt)
+
+
+def _fixed(mb, minutes):
+    return {"mem_mb": lambda wildcards, attempt: mb * attempt, "runtime": lambda wildcards, attempt: minutes * attempt}
+
+
+_RULE_RESOURCES = {
+    "dataset": _fixed(1024, 10),
+    "split": _fixed(512, 10),
+    "kernel": {"mem_mb": _kernel_mem, "runtime": lambda wildcards, attempt: 10 * attempt},
+    "prepare": {"mem_mb": _prepare_mem, "runtime": lambda wildcards, attempt: 30 * attempt},
+    "select_gammas": {"mem_mb": _run_mem, "runtime": _select_runtime},
+    "run": {"mem_mb": _run_mem, "runtime": _run_runtime},
+    "collect": _fixed(1024, 10),
+    "aggregate": _fixed(1024, 10),
+    "report": _fixed(2048, 20),
+}
+
+
+def _overridden(rule_name, resource):
+    """Was this resource set for this rule with --set-resources (command line or a profile)?"""
+    given = workflow.resource_settings.overwrite_resources.get(rule_name, {})
+    base = resource[: -len("_mb")] if resource.endswith("_mb") else resource
+    return any(k == base or k.startswith(base + "_") for k in given)
+
+
+for _rule_name, _resources in _RULE_RESOURCES.items():
+    if workflow.is_rule(_rule_name):
+        workflow.get_rule(_rule_name).resources.update(
+            {k: v for k, v in _resources.items() if not _overridden(_rule_name, k)}
+        )
