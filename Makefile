@@ -2,6 +2,8 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# real data for CI and development (no network): the shared folder beside the repository
+DATA_MIRROR ?= ../shared/data
 
 .PHONY: run test test-all setup setup-test lint bench clean ci-workflow refresh-expected
 
@@ -33,12 +35,12 @@ bench: setup-test
 
 ## The CI profile, then the results-regression check against results/expected/ci/.
 ci-workflow: setup
-	$(BIN)/snakemake --profile profiles/ci
+	$(BIN)/snakemake --profile profiles/ci --config 'data={mirror: $(DATA_MIRROR), offline: true}'
 	$(BIN)/python -m mvl.cli check --summary results/mfeat/summary.csv --expected results/expected/ci/mfeat_summary.csv
 
 ## Rewrite the expected CI results on purpose (after an intended change of numbers); commit the diff.
 refresh-expected: setup
-	$(BIN)/snakemake --profile profiles/ci
+	$(BIN)/snakemake --profile profiles/ci --config 'data={mirror: $(DATA_MIRROR), offline: true}'
 	mkdir -p results/expected/ci
 	cp results/mfeat/summary.csv results/expected/ci/mfeat_summary.csv
 	git --no-pager diff --stat -- results/expected

@@ -20,9 +20,11 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/experiments.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/coreg.smk"
 
 
 rule all:
     input:
         [report_targets(d) for d in DATASETS],
+        coreg_targets(),
     default_target: True

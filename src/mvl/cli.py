@@ -13,6 +13,8 @@ import json
 import sys
 import time
 
+from pathlib import Path
+
 import numpy as np
 
 from . import io
@@ -272,6 +274,24 @@ def step_check(a):
     return 0
 
 
+def step_coreg(a):
+    """One seeded split of a co-regularization benchmark (Sindhwani & Rosenberg 2008): MR and CoMR rows."""
+    from .ssl_data import run_split
+
+    data_dir = None
+    if a.dataset != "lines":
+        from . import download
+
+        paths = download.fetch("ssl_benchmarks", _data_options(a.data))
+        data_dir = Path(paths["ssl_benchmarks/g50c.mat"]).parent
+    t0 = time.perf_counter()
+    rows = run_split(a.dataset, a.seed, data_dir=data_dir)
+    io.save_csv(a.out, rows, checksum=True)
+    sel = rows[rows["selected"]] if "selected" in rows else rows
+    errs = ", ".join(f"{r.method} test {r.test_error:.2f} unl {r.unlabelled_error:.2f}" for r in sel.itertuples())
+    print(f"[coreg] {a.dataset} seed {a.seed}: {errs} ({time.perf_counter() - t0:.1f} s) -> {a.out}")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m mvl.cli", description=__doc__)
     sub = p.add_subparsers(dest="step", required=True)
@@ -326,6 +346,11 @@ def main(argv=None):
     s = sub.add_parser("aggregate")
     s.add_argument("--results", required=True)
     s.add_argument("--out", required=True)
+    s = sub.add_parser("coreg", help="MR and CoMR on one split of a Sindhwani-Rosenberg benchmark")
+    s.add_argument("--dataset", required=True, choices=["lines", "g50c", "uspst", "coil20", "pcmac"])
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--data", default=None, help="JSON download/mirror options (default: $MVL_DATA_OPTIONS)")
+    s.add_argument("--out", required=True)
     s = sub.add_parser("check", help="compare a summary with expected values (results regression)")
     s.add_argument("--summary", required=True)
     s.add_argument("--expected", required=True)
@@ -337,7 +362,7 @@ def main(argv=None):
         p.error(f"{a.step}: give --dataset-npz, --split and --kernels, or --prepared with --source and --views")
     steps = {"prepare": step_prepare, "dataset": step_dataset, "split": step_split, "kernel": step_kernel,
              "run": step_run, "select": step_select, "collect": step_collect, "aggregate": step_aggregate,
-             "check": step_check}
+             "check": step_check, "coreg": step_coreg}
     return steps[a.step](a) or 0
 
 

@@ -173,6 +173,17 @@ def report_targets(dataset):
     ]
 
 
+COREG = config.get("coreg", {})
+COREG_DATASETS = list(COREG.get("datasets", []))
+
+
+def coreg_targets():
+    """The co-regularization report (Sindhwani & Rosenberg 2008 Tables 2-3), if any dataset is configured."""
+    if not COREG_DATASETS or not COREG.get("seeds"):
+        return []
+    return [f"{RES}/coreg/report.ipynb", f"{RES}/coreg/summary.csv"]
+
+
 def _check_raw_data():
     """Before any job: the raw files of every paper dataset still to be prepared can be obtained.
 
@@ -186,6 +197,9 @@ def _check_raw_data():
             if is_paper(d) and not all(os.path.exists(prepared_path(d, s)) for s in dcfg(d)["seeds"])
         }
     )
+    coreg = config.get("coreg", {})
+    if set(coreg.get("datasets", [])) - {"lines"} and coreg.get("seeds"):
+        todo.append("ssl_benchmarks")
     if not todo:
         return
     from mvl import download

@@ -1,0 +1,412 @@
+"""Co-regularization (Sindhwani & Rosenberg 2008, "SR") and its equivalence with two-view MVL-LS (JMLR 2016,
+Section 3.4, eq 43-48): src/mvl/coreg.py and the benchmark data / experiment code of src/mvl/ssl_data.py.
+
+The acceptance check of issue 6 is :func:`test_coregularization_equals_two_view_mvl`: the kernel route
+(SR eq 6-10) and the vector-valued route (JMLR eq 44, 67-68) give the same predictions to 1e-8.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import make_linear_problem, make_problem, pm_one_targets, rel_diff
+from scipy import stats
+
+from mvl import MVLLeastSquares
+from mvl.coreg import (
+    GAMMA_GRID,
+    coregularization_as_mvl,
+    coregularization_kernel,
+    coregularization_rls,
+    intrinsic_graph_kernel,
+    kernel_rls,
+    knn_graph_laplacian,
+    laplacian_rls,
+    manifold_regularization_as_mvl,
+    manifold_regularization_kernel,
+    select_on_validation,
+    solve_mvl_dense,
+    squared_distances,
+)
+from mvl.ssl_data import (
+    SPLIT_SIZES,
+    draw_split,
+    load_ssl_benchmark,
+    make_lines,
+    paired_ttest,
+    prepare_split,
+    run_split,
+    summarize,
+)
+
+DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "ssl_benchmarks"
+TOL = 1e-8
+
+# (gamma_1, gamma_2, mu): well-conditioned and lopsided settings
+SETTINGS = [(1.0, 1.0, 1.0), (0.3, 2.0, 0.7), (1e-2, 10.0, 5.0), (5.0, 0.05, 0.2)]
+
+
+@pytest.fixture(scope="module")
+def data_dir():
+    """The real benchmark files; a missing directory is a failure, never a skip."""
+    if not DATA_DIR.is_dir():
+        pytest.fail(f"benchmark directory {DATA_DIR} is missing: the SSL benchmark files (g50c.mat, uspst.mat, "
+                    f"text1.mat, COIL20_cai.mat) must be present in ../shared/data/ssl_benchmarks")
+    return DATA_DIR
+
+
+def _indicator(idx, n):
+    w = np.zeros(n)
+    w[idx] = 1.0
+    return w
+
+
+# ----------------------------------------------------------------------------- the two formulations
+
+
+@pytest.mark.parametrize("g1,g2,mu", SETTINGS)
+@pytest.mark.parametrize("P,seed", [(2, 1), (3, 2)])
+def test_coregularization_equals_two_view_mvl(g1, g2, mu, P, seed):
+    """Kernel route (k~ of SR eq 7, RLS, components eq 9-10) == MVL-LS with K = diag(k1/g1, k2/g2), c = (1/2, 1/2),
+    gamma_A = 1/l, gamma_B = mu/l, M_B on the unlabelled points (JMLR eq 44, 57, 67-68): max rel diff <= 1e-8."""
+    K, K_test, y = make_problem(m=2, n=24, P=P, frac_unlabelled=0.5, seed=seed, t=9)
+    lab, Y = pm_one_targets(y, P)
+    unl = np.flatnonzero(y < 0)
+    n = y.size
+    # kernel route: the Gram matrices of k~ and plain RLS with ridge 4 (mean prediction f = g/2)
+    Kt, Kt_test = coregularization_kernel(K[0], K[1], g1, g2, mu, unl, K_test[0], K_test[1])
+    alpha = kernel_rls(Kt[np.ix_(lab, lab)], Y, ridge=4.0)
+    f_kernel_test, f_kernel_train = Kt_test[:, lab] @ alpha, Kt[:, lab] @ alpha
+    fit = coregularization_rls(K[0], K[1], lab, Y, g1, g2, mu, K1_test=K_test[0], K2_test=K_test[1])
+    # vector-valued route
+    inp = coregularization_as_mvl(K[0], K[1], g1, g2, mu, lab.size, K_test[0], K_test[1])
+    A = solve_mvl_dense(inp["K"], lab, Y, inp["c"], inp["gamma_A"], inp["gamma_B"], between_weights=_indicator(unl, n))
+    views_test = np.einsum("ptn,pnk->ptk", inp["K_test"], A)
+    views_train = np.einsum("pij,pjk->pik", inp["K"], A)
+    f_mvl_test = np.einsum("ptk,p->tk", views_test, inp["c"])
+    f_mvl_train = np.einsum("ptk,p->tk", views_train, inp["c"])
+    diffs = [rel_diff(f_kernel_test, f_mvl_test), rel_diff(f_kernel_train, f_mvl_train),
+             rel_diff(fit.test, f_mvl_test), rel_diff(fit.test_views, views_test),
+             rel_diff(fit.train_views, views_train)]
+    assert max(diffs) <= TOL, diffs
+
+
+@pytest.mark.parametrize("g1,g2,mu", SETTINGS)
+@pytest.mark.parametrize("solver", ["structured", "dense"])
+def test_coregularization_on_all_points_equals_mvl_least_squares(g1, g2, mu, solver):
+    """MVLLeastSquares's M_B acts on all u + l points: it is co-regularization with U = every training point."""
+    K, K_test, y = make_problem(m=2, n=22, P=3, frac_unlabelled=0.4, seed=5, t=8)
+    lab, Y = pm_one_targets(y, 3)
+    inp = coregularization_as_mvl(K[0], K[1], g1, g2, mu, lab.size, K_test[0], K_test[1])
+    est = MVLLeastSquares(inp["gamma_A"], inp["gamma_B"], inp["gamma_W"], c=inp["c"], solver=solver).fit(inp["K"], y)
+    fit = coregularization_rls(K[0], K[1], lab, Y, g1, g2, mu, coreg_points=np.arange(y.size),
+                               K1_test=K_test[0], K2_test=K_test[1])
+    assert rel_diff(est.decision_function(inp["K_test"]), fit.test) <= TOL
+    assert rel_diff(est.view_decision_function(inp["K_test"]).transpose(1, 0, 2), fit.test_views) <= TOL
+
+
+def test_unlabelled_and_all_point_coregularization_differ():
+    """The check above is sensitive to the set U: M_B on all points is a different problem."""
+    K, K_test, y = make_problem(m=2, n=20, P=2, frac_unlabelled=0.5, seed=8, t=6)
+    lab, Y = pm_one_targets(y, 2)
+    a = coregularization_rls(K[0], K[1], lab, Y, 0.5, 0.5, 3.0, K1_test=K_test[0], K2_test=K_test[1])
+    b = coregularization_rls(K[0], K[1], lab, Y, 0.5, 0.5, 3.0, np.arange(y.size), K_test[0], K_test[1])
+    assert rel_diff(a.test, b.test) > 1e-3
+
+
+@pytest.mark.parametrize("g1,g2,mu", SETTINGS)
+def test_coregularization_solves_the_primal_problem(g1, g2, mu):
+    """Explicit finite feature maps: minimise SR eq 2 over (w1, w2) by its normal equations; the view components
+    of the kernel solution (SR eq 9-10) are f^i = Phi_i w_i."""
+    pb = make_linear_problem(m=2, n=18, P=2, frac_unlabelled=0.5, seed=4, t=7)
+    y = pb["y"]
+    lab, Y = pm_one_targets(y, 2)
+    unl = np.flatnonzero(y < 0)
+    F1, F2 = pb["Phi"]
+    d1, d2 = F1.shape[1], F2.shape[1]
+    B = np.hstack([F1[unl], -F2[unl]])  # f1(U) - f2(U)
+    C = 0.5 * np.hstack([F1[lab], F2[lab]])  # mean prediction on L
+    Q = np.diag(np.r_[np.full(d1, g1), np.full(d2, g2)]) + mu * B.T @ B + C.T @ C
+    W = np.linalg.solve(Q, C.T @ Y)
+    fit = coregularization_rls(pb["K"][0], pb["K"][1], lab, Y, g1, g2, mu,
+                               K1_test=pb["K_test"][0], K2_test=pb["K_test"][1])
+    T1, T2 = pb["Phi_test"]
+    assert rel_diff(fit.test_views[0], T1 @ W[:d1]) <= TOL
+    assert rel_diff(fit.test_views[1], T2 @ W[d1:]) <= TOL
+
+
+# ----------------------------------------------------------------------------- the kernels themselves
+
+
+def test_coregularization_kernel_matches_eq7_entrywise():
+    """SR eq 7 evaluated entry by entry with explicit s(x, z), d_x and H = (I + mu S)^-1."""
+    K, K_test, y = make_problem(m=2, n=15, P=2, frac_unlabelled=0.6, seed=9, t=5)
+    U = np.flatnonzero(y < 0)
+    g1, g2, mu = 0.4, 1.7, 0.9
+    Kt, Kt_test = coregularization_kernel(K[0], K[1], g1, g2, mu, U, K_test[0], K_test[1])
+    S = K[0][np.ix_(U, U)] / g1 + K[1][np.ix_(U, U)] / g2
+    H = np.linalg.inv(np.eye(U.size) + mu * S)
+
+    def entry(k1xz, k2xz, k1x, k2x, k1z, k2z):
+        s = k1xz / g1 + k2xz / g2
+        dx = k1x[U] / g1 - k2x[U] / g2
+        dz = k1z[U] / g1 - k2z[U] / g2
+        return s - mu * dx @ H @ dz
+
+    for i in range(15):
+        for j in range(15):
+            e = entry(K[0][i, j], K[1][i, j], K[0][i], K[1][i], K[0][j], K[1][j])
+            assert abs(Kt[i, j] - e) <= 1e-10 * max(1.0, abs(e))
+    for a in range(5):
+        for j in range(15):
+            e = entry(K_test[0][a, j], K_test[1][a, j], K_test[0][a], K_test[1][a], K[0][j], K[1][j])
+            assert abs(Kt_test[a, j] - e) <= 1e-10 * max(1.0, abs(e))
+
+
+def test_coregularization_kernel_is_the_sum_space_kernel():
+    """Brute force in feature space: H~ = {w1.phi1 + w2.phi2} with norm min gamma_1|w1|^2 + gamma_2|w2|^2 +
+    mu sum_U (w1.phi1 - w2.phi2)^2 (SR eq 4-5) has kernel psi(x)^T A^-1 psi(z), psi = (phi1, phi2), A the norm's
+    matrix."""
+    pb = make_linear_problem(m=2, n=16, P=2, frac_unlabelled=0.5, seed=6, t=6)
+    U = np.flatnonzero(pb["y"] < 0)
+    F1, F2 = pb["Phi"]
+    T1, T2 = pb["Phi_test"]
+    d1, d2 = F1.shape[1], F2.shape[1]
+    g1, g2, mu = 0.8, 0.3, 2.5
+    B = np.hstack([F1[U], -F2[U]])
+    A = np.diag(np.r_[np.full(d1, g1), np.full(d2, g2)]) + mu * B.T @ B
+    Psi, Psi_t = np.hstack([F1, F2]), np.hstack([T1, T2])
+    Ainv = np.linalg.inv(A)
+    Kt, Kt_test = coregularization_kernel(pb["K"][0], pb["K"][1], g1, g2, mu, U, pb["K_test"][0], pb["K_test"][1])
+    assert rel_diff(Kt, Psi @ Ainv @ Psi.T) <= 1e-10
+    assert rel_diff(Kt_test, Psi_t @ Ainv @ Psi.T) <= 1e-10
+    assert np.linalg.eigvalsh(Kt).min() > -1e-10 * np.abs(Kt).max()
+
+
+def test_coregularization_kernel_limits():
+    """mu = 0: k~ = k1/gamma_1 + k2/gamma_2 (the plain sum space)."""
+    K, _, y = make_problem(m=2, n=12, P=2, frac_unlabelled=0.5, seed=3)
+    Kt, _ = coregularization_kernel(K[0], K[1], 2.0, 0.5, 0.0, np.flatnonzero(y < 0))
+    assert rel_diff(Kt, K[0] / 2.0 + K[1] / 0.5) <= 1e-14
+
+
+def test_manifold_regularization_kernel_is_the_rkhs_kernel():
+    """Feature space: norm gamma_1 |w|^2 + gamma_2 (Phi_V w)^T R (Phi_V w) -> kernel phi^T A^-1 phi (SR eq 14)."""
+    pb = make_linear_problem(m=1, n=14, P=2, seed=2, t=5)
+    F, T = pb["Phi"][0], pb["Phi_test"][0]
+    rng = np.random.default_rng(0)
+    G = rng.normal(size=(14, 14))
+    R = G @ G.T / 14 + 0.1 * np.eye(14)
+    g1, g2 = 0.7, 1.3
+    A = g1 * np.eye(F.shape[1]) + g2 * F.T @ R @ F
+    Kmr, Kmr_t = manifold_regularization_kernel(pb["K"][0], np.linalg.inv(R), g1, g2, pb["K_test"][0])
+    assert rel_diff(Kmr, F @ np.linalg.solve(A, F.T)) <= 1e-9
+    assert rel_diff(Kmr_t, T @ np.linalg.solve(A, F.T)) <= 1e-9
+
+
+@pytest.mark.parametrize("g1,g2", [(1.0, 1.0), (0.05, 3.0), (10.0, 0.01)])
+def test_rls_with_mr_kernel_equals_laplacian_rls(g1, g2):
+    """RLS (ridge 1) with k_mr == Laplacian RLS solved directly == one-view MVL-LS with gamma_A = g1/l,
+    gamma_W = g2/l, Laplacian R."""
+    K, K_test, y = make_problem(m=1, n=26, P=3, frac_unlabelled=0.5, seed=12, t=8)
+    lab, Y = pm_one_targets(y, 3)
+    M = knn_graph_laplacian(squared_distances(np.random.default_rng(1).normal(size=(26, 3))), 5)
+    K2, R = intrinsic_graph_kernel(M, 2)
+    _, f_train, f_test = laplacian_rls(K[0], lab, Y, g1, g2, R, K_test[0])
+    Kmr, Kmr_t = manifold_regularization_kernel(K[0], K2, g1, g2, K_test[0])
+    alpha = kernel_rls(Kmr[np.ix_(lab, lab)], Y, ridge=1.0)
+    assert rel_diff(Kmr_t[:, lab] @ alpha, f_test) <= TOL
+    assert rel_diff(Kmr[:, lab] @ alpha, f_train) <= TOL
+    inp = manifold_regularization_as_mvl(K[0], R, g1, g2, lab.size)
+    est = MVLLeastSquares(inp["gamma_A"], inp["gamma_B"], inp["gamma_W"], c=inp["c"],
+                          laplacian=inp["laplacian"]).fit(inp["K"], y)
+    assert rel_diff(est.decision_function(K_test[0][None]), f_test) <= TOL
+
+
+def test_laplacian_rls_stationarity():
+    """The direct solution zeroes the gradient of gamma_1 a'Ka + gamma_2 a'KRKa + |J(Y - Ka)|^2."""
+    K, _, y = make_problem(m=1, n=20, P=2, frac_unlabelled=0.5, seed=4)
+    lab, Y = pm_one_targets(y, 2)
+    rng = np.random.default_rng(3)
+    G = rng.normal(size=(20, 20))
+    R = G @ G.T
+    a, f, _ = laplacian_rls(K[0], lab, Y, 0.3, 0.2, R)
+    J = np.zeros((20, 20))
+    J[lab, lab] = 1
+    Yf = np.zeros((20, 2))
+    Yf[lab] = Y
+    grad = 0.3 * K[0] @ a + 0.2 * K[0] @ R @ K[0] @ a - K[0] @ J @ (Yf - K[0] @ a)
+    assert np.abs(grad).max() <= 1e-10 * np.abs(K[0] @ Yf).max()
+
+
+def test_graph_and_intrinsic_kernel():
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    D = squared_distances(X)
+    assert np.allclose(D, ((X[:, None] - X[None]) ** 2).sum(-1), atol=1e-12)
+    M = knn_graph_laplacian(D, 4)
+    assert np.array_equal(M, M.T)
+    assert np.allclose(np.diag(M), 1.0)  # every vertex has a neighbour
+    off = -M[~np.eye(40, dtype=bool)]
+    assert off.min() >= 0 and (off > 0).sum() >= 40 * 4  # symmetrised kNN: >= k edges per vertex
+    assert np.linalg.eigvalsh(M).min() > -1e-12 and np.linalg.eigvalsh(M).max() <= 2 + 1e-12
+    K2, R = intrinsic_graph_kernel(M, 2)
+    assert np.allclose(R, M @ M + 1e-6 * np.eye(40), atol=1e-12)
+    assert np.allclose(K2 @ R, np.eye(40), atol=1e-6)
+    Mh = knn_graph_laplacian(D, 4, weights="heat", sigma=1.0)
+    assert np.array_equal(Mh != 0, M != 0)
+
+
+def test_select_on_validation_ties():
+    err = {(1, 1): 5.0, (1, 2): 3.0, (2, 1): 3.0}
+    assert select_on_validation(err) == (1, 2)
+    assert select_on_validation(err, {(1, 1): 0.0, (1, 2): 0.9, (2, 1): 0.5}) == (2, 1)
+
+
+def test_input_errors():
+    K, _, y = make_problem(m=2, n=10, P=2, frac_unlabelled=0.5, seed=1)
+    lab, Y = pm_one_targets(y, 2)
+    with pytest.raises(ValueError, match="gamma1"):
+        coregularization_rls(K[0], K[1], lab, Y, 0.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="same shape"):
+        coregularization_kernel(K[0], K[1][:5, :5], 1.0, 1.0, 1.0, [0])
+    with pytest.raises(ValueError, match="both K1_test and K2_test"):
+        coregularization_kernel(K[0], K[1], 1.0, 1.0, 1.0, [0], K1_test=K[0][:2])
+    with pytest.raises(ValueError, match="Y_L"):
+        coregularization_rls(K[0], K[1], lab, Y[:-1], 1.0, 1.0, 1.0)
+
+
+# ----------------------------------------------------------------------------- data
+
+
+_SHAPES = {"g50c": (550, 50, 2), "uspst": (2007, 256, 10), "pcmac": (1946, 7511, 2), "coil20": (1440, 1024, 20)}
+
+
+@pytest.mark.parametrize("name", sorted(_SHAPES))
+def test_loaders_read_the_real_files(name, data_dir):
+    n, d, c = _SHAPES[name]
+    ds = load_ssl_benchmark(name, data_dir)
+    assert ds.X.shape == (n, d) and ds.y.shape == (n,) and ds.n_classes == c
+    assert set(np.unique(ds.y)) == set(range(c))
+    assert ds.X.dtype == np.float64
+    if name == "coil20":
+        assert ds.idx_labelled is None and np.bincount(ds.y).tolist() == [72] * 20
+        assert 0.0 <= ds.X.min() and ds.X.max() <= 1.0
+    else:
+        assert ds.idx_labelled.shape == (10, 50)
+        assert ds.idx_labelled.min() >= 0 and ds.idx_labelled.max() < n
+        assert ds.idx_unlabelled.shape[0] == 10
+    if name == "pcmac":
+        from scipy import sparse
+
+        assert sparse.issparse(ds.X)
+        assert np.allclose(np.sqrt(ds.X.multiply(ds.X).sum(axis=1)), 1.0)
+    if name == "g50c":
+        assert ds.classes.tolist() == [-1, 1]
+    # a file path works as well as the directory
+    ds2 = load_ssl_benchmark("text1" if name == "pcmac" else name, Path(ds.source))
+    assert ds2.X.shape == ds.X.shape
+
+
+def test_loader_errors(tmp_path, data_dir):
+    with pytest.raises(FileNotFoundError, match="g50c.mat"):
+        load_ssl_benchmark("g50c", tmp_path)
+    with pytest.raises(ValueError, match="unknown benchmark"):
+        load_ssl_benchmark("mnist", data_dir)
+    with pytest.raises(ValueError, match="expected X of shape"):
+        load_ssl_benchmark("g50c", data_dir / "uspst.mat")
+
+
+def test_lines_generator_is_seeded():
+    X, y = make_lines(1002, seed=3)
+    X2, y2 = make_lines(1002, seed=3)
+    X3, _ = make_lines(1002, seed=4)
+    assert np.array_equal(X, X2) and np.array_equal(y, y2)
+    assert not np.allclose(X, X3)
+    assert X.shape == (1002, 2) and np.bincount(y).tolist() == [501, 501]
+    # two perpendicular lines: principal directions of each class are (1, 1) and (1, -1)
+    for cls, u in ((1, np.array([1.0, 1.0])), (0, np.array([1.0, -1.0]))):
+        Z = X[y == cls] - X[y == cls].mean(0)
+        v = np.linalg.eigh(Z.T @ Z)[1][:, -1]
+        assert abs(abs(v @ u) / np.sqrt(2) - 1) < 1e-3
+    assert np.mean((X[:, 1] > 0) == (y == 1)) > 0.98  # a line through the origin separates the classes
+
+
+def test_draw_split_sizes_and_seeds():
+    y = np.repeat(np.arange(20), 72)
+    sp = draw_split(y, SPLIT_SIZES["coil20"], seed=1)
+    sizes = tuple(sp[k].size for k in ("labelled", "unlabelled", "test", "validation"))
+    assert sizes == SPLIT_SIZES["coil20"]
+    allidx = np.concatenate(list(sp.values()))
+    assert np.unique(allidx).size == allidx.size == 1440
+    assert np.unique(y[sp["labelled"]]).size == 20
+    sp2 = draw_split(y, SPLIT_SIZES["coil20"], seed=1)
+    assert all(np.array_equal(sp[k], sp2[k]) for k in sp)
+    assert not np.array_equal(sp["labelled"], draw_split(y, SPLIT_SIZES["coil20"], seed=2)["labelled"])
+    with pytest.raises(ValueError, match="need"):
+        draw_split(y, (100, 1400, 0, 0), seed=0)
+
+
+def test_paired_ttest_and_summary():
+    rng = np.random.default_rng(0)
+    a, b = rng.uniform(5, 10, 10), rng.uniform(1, 5, 10)
+    rows = pd.DataFrame(
+        [dict(dataset="x", seed=s, method="MR", test_error=a[s], unlabelled_error=a[s], selected=True)
+         for s in range(10)]
+        + [dict(dataset="x", seed=s, method="CoMR", test_error=b[s], unlabelled_error=b[s], selected=True)
+           for s in range(10)])
+    res = paired_ttest(rows)
+    t, p = stats.ttest_rel(a, b)
+    assert res.loc[0, "t"] == pytest.approx(t) and res.loc[0, "p_value"] == pytest.approx(p)
+    assert bool(res.loc[0, "significant"]) == (p < 0.05)
+    summ = summarize(rows).set_index("method")
+    assert summ.loc["MR", "test_error_mean"] == pytest.approx(a.mean())
+    assert summ.loc["MR", "test_error_std"] == pytest.approx(a.std(ddof=1))
+
+
+# ----------------------------------------------------------------------------- experiment runs
+
+
+def test_run_split_lines_reduced():
+    """One reduced LINES split: tidy rows, one selected row per method, and both methods near-perfect."""
+    df = run_split("lines", 0, sizes=(2, 200, 100, 100), grid=(1e-4, 1e-2, 1.0, 100.0))
+    assert list(df["method"]) == ["MR", "CoMR"]
+    for col in ("test_error", "unlabelled_error", "unlabelled_error_ambient", "validation_error", "gamma1"):
+        assert col in df
+    assert (df["test_error"] <= 10).all()
+    full = run_split("lines", 0, sizes=(2, 200, 100, 100), grid=(1e-2, 1.0), all_grid=True)
+    assert len(full) == 8 and full["selected"].sum() == 2
+    every = run_split("lines", 0, sizes=(2, 200, 100, 100), grid=(1e-2, 1.0), coreg_on="all")
+    assert (every["coreg_on"] == "all").all()
+    with pytest.raises(ValueError, match="coreg_on"):
+        run_split("lines", 0, sizes=(2, 20, 10, 10), coreg_on="labelled")
+    with pytest.raises(ValueError, match="unknown parameter"):
+        run_split("lines", 0, sizes=(2, 20, 10, 10), params={"sigmaa": 1.0})
+
+
+def test_run_split_real_reduced_matches_mvl(data_dir):
+    """A reduced G50C split runs; CoMR predictions of the kernel route match MVL-LS on the same split."""
+    df = run_split("g50c", 0, data_dir, sizes=(50, 150, 100, 50), grid=(1e-2, 1.0, 10.0))
+    assert (df["test_error"] < 25).all() and (df["unlabelled_error"] < 25).all()
+    d = prepare_split("g50c", 0, data_dir, sizes=(50, 150, 100, 50))
+    K1, K2, lab, Y = d["K1"], d["K2"], d["labelled"], d["Y_L"]
+    fit = coregularization_rls(K1, K2, lab, Y, 1.0, 10.0, 1.0, K1_test=d["K1_eval"])
+    inp = coregularization_as_mvl(K1, K2, 1.0, 10.0, 1.0, lab.size)
+    w = np.ones(K1.shape[0])
+    w[lab] = 0.0
+    A = solve_mvl_dense(inp["K"], lab, Y, inp["c"], inp["gamma_A"], inp["gamma_B"], between_weights=w)
+    assert rel_diff(d["K1_eval"] / 1.0 @ A[0], fit.test_ambient) <= 1e-7
+
+
+PUBLISHED_TEST = {"g50c": (5.8, 5.5), "uspst": (18.2, 14.1), "coil20": (23.8, 14.8), "pcmac": (11.9, 8.9)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(PUBLISHED_TEST))
+def test_one_full_split_near_published_level(name, data_dir):
+    """One full-size split per benchmark (SR Table 1 sizes, full grid): test errors of the published order."""
+    df = run_split(name, 0, data_dir, grid=GAMMA_GRID).set_index("method")
+    for method, published in zip(("MR", "CoMR"), PUBLISHED_TEST[name], strict=True):
+        assert df.loc[method, "test_error"] <= max(2.0 * published, published + 10.0), df

@@ -1,0 +1,55 @@
+# Co-regularization benchmarks of Sindhwani & Rosenberg (2008): MR (Laplacian RLS) vs CoMR, their Tables 2-3.
+# (COREG, COREG_DATASETS and coreg_targets are in common.smk.)
+
+
+rule coreg_run:
+    """MR and CoMR on one seeded split (l, u, t, v of SR Table 1), gammas chosen on the validation points."""
+    output:
+        f"{RES}/coreg/runs/{{cds}}/seed{{seed}}.csv",
+    wildcard_constraints:
+        cds="[a-z0-9]+",
+    params:
+        python=PYTHON,
+    log:
+        f"{RES}/coreg/logs/{{cds}}_seed{{seed}}.log",
+    conda:
+        "../envs/mvl.yaml"
+    shell:
+        '"{params.python}" -m mvl.cli coreg --dataset {wildcards.cds} --seed {wildcards.seed} --out {output} '
+        "> {log} 2>&1"
+
+
+rule coreg_collect:
+    """All splits of every co-regularization dataset in one tidy table."""
+    input:
+        [f"{RES}/coreg/runs/{d}/seed{s}.csv" for d in COREG_DATASETS for s in COREG.get("seeds", [])],
+    output:
+        f"{RES}/coreg/results.csv",
+    params:
+        python=PYTHON,
+    log:
+        f"{RES}/coreg/logs/collect.log",
+    conda:
+        "../envs/mvl.yaml"
+    shell:
+        '"{params.python}" -m mvl.cli collect --out {output} {input} > {log} 2>&1'
+
+
+rule coreg_report:
+    """Our MR/CoMR test and unlabelled errors beside SR Tables 2-3, with a paired t-test (papermill)."""
+    input:
+        notebook="notebooks/coreg_report.ipynb",
+        results=f"{RES}/coreg/results.csv",
+    output:
+        notebook=f"{RES}/coreg/report.ipynb",
+        summary=f"{RES}/coreg/summary.csv",
+    params:
+        python=PYTHON,
+    log:
+        f"{RES}/coreg/logs/report.log",
+    conda:
+        "../envs/mvl.yaml"
+    shell:
+        '"{params.python}" -m papermill {input.notebook} {output.notebook}.tmp.ipynb -k python3 '
+        "-p results_csv {input.results} -p summary_csv {output.summary} > {log} 2>&1 "
+        "&& mv {output.notebook}.tmp.ipynb {output.notebook}"
