@@ -96,6 +96,22 @@ def test_coregularization_equals_two_view_mvl(g1, g2, mu, P, seed):
 
 @pytest.mark.parametrize("g1,g2,mu", SETTINGS)
 @pytest.mark.parametrize("solver", ["structured", "dense"])
+def test_coregularization_on_unlabelled_points_through_the_shared_solver(g1, g2, mu, solver):
+    """SR's co-regularization (on the unlabelled points) == MVLLeastSquares with between_weights = indicator of
+    the unlabelled points (M_B = diag(w) (x) M_m), with the package's structured and dense solvers."""
+    K, K_test, y = make_problem(m=2, n=22, P=3, frac_unlabelled=0.4, seed=5, t=8)
+    lab, Y = pm_one_targets(y, 3)
+    unl = np.flatnonzero(y < 0)
+    inp = coregularization_as_mvl(K[0], K[1], g1, g2, mu, lab.size, K_test[0], K_test[1])
+    est = MVLLeastSquares(inp["gamma_A"], inp["gamma_B"], inp["gamma_W"], c=inp["c"], solver=solver,
+                          between_weights=_indicator(unl, y.size)).fit(inp["K"], y)
+    fit = coregularization_rls(K[0], K[1], lab, Y, g1, g2, mu, K1_test=K_test[0], K2_test=K_test[1])
+    assert rel_diff(est.decision_function(inp["K_test"]), fit.test) <= TOL
+    assert rel_diff(est.view_decision_function(inp["K_test"]).transpose(1, 0, 2), fit.test_views) <= TOL
+
+
+@pytest.mark.parametrize("g1,g2,mu", SETTINGS)
+@pytest.mark.parametrize("solver", ["structured", "dense"])
 def test_coregularization_on_all_points_equals_mvl_least_squares(g1, g2, mu, solver):
     """MVLLeastSquares's M_B acts on all u + l points: it is co-regularization with U = every training point."""
     K, K_test, y = make_problem(m=2, n=22, P=3, frac_unlabelled=0.4, seed=5, t=8)

@@ -545,3 +545,27 @@ def test_nan_never_silent(monkeypatch):
     monkeypatch.setattr(ls, "solve_structured", lambda *a, **k: np.full((3, 40, 3), np.nan))
     with pytest.raises(FloatingPointError, match="NaN"):
         MVLLeastSquares(1e-5).fit(K, y)
+
+
+@pytest.mark.parametrize("weights", ["unlabelled", "random", "zeros"])
+@pytest.mark.parametrize("gamma_W", [0.0, 2e-2])
+def test_between_weights_structured_equals_dense(weights, gamma_W):
+    """M_B = diag(w) (x) M_m (co-regularization on a subset of points): structured == dense textbook solve,
+    and the dense solve with w = 1 is the default operator."""
+    K, _, y = make_problem(3, 30, 3, frac_unlabelled=0.4, seed=5)
+    n = K.shape[1]
+    w = {"unlabelled": (y < 0).astype(float), "random": np.random.default_rng(1).uniform(0, 2, n),
+         "zeros": np.zeros(n)}[weights]
+    gammas = (1e-2, 3e-2, gamma_W)
+    c = np.array([0.5, -0.3, 0.8])
+    a = MVLLeastSquares(*gammas, c=c, between_weights=w).fit(K, y)
+    b = MVLLeastSquares(*gammas, c=c, between_weights=w, solver="dense").fit(K, y)
+    assert np.max(np.abs(a.coef_ - b.coef_)) <= 1e-9 * np.max(np.abs(b.coef_))
+    ones = MVLLeastSquares(*gammas, c=c, between_weights=np.ones(n), solver="dense").fit(K, y)
+    default = MVLLeastSquares(*gammas, c=c).fit(K, y)
+    assert np.max(np.abs(ones.coef_ - default.coef_)) <= 1e-9 * np.max(np.abs(default.coef_))
+    if weights == "zeros":  # no between-view term at all
+        no_b = MVLLeastSquares(gammas[0], 0.0, gamma_W, c=c).fit(K, y)
+        assert np.max(np.abs(a.coef_ - no_b.coef_)) <= 1e-9 * np.max(np.abs(no_b.coef_))
+    with pytest.raises(ValueError, match="between_weights"):
+        MVLLeastSquares(*gammas, between_weights=-w - 1).fit(K, y)

@@ -26,10 +26,11 @@ parameters of MVL-LS (JMLR eq 10, 53, 67-68; :class:`mvl.MVLLeastSquares`)::
 
     K^1 = k1 / gamma_1,  K^2 = k2 / gamma_2,  gamma_A = 1 / l,  gamma_B = mu / l,  gamma_W = 0,  c = (1/2, 1/2)
 
-(:func:`coregularization_as_mvl`). MVLLeastSquares applies M_B = I_{u+l} (x) M_m (JMLR eq 57) to *all*
-training points, so it solves exactly the co-regularization problem with U = every training point; for U =
-the unlabelled points only, :func:`solve_mvl_dense` solves JMLR eq 67-68 with M_B = diag(w) (x) M_m, w the
-indicator of U. Both routes agree to rounding (tests/test_coreg.py: <= 1e-8 required, <= 2e-13 observed); with the
+(:func:`coregularization_as_mvl`). By default MVLLeastSquares applies M_B = I_{u+l} (x) M_m (JMLR eq 57)
+to *all* training points, i.e. co-regularization with U = every training point; with
+``between_weights`` = the indicator w of U it applies M_B = diag(w) (x) M_m, the co-regularization of SR
+on U, in its structured solver (and the dense one). :func:`solve_mvl_dense` is an independent dense
+textbook solve of the same weighted system, used as a reference in the tests. Both routes agree to rounding (tests/test_coreg.py: <= 1e-8 required, <= 2e-13 observed); with the
 extreme grid values of the experiments (gamma_2 = 1e-6 and K2 eigenvalues up to 1e6, so K2/gamma_2 ~ 1e12)
 they agree to ~1e-5 relative only, the conditioning of the problem, without changing any prediction.
 
@@ -351,8 +352,8 @@ def coregularization_as_mvl(K1, K2, gamma1, gamma2, mu, n_labelled, K1_test=None
     Returns a dict with ``K`` (2, n, n) = (K1/gamma_1, K2/gamma_2) (JMLR eq 44), ``K_test`` (2, t, n) or None,
     ``gamma_A`` = 1/l, ``gamma_B`` = mu/l, ``gamma_W`` = 0 and ``c`` = (1/2, 1/2) (JMLR eq 48, SR eq 1).
     MVL-LS multiplies the gammas by l again (JMLR eq 67-68), so the system it solves is the SR objective
-    (SR eq 2) itself. Use with ``MVLLeastSquares(gamma_A, gamma_B, gamma_W, c)`` when U is every training
-    point, or with :func:`solve_mvl_dense` and ``between_weights`` = indicator of U otherwise.
+    (SR eq 2) itself. Use with ``MVLLeastSquares(gamma_A, gamma_B, gamma_W, c, between_weights=w)``, w the
+    indicator of U (None when U is every training point), or with :func:`solve_mvl_dense`.
     """
     K1, K2 = _gram(K1, "K1"), _gram(K2, "K2")
     gamma1, gamma2 = _positive(gamma1, "gamma1"), _positive(gamma2, "gamma2")

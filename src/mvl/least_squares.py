@@ -90,8 +90,10 @@ def _laplacians(K, laplacian, n_neighbors, gamma_W):
     return None if gamma_W == 0 else L
 
 
-def _factor_view(Kp, Lp, m, delta, beta, omega, p=0, rconds=None):
-    """LU of H_p^T, H_p = (beta m I + omega L^p) K^p + delta I; returns LAPACK (lu, piv).
+def _factor_view(Kp, Lp, m, delta, beta, omega, p=0, rconds=None, w=None):
+    """LU of H_p^T, H_p = (beta m D + omega L^p) K^p + delta I; returns LAPACK (lu, piv).
+
+    D = diag(w) weighs the between-view term per point (M_B = D (x) M_m); w = None means D = I (eq 57).
 
     If ``rconds`` is a list, the reciprocal condition number of H_p (LAPACK dgecon, 1-norm, O(n^2)
     from the LU) is appended to it.
@@ -104,11 +106,13 @@ def _factor_view(Kp, Lp, m, delta, beta, omega, p=0, rconds=None):
     diag = np.diag_indices(n)
     if omega > 0 and Lp is not None:
         Mp = omega * Lp
-        Mp[diag] += beta * m
+        Mp[diag] += beta * m if w is None else (beta * m) * w
         HT = blas.dgemm(1.0, Kp.T, Mp.T)  # K^T M^T = K M^T (K exactly symmetric), Fortran order
         del Mp
-    else:
+    elif w is None:
         HT = np.asfortranarray((beta * m) * Kp)
+    else:
+        HT = np.asfortranarray(Kp * ((beta * m) * w)[None, :])  # (D K)^T = K D
     HT[diag] += delta
     anorm = float(np.abs(HT).sum(axis=0).max()) if rconds is not None else 0.0  # 1-norm of H_p^T
     lu, piv, info = lapack.dgetrf(HT, overwrite_a=True)
@@ -134,7 +138,7 @@ def _view_Q(lu, piv, Kp):
     return X
 
 
-def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, info=None):
+def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, info=None, between_weights=None):
     """Solve eq (67)-(68) view by view; returns coefficients A of shape (m, n, P).
 
     ``labelled`` indexes the l labelled rows of the n training points and
@@ -142,6 +146,12 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, inf
     gamma_W = 0. ``K`` must be exactly symmetric per view (as returned by
     :func:`mvl._validation.check_multiview_kernels`). If ``info`` is a dict, ``info["rcond"]`` receives
     the smallest reciprocal condition estimate of the factored matrices (the H_p and the coupled system).
+
+    ``between_weights`` (n,) >= 0 weighs the between-view term per point, M_B = diag(w) (x) M_m (None: w = 1,
+    eq 57); e.g. the indicator of the unlabelled points gives co-regularization on them (JMLR Section 3.4,
+    Sindhwani & Rosenberg 2008). Then H_p = (beta m D + omega L^p) K^p + delta I, the right-hand side is
+    c_p E + beta D T, and only the rows U of D T (w > 0) are unknowns of the coupled system:
+    [[I + Q_cc[L,L], beta Q_c[L,U]], [-D_U Q_c[U,L], I - beta D_U Q_1[U,U]]] [E_L; (D T)_U] = [Y_L; 0].
     """
     rconds = [] if info is not None else None
     m, n, _ = K.shape
@@ -150,35 +160,50 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, inf
     delta = l * gamma_A
     beta = l * gamma_B if m > 1 else 0.0  # M_1 = 0: no between-view term for one view
     omega = l * gamma_W
+    w = None if between_weights is None else np.asarray(between_weights, dtype=np.float64)
+    if w is not None and (w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0)):
+        raise ValueError(f"between_weights must be {n} finite non-negative numbers")
+    U = None if w is None else np.flatnonzero(w > 0)  # rows of D T that can be non-zero
+    if U is not None and U.size == 0:
+        beta = 0.0
+    u = n if U is None else U.size
     factors = []
     # The coupled system's blocks are accumulated in place (no n x n copies):
-    # S = [[Q_cc[L,L], Q_c[L,:]], [., Q_1]] now, scaled and shifted by the identity below.
-    S = np.zeros((l + n, l + n)) if beta > 0 else None
+    # S = [[Q_cc[L,L], Q_c[L,U]], [., Q_1[U,U]]] now, scaled and shifted by the identity below.
+    S = np.zeros((l + u, l + u)) if beta > 0 else None
     Qcc_LL = S[:l, :l] if beta > 0 else np.zeros((l, l))
-    Qc_L = S[:l, l:] if beta > 0 else None  # rows L of Q_c; its columns L are the transpose (Q_p symmetric)
+    Qc_L = S[:l, l:] if beta > 0 else None  # Q_c[L, U]; its transpose is Q_c[U, L] (Q_p symmetric)
     Q1 = S[l:, l:] if beta > 0 else None
     for p in range(m):
         Kp = K[p]
-        lu, piv = _factor_view(Kp, None if L is None else L[p], m, delta, beta, omega, p, rconds)
+        lu, piv = _factor_view(Kp, None if L is None else L[p], m, delta, beta, omega, p, rconds, w)
         factors.append((lu, piv))
         X = _view_Q(lu, piv, Kp)
         Qp = X.T  # C-ordered view of Q_p^T = Q_p
         QL = Qp[labelled]
         Qcc_LL += (c[p] * c[p]) * QL[:, labelled]
         if Q1 is not None:
-            Qc_L += c[p] * QL
-            Q1 += Qp
+            if U is None:
+                Qc_L += c[p] * QL
+                Q1 += Qp
+            else:
+                Qc_L += c[p] * QL[:, U]
+                Q1 += Qp[np.ix_(U, U)]
         del X, Qp, QL
     if beta > 0:
         # [ I + Q_cc[L,L]   beta Q_c[L,:] ] [E_L]   [Y_L]
         # [ -Q_c[:,L]       I - beta Q_1  ] [ T ] = [ 0 ]
         S[l:, :l] = Qc_L.T
-        S[l:, :l] *= -1.0
+        if U is None:
+            S[l:, :l] *= -1.0
+            Q1 *= -beta
+        else:  # rows U scaled by D_U
+            S[l:, :l] *= -w[U][:, None]
+            Q1 *= (-beta * w[U])[:, None]
         Qc_L *= beta
-        Q1 *= -beta
-        S[np.diag_indices(l + n)] += 1.0
+        S[np.diag_indices(l + u)] += 1.0
         del Q1, Qc_L, Qcc_LL
-        rhs = np.zeros((l + n, P))
+        rhs = np.zeros((l + u, P))
         rhs[:l] = Y_L
         # S is C-ordered: solve with S^T's LU (Fortran view, no copy) and trans=1
         anorm = float(np.abs(S).sum(axis=1).max()) if rconds is not None else 0.0  # 1-norm of S^T
@@ -189,6 +214,9 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, inf
             rconds.append(_rcond(lu_S, anorm))
         sol, err = lapack.dgetrs(lu_S, piv_S, rhs, trans=1)
         E_L, T = sol[:l], sol[l:]
+        if U is not None:  # D T on all n points, zero outside U
+            T = np.zeros((n, P))
+            T[U] = sol[l:]
     else:
         Qcc_LL[np.diag_indices(l)] += 1.0
         anorm = float(np.abs(Qcc_LL).sum(axis=0).max()) if rconds is not None else 0.0
@@ -212,14 +240,14 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, inf
     return A
 
 
-def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
+def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, between_weights=None):
     """Textbook reference: the full (u+l)m system of eq (67)-(68), one LU.
 
     Unknowns are ordered sample-major as in the paper (a = vec(A^T), A of
     size (u+l)m x P); G[x] = sum_i k^i[x] (x) e_i e_i^T (eq 94), B is formed
     as the product in eq (68) and (B + l gamma_A I) A = Y_C is solved by
     LU, as the authors' MATLAB code does. Memory O((nm)^2): for tests and
-    benchmarks only. Returns coefficients in the layout (m, n, P).
+    benchmarks only. Returns coefficients in the layout (m, n, P). ``between_weights``: M_B = diag(w) (x) M_m.
     """
     m, n, _ = K.shape
     l = len(labelled)
@@ -232,7 +260,8 @@ def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None):
     J = np.zeros((n, n))
     J[labelled, labelled] = 1.0
     Mm = m * np.eye(m) - np.ones((m, m))  # eq (54)
-    Mop = np.kron(J, np.outer(c, c)) + l * gamma_B * np.kron(np.eye(n), Mm)
+    D = np.eye(n) if between_weights is None else np.diag(np.asarray(between_weights, dtype=np.float64))
+    Mop = np.kron(J, np.outer(c, c)) + l * gamma_B * np.kron(D, Mm)
     if gamma_W > 0 and L is not None:
         Lbig = np.zeros((N, N))
         for p in range(m):
@@ -351,6 +380,10 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
     n_classes : int or None
         Number of classes P. If given, labels must lie in 0..P-1 and each class
         needs a labelled sample; if None, P is the number of distinct labels.
+    between_weights : array (n,) of non-negative numbers, or None
+        Per-point weights w of the between-view term, M_B = diag(w) (x) M_m; None is w = 1 (eq 57). The
+        indicator of the unlabelled points gives co-regularization on them (Section 3.4, eq 43-48;
+        Sindhwani & Rosenberg 2008, see :mod:`mvl.coreg`).
 
     The gammas enter multiplied by l, the number of labelled samples, exactly
     as in eq (67)-(68), so values from the paper mean the same here.
@@ -365,10 +398,11 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
     fit_seconds_ : float
     """
 
-    _param_names = ("gamma_A", "gamma_B", "gamma_W", "c", "laplacian", "solver", "n_neighbors", "n_classes")
+    _param_names = ("gamma_A", "gamma_B", "gamma_W", "c", "laplacian", "solver", "n_neighbors", "n_classes",
+                    "between_weights")
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, laplacian="normalized",
-                 solver="auto", n_neighbors=None, n_classes=None):
+                 solver="auto", n_neighbors=None, n_classes=None, between_weights=None):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -377,6 +411,7 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
         self.solver = solver
         self.n_neighbors = n_neighbors
         self.n_classes = n_classes
+        self.between_weights = between_weights
 
     def fit(self, K, y):
         """Fit on training kernels ``K`` (m, n, n) and labels ``y`` (n,), -1 = unlabelled."""
@@ -387,10 +422,16 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
         c = check_combination(self.c, m)
         t0 = time.perf_counter()
         info = {}
+        w = self.between_weights
+        if w is not None:
+            w = np.asarray(w, dtype=np.float64)
+            if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+                raise ValueError(f"between_weights must be {n} finite non-negative numbers (one per training point)")
         if self.solver == "dense":
-            self.coef_ = solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L)
+            self.coef_ = solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L, between_weights=w)
         else:
-            self.coef_ = solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L, info=info)
+            self.coef_ = solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L, info=info,
+                                          between_weights=w)
         self.fit_seconds_ = time.perf_counter() - t0
         rcond = info.get("rcond", np.nan)  # not estimated by the dense textbook solver
         self.condition_estimate_ = 1.0 / rcond if rcond != 0 else np.inf
