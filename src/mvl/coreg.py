@@ -30,9 +30,10 @@ parameters of MVL-LS (JMLR eq 10, 53, 67-68; :class:`mvl.MVLLeastSquares`)::
 to *all* training points, i.e. co-regularization with U = every training point; with
 ``between_weights`` = the indicator w of U it applies M_B = diag(w) (x) M_m, the co-regularization of SR
 on U, in its structured solver (and the dense one). :func:`solve_mvl_dense` is an independent dense
-textbook solve of the same weighted system, used as a reference in the tests. Both routes agree to rounding (tests/test_coreg.py: <= 1e-8 required, <= 2e-13 observed); with the
-extreme grid values of the experiments (gamma_2 = 1e-6 and K2 eigenvalues up to 1e6, so K2/gamma_2 ~ 1e12)
-they agree to ~1e-5 relative only, the conditioning of the problem, without changing any prediction.
+textbook solve of the same weighted system, used as a reference in the tests. Both routes agree to rounding
+(tests/test_coreg.py: <= 1e-8 required, <= 2e-13 observed); with the extreme grid values of the
+experiments (gamma_2 = 1e-6 and K2 eigenvalues up to 1e6, so K2/gamma_2 ~ 1e12) they agree to ~1e-5
+relative only, the conditioning of the problem, without changing any prediction.
 
 Manifold regularization (SR eq 13, Laplacian RLS of Belkin et al. 2006) with intrinsic regularizer R::
 
