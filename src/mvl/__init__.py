@@ -6,7 +6,9 @@ and labels with -1 for unlabelled samples, in the style of scikit-learn.
 
 from . import graph, kernels
 from .least_squares import MVLLeastSquares, grid_decision_functions
+from .mvml import MVML, MetricNotPSDWarning
 from .optc import MVLLeastSquaresOptC
+from .perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron, cross_view_kernels
 from .simplex import simplex_coding, simplex_decode
 from .sphere import sphere_least_squares
 from .svm import MVLSVM, MVLBinarySVM
@@ -17,6 +19,11 @@ __all__ = [
     "MVLLeastSquares",
     "MVLLeastSquaresOptC",
     "MVLSVM",
+    "MVML",
+    "MetricNotPSDWarning",
+    "KernelMultiViewPerceptron",
+    "OrthogonalMultiViewPerceptron",
+    "cross_view_kernels",
     "MVLBinarySVM",
     "simplex_coding",
     "simplex_decode",
