@@ -21,6 +21,7 @@ fig_png = "results/mfeat/figures/accuracy_vs_labels.png"
 fig_pdf = "results/mfeat/figures/accuracy_vs_labels.pdf"
 fig_optc_weights = "results/mfeat/figures/optc_weights.png"
 fig_optc_objective = "results/mfeat/figures/optc_objective.png"
+fig_comparison = "results/mfeat/figures/comparison.png"
 graph = "normalized, dense kernel weights (paper)"
 kernel = "{}"
 gammas = "{}"
@@ -56,7 +57,8 @@ code("""def label(row):
         return "single view: " + row.method[5:] + ("" if row.u_c == 0 else f", semi-sup. u_c={row.u_c}")
     return row.method
 
-main = res[~res.method.str.endswith("_ablation") & ~res.method.str.startswith("mvl_ls_optc")].copy()
+main = res[~res.method.str.endswith("_ablation") & ~res.method.str.startswith("mvl_ls_optc")
+           & ~res.method.str.match(r"^(mvml_|perceptron_)")].copy()
 main["label"] = main.apply(label, axis=1)
 stats = main.groupby(["label", "l_c"])["accuracy"].agg(["mean", "std", "count"]).reset_index()
 table = stats.pivot(index="label", columns="l_c", values="mean") * 100
@@ -213,6 +215,49 @@ else:
     ax.set_title(f"{dataset}: {len(h)} restarts, l_c={lc}, split {row.split} (red: kept by validation)")
 fig.tight_layout()
 save(fig, fig_optc_objective, os.path.splitext(fig_optc_objective)[0] + ".pdf")
+plt.show()""")
+md("## Related systems: MVML and the multi-view perceptrons\nSupervised runs (labelled data only): MVML (Huusari et al. 2017; learned block metric full / sparse, or identity; Nystrom approximation at the given % of the training points), the kernel matrix and orthogonal multi-view perceptrons (Fornoni 2009, averaged), beside MVL-LS, MVL-SVM and the sum-kernel SVC. Mean (std) test accuracy in % and mean fit time in seconds over splits; the heat map is MVML's learned metric (mean Frobenius norm of each view-pair block of A over the one-vs-all problems) at the largest $l_c$ of the first split.")
+code("""cmp_rows = res[(res.u_c == 0) & (res.method.str.match(r"^(mvml_|perceptron_)"))]
+fig = plt.figure(figsize=(15, 4.5))
+if cmp_rows.empty:
+    print("no MVML / perceptron runs in this profile")
+    fig.text(0.5, 0.5, "no MVML / perceptron runs in this profile", ha="center")
+else:
+    lcs = sorted(cmp_rows.l_c.unique())
+    comp = res[(res.u_c == 0) & res.l_c.isin(lcs) & (res.method.str.match(r"^(mvml_|perceptron_)")
+                                                     | res.method.isin(["mvl_ls", "mvl_svm", "mvl_binsvm", "svc_sum"]))]
+    g = comp.groupby(["method", "l_c"])
+    acc = (g["accuracy"].mean() * 100).unstack("l_c")
+    acc_sd = (g["accuracy"].std() * 100).unstack("l_c")
+    secs = g["fit_seconds"].mean().unstack("l_c")
+    table = acc.round(2).astype(str) + " (" + acc_sd.round(2).astype(str) + ")"
+    table.columns = [f"acc l_c={c}" for c in table.columns]
+    timing = secs.round(3)
+    timing.columns = [f"s l_c={c}" for c in timing.columns]
+    display(pd.concat([table, timing], axis=1))
+    ax1, ax2, ax3 = fig.add_subplot(1, 3, 1), fig.add_subplot(1, 3, 2), fig.add_subplot(1, 3, 3)
+    for k, (method, row) in enumerate(acc.iterrows()):
+        style = "-" if method.startswith(("mvl_", "svc")) else "--"
+        ax1.errorbar(row.index, row.values, yerr=acc_sd.loc[method].values, ls=style, marker="o", ms=3,
+                     capsize=2, label=method, color=f"C{k % 10}")
+        ax2.plot(secs.columns, secs.loc[method].values, ls=style, marker="o", ms=3, color=f"C{k % 10}")
+    ax1.set_xscale("log"); ax1.set_xlabel("labelled per class $l_c$"); ax1.set_ylabel("test accuracy (%)")
+    ax1.legend(fontsize=6, ncol=2); ax1.set_title(f"{dataset}: accuracy")
+    ax2.set_xscale("log"); ax2.set_yscale("log"); ax2.set_xlabel("labelled per class $l_c$")
+    ax2.set_ylabel("fit time (s)"); ax2.set_title("fit time")
+    heat = cmp_rows[cmp_rows.get("mvml_block_norms", pd.Series(dtype=object)).notna()] if "mvml_block_norms" in cmp_rows else cmp_rows.iloc[:0]
+    if len(heat):
+        h = heat[heat.l_c == heat.l_c.max()].sort_values(["split", "method"]).iloc[0]
+        Bn = np.array(json.loads(h.mvml_block_norms))
+        im = ax3.imshow(Bn, cmap="viridis")
+        views = h.views.split("+")
+        ax3.set_xticks(range(len(views)), views, rotation=45); ax3.set_yticks(range(len(views)), views)
+        fig.colorbar(im, ax=ax3, fraction=0.046)
+        ax3.set_title(f"MVML metric blocks ({h.method}, l_c={h.l_c})")
+    else:
+        ax3.text(0.5, 0.5, "no learned MVML metric", ha="center"); ax3.axis("off")
+fig.tight_layout()
+save(fig, fig_comparison, os.path.splitext(fig_comparison)[0] + ".pdf")
 plt.show()""")
 md("## Published numbers (JMLR 2016, Tables 2-11)\nEvery published row for this data set beside our mean (std) over splits, in %, and the difference (ours - published, points). Rows of other authors' methods, or of settings this run does not include, have empty 'ours' columns; cells that the paper's text conversion left illegible have an empty published mean (see `mvl/data/published`). The paper reports nothing on UCI Multiple Features.")
 code("""from mvl.compare import PAPER_DATASETS, published_comparison

@@ -35,7 +35,11 @@ def _load_source(source, data_options):
 
     if source == "mfeat":
         return load_mfeat()
-    raise ValueError(f"unknown dataset source {source!r} (available: mfeat)")
+    if source == "mvmnist":
+        from .datasets import load_multiview_mnist
+
+        return load_multiview_mnist(options=_data_options(json.dumps(data_options) if data_options else None))
+    raise ValueError(f"unknown dataset source {source!r} (available: mfeat, mvmnist)")
 
 
 def step_dataset(a):

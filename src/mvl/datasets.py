@@ -97,3 +97,22 @@ def load_mfeat(views=MFEAT_VIEWS):
         description="UCI Multiple Features (van Breukelen & Duin), CC BY 4.0",
         view_descriptions={v: _MFEAT_DESCRIPTIONS[v] for v in views},
     )
+
+
+def load_multiview_mnist(options=None):
+    """Multi-view MNIST (4 views of 5000 digits, 192 HOG-type features each; scikit-multimodallearn 0.1.0).
+
+    The file comes through :mod:`mvl.download` (canonical wheel URL, verified sha256; or the mirror /
+    cache of ``options``, a :class:`mvl.download.DataOptions`).
+    """
+    import h5py
+
+    from . import download
+
+    paths = download.fetch("multiview_mnist", options)
+    with h5py.File(paths["multiview_mnist/multiview_mnist.hdf5"], "r") as f:
+        views = [np.asarray(f[f"View{i}"], dtype=np.float64) for i in range(4)]
+        y = np.asarray(f["Labels"]).astype(np.int64).ravel()
+    names = tuple(f"view{i}" for i in range(4))
+    return MultiViewDataset(views=views, y=y, view_names=names, name="mvmnist",
+                            description="Multi-view MNIST: 4 views of 5000 digits (500 per class)")

@@ -18,6 +18,10 @@ Methods:
 ``mvl_svm``          MVL-SVM (Theorem 13, the multi-class simplex-cone SVM, SMO) on all views, fixed gammas.
 ``mvl_binsvm``       MVL-binSVM (Corollary 8: one-vs-all, P binary problems sharing one factorisation).
 ``mvl_svm_ablation``, ``mvl_binsvm_ablation``  the {0, gamma_B} x {0, gamma_W} ablation for the SVMs.
+``mvml_<A>_n<pct>``  MVML (Huusari et al. 2017) with metric ``A`` in {full, sparse, cov, identity} and a
+                     Nystrom approximation at ``pct`` % of the training points (100 = exact), one-vs-all.
+``perceptron_matrix``, ``perceptron_orth``  the kernel matrix multi-view perceptron (Cavallanti et al.) and
+                     the orthogonal one (Fornoni 2009), averaged, one-vs-all.
 ``single_views``     every view alone, one row per view (method ``view_<name>``): one job
                      instead of m in the workflow.
 ``svc_sum``          scikit-learn ``SVC(kernel="precomputed")`` on the uniform average of the
@@ -42,6 +46,12 @@ METHODS = ("mvl_ls", "mvl_ls_cv", "mvl_ls_ablation", "svc_sum", "single_views", 
            "mvl_svm_ablation", "mvl_binsvm_ablation")
 
 
+def _mvml_spec(method):
+    """(metric, Nystrom fraction) of ``mvml_<metric>_n<pct>``, or None."""
+    m = re.fullmatch(r"mvml_(full|sparse|cov|identity)_n(\d+)", method)
+    return (m.group(1), int(m.group(2)) / 100.0) if m else None
+
+
 def _optc_iterations(method):
     """N of ``mvl_ls_optc<N>``, or None."""
     m = re.fullmatch(r"mvl_ls_optc(\d+)", method)
@@ -50,7 +60,7 @@ def _optc_iterations(method):
 
 def method_views(method, view_names):
     """Views a method uses: one for ``view_<name>``, all otherwise."""
-    if _optc_iterations(method):
+    if _optc_iterations(method) or _mvml_spec(method) or method in ("perceptron_matrix", "perceptron_orth"):
         return list(view_names)
     if method.startswith("view_"):
         name = method[len("view_"):]
@@ -199,6 +209,35 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
                          optc_c=json.dumps([round(float(v), 10) for v in model.c_]),
                          optc_best_restart=int(model.best_restart_),
                          optc_objective=json.dumps(np.round(model.objective_history_, 12).tolist())))
+    elif _mvml_spec(method):
+        from .mvml import MVML
+
+        metric, frac = _mvml_spec(method)
+        cfg = params.get("comparison", {})
+        lab = np.arange(d["n_labelled"])  # supervised: MVML uses the labelled points
+        t0 = time.perf_counter()
+        model = MVML(lmbda=float(cfg.get("mvml_lambda", 0.1)), eta=float(cfg.get("mvml_eta", 1.0)), learn_A=metric,
+                     n_iter=int(cfg.get("mvml_iterations", 10)), nystrom=frac, random_state=int(seed))
+        model.fit(K_tr[:, lab][:, :, lab], y_train[lab])
+        seconds = time.perf_counter() - t0
+        acc = float(np.mean(model.predict(K_te[:, :, lab]) == y_test))
+        norms = np.asarray(model.block_norms_).mean(axis=0) if metric in ("full", "sparse") else None
+        rows.append(dict(base, setting="supervised", gamma_A=np.nan, gamma_B=np.nan, gamma_W=np.nan,
+                         gamma_choice=f"lambda={cfg.get('mvml_lambda', 0.1)}", accuracy=acc, fit_seconds=seconds,
+                         mvml_block_norms=None if norms is None else json.dumps(np.round(norms, 8).tolist())))
+    elif method in ("perceptron_matrix", "perceptron_orth"):
+        from .perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron
+
+        cfg = params.get("comparison", {})
+        est = KernelMultiViewPerceptron if method == "perceptron_matrix" else OrthogonalMultiViewPerceptron
+        lab = np.arange(d["n_labelled"])
+        t0 = time.perf_counter()
+        model = est(n_epochs=int(cfg.get("perceptron_epochs", 10)), random_state=int(seed))
+        model.fit(K_tr[:, lab][:, :, lab], y_train[lab])
+        seconds = time.perf_counter() - t0
+        rows.append(dict(base, setting="supervised", gamma_A=np.nan, gamma_B=np.nan, gamma_W=np.nan,
+                         gamma_choice=f"epochs={cfg.get('perceptron_epochs', 10)}",
+                         accuracy=float(np.mean(model.predict(K_te[:, :, lab]) == y_test)), fit_seconds=seconds))
     elif method == "svc_sum":
         from sklearn.svm import SVC
 

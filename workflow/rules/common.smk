@@ -110,6 +110,7 @@ def run_params(dataset):
             "svc_C": d["svc_C"],
             "optc": d["optc"],
             "draw_seed": d.get("draw_seed", 0),
+            "comparison": d.get("comparison", {}),
         },
         sort_keys=True,
     )
@@ -155,6 +156,10 @@ def run_targets(dataset):
         for lc in d["optc"]["labels_per_class"]:
             for it in d["optc"]["iterations"]:
                 out.append(f"{RES}/{dataset}/runs/u0/l{lc}/mvl_ls_optc{it}/seed{seed}.csv")
+        comparison = d.get("comparison") or {}
+        for lc in comparison.get("labels_per_class", []):
+            for method in comparison.get("methods", []):
+                out.append(f"{RES}/{dataset}/runs/u0/l{lc}/{method}/seed{seed}.csv")
         for lc in d["ablation"]["labels_per_class"]:
             for uc in d["ablation"]["unlabelled_per_class"]:
                 for method in d["ablation"].get("methods", ["mvl_ls_ablation"]):
@@ -169,6 +174,7 @@ def report_targets(dataset):
         f"{RES}/{dataset}/figures/accuracy_vs_labels.pdf",
         f"{RES}/{dataset}/figures/optc_weights.png",
         f"{RES}/{dataset}/figures/optc_objective.png",
+        f"{RES}/{dataset}/figures/comparison.png",
         f"{RES}/{dataset}/summary.csv",
     ]
 

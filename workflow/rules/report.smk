@@ -10,6 +10,7 @@ rule report:
         pdf=f"{RES}/{{dataset}}/figures/accuracy_vs_labels.pdf",
         optc_weights=f"{RES}/{{dataset}}/figures/optc_weights.png",
         optc_objective=f"{RES}/{{dataset}}/figures/optc_objective.png",
+        comparison=f"{RES}/{{dataset}}/figures/comparison.png",
     params:
         python=PYTHON,
         source=lambda w: dcfg(w.dataset)["source"],
@@ -29,6 +30,6 @@ rule report:
         '"{params.python}" -m papermill {input.notebook} {output.notebook}.tmp.ipynb -k python3 '
         "-p dataset {wildcards.dataset} -p source {params.source} -p results_csv {input.results} -p summary_csv {input.summary} "
         "-p fig_png {output.png} -p fig_pdf {output.pdf} -p fig_optc_weights {output.optc_weights} "
-        "-p fig_optc_objective {output.optc_objective} -p graph {params.graph:q} "
+        "-p fig_optc_objective {output.optc_objective} -p fig_comparison {output.comparison} -p graph {params.graph:q} "
         "-p kernel {params.kernel:q} -p gammas {params.gammas:q} > {log} 2>&1 "
         "&& mv {output.notebook}.tmp.ipynb {output.notebook}"

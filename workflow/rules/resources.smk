@@ -131,6 +131,10 @@ _RULE_RESOURCES = {
     "collect": _fixed(1024, 10),
     "aggregate": _fixed(1024, 10),
     "report": _fixed(2048, 20),
+    # co-regularization benchmarks (Sindhwani & Rosenberg 2008): data sets of at most a few thousand points
+    "coreg_run": _fixed(2048, 30),
+    "coreg_collect": _fixed(1024, 10),
+    "coreg_report": _fixed(2048, 20),
 }
 
 
