@@ -21,6 +21,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/experiments.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/coreg.smk"
+include: "workflow/rules/resources.smk"
 
 
 rule all:
