@@ -128,7 +128,9 @@ class OptCSystem:
             Cb = C[start:start + nb]
             r = len(Cb)
             Wc = Cb[:, ip] * Cb[:, iq]  # (r, pairs): c_p c_q
-            Mall = _mm(Wc, Smat)  # (r, l*l): vec M_r - I = sum_pq c_p c_q vec N_pq
+            # (r, l*l): vec M_r - I = sum_pq c_p c_q vec N_pq, into a buffer kept across iterations (a fresh
+            # ~100 MB array per iteration costs more in page faults than the GEMM itself)
+            Mall = _mm_into(Wc, Smat, self._buffer("M", (r, l * l)))
             Eall = np.empty((l, r, P))
             for j in range(r):
                 # M_r is symmetric: its C-ordered rows are the Fortran-ordered matrix itself
@@ -140,17 +142,15 @@ class OptCSystem:
                     M[np.diag_indices(l)] += 1.0
                     X = linalg.solve(M, self.Y_L, check_finite=False)
                 Eall[:, j] = X
-            del Mall
             E[start:start + r] = Eall.transpose(1, 0, 2)
             Fb = F[:, :, start:start + r]
             if self.beta > 0:
                 # F_p = Q_p[L, :] W_p with W_p = c_p E (on the rows L, zero elsewhere) + beta T and
                 # T = sum_q c_q Z_q E = Z(c) E, Z(c) = sum_q c_q Z_q formed by one GEMM for the batch
-                Zc = _mm(Cb, self.Z.reshape(m, n * l))  # (r, n*l)
+                Zc = _mm_into(Cb, self.Z.reshape(m, n * l), self._buffer("Z", (r, n * l)))  # (r, n*l)
                 T = np.empty((n, r, P))
                 for j in range(r):
                     T[:, j] = _mm(Zc[j].reshape(n, l), Eall[:, j])
-                del Zc
                 T *= self.beta
                 W = np.empty((n, r, P))
                 for p in range(m):
@@ -162,6 +162,14 @@ class OptCSystem:
                 for p in range(m):  # F_p = c_p Q_p[L, L] E
                     np.multiply(_mm(self.QLL[p], Eflat).reshape(l, r, P), Cb[None, :, p, None], out=Fb[p])
         return E, F
+
+    def _buffer(self, name, shape):
+        """A C-ordered float64 work array of ``shape`` kept across calls (contents undefined)."""
+        bufs = self.__dict__.setdefault("_buffers", {})
+        buf = bufs.get(name)
+        if buf is None or buf.shape != shape:
+            buf = bufs[name] = np.empty(shape)
+        return buf
 
     def coefficients(self, c, E_L):
         """Coefficients A (m, n, P) for combination c and labelled residual E_L (Theorem 10)."""
@@ -183,6 +191,35 @@ class OptCSystem:
 def _mm(A, B):
     """A @ B for C-ordered A, B with scipy's BLAS, no copies: (A B)^T = B^T A^T on Fortran views."""
     return blas.dgemm(1.0, B.T, A.T).T
+
+
+def _triangle(Ab, m, lwork):
+    """(R, q) with ||A c - b|| = ||R c - q|| + const for all c, from [A | b] (Fortran, (l P) x (m + 1)).
+
+    The Cholesky factor of the (m+1) x (m+1) Gram matrix [A | b]^T [A | b] is the R of the QR of [A | b] up
+    to row signs and costs one small GEMM; it is used when well conditioned (diagonal ratio > 1e-6). Squaring
+    the condition number perturbs R slightly; the objective is then evaluated directly from [A | b] by the
+    caller, and a perturbed minimiser costs only second order in the objective. Otherwise the Householder QR
+    (dgeqrf) of [A | b].
+    """
+    G = blas.dgemm(1.0, Ab, Ab, trans_a=1)
+    Rg, info = lapack.dpotrf(G, lower=0, clean=1, overwrite_a=1)
+    if info == 0:
+        d = np.abs(np.diag(Rg))
+        if d[:m].min() > 1e-6 * d[:m].max():
+            return Rg[:m, :m], Rg[:m, m]
+    qr, _, _, _ = lapack.dgeqrf(Ab, lwork=lwork, overwrite_a=0)  # R of [A | b]: upper triangle
+    Rab = np.zeros((m + 1, m + 1))  # zero rows when l P < m + 1
+    Rab[:min(m + 1, Ab.shape[0])] = np.triu(qr[:m + 1])
+    return Rab[:m, :m], Rab[:m, m]
+
+
+def _mm_into(A, B, out):
+    """A @ B written into the C-ordered ``out`` with scipy's dgemm (its Fortran view is (B^T A^T))."""
+    res = blas.dgemm(1.0, B.T, A.T, beta=0.0, c=out.T, overwrite_c=1)
+    if not np.shares_memory(res, out):  # f2py copied (should not happen for contiguous operands)
+        out[...] = res.T
+    return out
 
 
 def _cholesky_solve(M, Y):
@@ -283,12 +320,12 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
                 # ((l P) x m). With the QR of [A | b], ||A c - b||^2 = ||R c - q||^2 + rho^2, so the
                 # sphere problem is solved on the m x m triangle R (same minimiser, far cheaper).
                 Ab[:, :m] = F[:, :, j, :].reshape(m, -1).T
-                qr, _, _, info = lapack.dgeqrf(Ab, lwork=lwork, overwrite_a=0)  # R of [A | b]: upper triangle
-                Rab = np.zeros((m + 1, m + 1))  # zero rows when l P < m + 1
-                Rab[:min(m + 1, Y_L.size)] = np.triu(qr[:m + 1])
-                R_, q_, rho2 = Rab[:m, :m], Rab[:m, m], Rab[m, m] ** 2
+                R_, q_ = _triangle(Ab, m, lwork)
                 c_new = sphere_least_squares(R_, q_, alpha)
-                resid2 = float(np.sum((R_ @ c_new - q_) ** 2)) + rho2
+                # ||A c - b||^2 evaluated directly (exact whichever triangle was used)
+                resid = blas.dgemv(1.0, Ab[:, :m], c_new)
+                resid -= Ab[:, m]
+                resid2 = float(blas.ddot(resid, resid))
                 J = J_f + (resid2 - float(np.sum(E[j] ** 2))) / l
                 prev = history[r, it - 1] if it > 0 else np.inf
                 history[r, it] = J
