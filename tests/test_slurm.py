@@ -51,7 +51,7 @@ def _exe():
 
 def _env(extra=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
-    env.update(MPLBACKEND="Agg", **(extra or {}))
+    env.update({"MPLBACKEND": "Agg", **(extra or {})})
     return env
 
 
