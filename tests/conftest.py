@@ -6,6 +6,9 @@ reference computations must not depend on the package code under test.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -125,3 +128,19 @@ def three_view_problem():
 def supervised_problem():
     """m=3 views, n=15 samples, P=3 classes, every sample labelled."""
     return make_problem(m=3, n=15, P=3, frac_unlabelled=0.0, seed=14)
+
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+ALLOW_MISSING = "MVL_ALLOW_MISSING_SHARED_DATA"
+
+
+@pytest.fixture
+def shared_data():
+    """The real data folder ../shared/data; missing: FAIL, unless MVL_ALLOW_MISSING_SHARED_DATA=1 (explicit skip)."""
+    if not (SHARED / "flowers17" / "datasplits.mat").is_file():
+        msg = (f"the real data folder {SHARED} (../shared/data relative to the repository) is missing; "
+               f"it is required for the tests that read it. Set {ALLOW_MISSING}=1 to skip them explicitly.")
+        if os.environ.get(ALLOW_MISSING, "").lower() in ("1", "true", "yes"):
+            pytest.skip(msg)
+        pytest.fail(msg)
+    return SHARED

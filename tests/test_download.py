@@ -8,7 +8,6 @@ tests FAIL unless MVL_ALLOW_MISSING_SHARED_DATA=1 is set (then they are skipped 
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from pathlib import Path
 
@@ -18,19 +17,9 @@ import pytest
 
 from mvl import download as dl
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-ALLOW_MISSING = "MVL_ALLOW_MISSING_SHARED_DATA"
+from conftest import SHARED  # noqa: F401  (the real data folder; fixture shared_data in conftest)
 
 
-@pytest.fixture
-def shared_data():
-    if not (SHARED / "flowers17" / "datasplits.mat").is_file():
-        msg = (f"the real data folder {SHARED} (../shared/data relative to the repository) is missing; "
-               f"it is required for the mirror tests. Set {ALLOW_MISSING}=1 to skip them explicitly.")
-        if os.environ.get(ALLOW_MISSING, "").lower() in ("1", "true", "yes"):
-            pytest.skip(msg)
-        pytest.fail(msg)
-    return SHARED
 
 
 @pytest.fixture(autouse=True)

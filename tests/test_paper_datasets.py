@@ -9,8 +9,6 @@ computed here with plain numpy.
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import numpy as np
 import paper_fixtures as pf
@@ -19,19 +17,9 @@ import pytest
 from mvl import download as dl
 from mvl import paper_datasets as P
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-ALLOW_MISSING = "MVL_ALLOW_MISSING_SHARED_DATA"
+from conftest import SHARED  # noqa: F401  (the real data folder; fixture shared_data in conftest)
 
 
-@pytest.fixture
-def shared_data():
-    if not (SHARED / "flowers17" / "datasplits.mat").is_file():
-        msg = (f"the real data folder {SHARED} (../shared/data relative to the repository) is missing; "
-               f"set {ALLOW_MISSING}=1 to skip the tests that read it.")
-        if os.environ.get(ALLOW_MISSING, "").lower() in ("1", "true", "yes"):
-            pytest.skip(msg)
-        pytest.fail(msg)
-    return SHARED
 
 
 def mirror_options(tmp_path, root, checksums=None):

@@ -30,7 +30,7 @@ parameters of MVL-LS (JMLR eq 10, 53, 67-68; :class:`mvl.MVLLeastSquares`)::
 to *all* training points, i.e. co-regularization with U = every training point; with
 ``between_weights`` = the indicator w of U it applies M_B = diag(w) (x) M_m, the co-regularization of SR
 on U, in its structured solver (and the dense one). :func:`solve_mvl_dense` is an independent dense
-textbook solve of the same weighted system, used as a reference in the tests. Both routes agree to rounding
+textbook solve of the same weighted system (the package's dense solver). Both routes agree to rounding
 (tests/test_coreg.py: <= 1e-8 required, <= 2e-13 observed); with the extreme grid values of the
 experiments (gamma_2 = 1e-6 and K2 eigenvalues up to 1e6, so K2/gamma_2 ~ 1e12) they agree to ~1e-5
 relative only, the conditioning of the problem, without changing any prediction.
@@ -57,6 +57,7 @@ import numpy as np
 from scipy import linalg
 
 from .graph import laplacian
+from .least_squares import solve_dense
 
 __all__ = [
     "GAMMA_GRID",
@@ -384,7 +385,7 @@ def manifold_regularization_as_mvl(K1, R, gamma1, gamma2, n_labelled):
 def solve_mvl_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W=0.0, L=None, between_weights=None):
     """MVL-LS (JMLR Theorem 10, eq 67-68) with a weighted between-view operator, as one dense system.
 
-    Identical to :func:`mvl.least_squares.solve_dense` except that M_B = diag(w) (x) M_m instead of
+    :func:`mvl.least_squares.solve_dense` with the input checks of this module: M_B = diag(w) (x) M_m instead of
     I_{u+l} (x) M_m (JMLR eq 57): <f, M_B f> = sum_i w_i sum_{j<k} (f^j(x_i) - f^k(x_i))^2. With w the indicator
     of the unlabelled points this is the co-regularization term of SR eq 2; ``between_weights=None`` means
     w = 1 (the JMLR operator). Unknowns are sample-major, a = vec(A^T) as in the paper; B = (J (x) c c^T +
@@ -394,32 +395,11 @@ def solve_mvl_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W=0.0, L=None, 
     K = np.asarray(K, dtype=np.float64)
     m, n, _ = K.shape
     lab = _index(labelled, n, "labelled")
-    l = lab.size
-    Y = _targets(Y_L, l)
-    P = Y.shape[1]
-    c = np.asarray(c, dtype=np.float64).ravel()
-    w = np.ones(n) if between_weights is None else np.asarray(between_weights, dtype=np.float64).ravel()
-    if w.shape != (n,):
+    w = None if between_weights is None else np.asarray(between_weights, dtype=np.float64).ravel()
+    if w is not None and w.shape != (n,):
         raise ValueError(f"between_weights must have shape ({n},), got {w.shape}")
-    N = n * m
-    E = np.eye(m)
-    G = np.zeros((N, N))
-    for p in range(m):
-        G += np.kron(K[p], np.outer(E[p], E[p]))
-    J = np.zeros((n, n))
-    J[lab, lab] = 1.0
-    Mm = m * np.eye(m) - np.ones((m, m))  # JMLR eq 54
-    Mop = np.kron(J, np.outer(c, c)) + l * gamma_B * np.kron(np.diag(w), Mm)
-    if gamma_W > 0 and L is not None:
-        for p in range(m):
-            Mop += l * gamma_W * np.kron(np.asarray(L[p], float), np.outer(E[p], E[p]))  # JMLR eq 60
-    B = Mop @ G
-    B[np.diag_indices(N)] += l * gamma_A
-    Yfull = np.zeros((n, P))
-    Yfull[lab] = Y
-    Y_C = np.kron(Yfull, c[:, None])
-    A = linalg.solve(B, Y_C, overwrite_a=True, check_finite=False)
-    return A.reshape(n, m, P).transpose(1, 0, 2).copy()
+    c = np.asarray(c, dtype=np.float64).ravel()
+    return solve_dense(K, lab, _targets(Y_L, lab.size), c, gamma_A, gamma_B, gamma_W, L, between_weights=w)
 
 
 # ----------------------------------------------------------------------------- graphs and intrinsic kernel

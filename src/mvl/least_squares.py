@@ -299,12 +299,8 @@ class IllConditionedWarning(UserWarning):
     """A solve was numerically ill-conditioned (see ``condition_estimate_``)."""
 
 
-class MultiViewEstimatorMixin:
-    """Parameters and prediction shared by the multi-view least-squares estimators.
-
-    Subclasses list their constructor arguments in ``_param_names`` and, once fitted, set
-    ``coef_`` (m, n, P), ``c_`` (m,), ``classes_``, ``n_views_`` and ``n_train_``.
-    """
+class ParamsMixin:
+    """scikit-learn style get_params/set_params over the constructor arguments listed in ``_param_names``."""
 
     _param_names = ()
 
@@ -317,6 +313,14 @@ class MultiViewEstimatorMixin:
                 raise ValueError(f"unknown parameter {k!r}")
             setattr(self, k, v)
         return self
+
+
+class MultiViewEstimatorMixin(ParamsMixin):
+    """Parameters and prediction shared by the multi-view least-squares estimators.
+
+    Subclasses list their constructor arguments in ``_param_names`` and, once fitted, set
+    ``coef_`` (m, n, P), ``c_`` (m,), ``classes_``, ``n_views_`` and ``n_train_``.
+    """
 
     def _fit_inputs(self, K, y):
         """Validated gammas, kernels (m, n, n), labelled indices, classes, targets Y_L and Laplacians."""

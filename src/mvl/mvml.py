@@ -54,6 +54,7 @@ import numpy as np
 from scipy import linalg
 
 from ._validation import check_labels, check_multiview_kernels, check_test_kernels
+from .least_squares import ParamsMixin
 
 __all__ = ["MVML", "MetricNotPSDWarning", "nystrom_features"]
 
@@ -473,7 +474,7 @@ class _Problem:
 # ----------------------------------------------------------------------------- estimator
 
 
-class MVML:
+class MVML(ParamsMixin):
     """Multi-view metric learning classifier (Huusari, Kadri & Capponi 2017, Algorithm 1).
 
     Parameters
@@ -545,16 +546,6 @@ class MVML:
         self.step = step
         self.nystrom = nystrom
         self.random_state = random_state
-
-    def get_params(self, deep=True):
-        return {k: getattr(self, k) for k in self._param_names}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            if k not in self._param_names:
-                raise ValueError(f"unknown parameter {k!r}")
-            setattr(self, k, v)
-        return self
 
     # ------------------------------------------------------------------ checks
 

@@ -44,6 +44,7 @@ import numpy as np
 
 from ._validation import _as_float_array, check_labels, check_multiview_kernels, check_test_kernels
 from .kernels import gaussian_kernel, linear_kernel
+from .least_squares import ParamsMixin
 
 __all__ = ["KernelMultiViewPerceptron", "OrthogonalMultiViewPerceptron", "cross_view_kernels",
            "check_cross_view_kernels"]
@@ -193,7 +194,7 @@ def _run_online(rows, self_kernel, n, Y, order, p, diagonal):
     return a, Gamma, F, mistakes
 
 
-class _MultiViewPerceptronBase:
+class _MultiViewPerceptronBase(ParamsMixin):
     _param_names = ("p", "n_epochs", "averaging", "shuffle", "random_state")
     _diagonal = True
 
@@ -203,16 +204,6 @@ class _MultiViewPerceptronBase:
         self.averaging = averaging
         self.shuffle = shuffle
         self.random_state = random_state
-
-    def get_params(self, deep=True):
-        return {k: getattr(self, k) for k in self._param_names}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            if k not in self._param_names:
-                raise ValueError(f"unknown parameter {k!r}")
-            setattr(self, k, v)
-        return self
 
     def _check_params(self):
         try:
