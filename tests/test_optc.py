@@ -151,3 +151,49 @@ def test_estimator_c_step_against_dense_fit_and_sampling(m, n, P, frac_unlabelle
     pts *= 0.8 / np.linalg.norm(pts, axis=1, keepdims=True)
     best_sampled = np.min(np.sum((b[None] - pts @ A.T) ** 2, axis=1))
     assert np.sum((b - A @ c) ** 2) <= best_sampled + 1e-9
+
+
+@pytest.mark.parametrize("gammas", [(1e-2, 3e-2, 2e-2), (1e-2, 0.0, 2e-2)])
+def test_threaded_f_step_matches_serial_batched_and_fallback_paths(gammas, monkeypatch):
+    """The f-step gives the same E, F and coefficients whatever the threads, batches or LAPACK path,
+    including restarts whose Cholesky fails (solved again by LU)."""
+    from mvl import _nogil
+
+    K, _, y = make_problem(3, 36, 3, frac_unlabelled=0.4, seed=21)
+    lab = np.flatnonzero(y >= 0)
+    assert np.any(np.diff(lab) > 1)  # labelled points interleaved: the point reordering is exercised
+    Y = encode_targets(y[lab], 3)
+    L = view_laplacians(K)
+    C = np.random.default_rng(4).standard_normal((7, 3))
+
+    def run(threads, batch=None, f2py=False, fail=()):
+        system = OptCSystem(K, lab, Y, *gammas, L)
+        system._threads = threads
+        if batch:
+            system.batch = batch
+        with monkeypatch.context() as mp:
+            if f2py:
+                mp.setitem(_nogil._state, "funcs", {})
+            if fail:
+                calls = {"n": 0}
+                real = _nogil.cholesky_solve
+
+                def flaky(a, b):  # restarts listed in `fail` report "not positive definite"
+                    calls["n"] += 1
+                    return 1 if calls["n"] - 1 in fail else real(a, b)
+
+                mp.setattr(_nogil, "cholesky_solve", flaky)
+            E, F = system.solve(C)
+            A = system.coefficients_batch(C, E)
+            if fail:
+                assert calls["n"] == len(C)  # one Cholesky per restart; the failed ones went to LU
+        return np.array(E), np.array(F), A
+
+    ref = run(threads=0)
+    # an independent check of the reference: the dense Theorem-10 solver for one c
+    dense = MVLLeastSquares(*gammas, c=C[2], solver="dense", laplacian=L).fit(K, y)
+    assert np.max(np.abs(ref[2][:, :, 2] - dense.coef_)) <= 1e-8 * np.max(np.abs(dense.coef_))
+    for kwargs in [dict(threads=2), dict(threads=3, batch=3), dict(threads=2, f2py=True),
+                   dict(threads=1, batch=2), dict(threads=0, fail=(1, 5))]:
+        for got, want in zip(run(**kwargs), ref, strict=True):
+            assert np.max(np.abs(got - want)) <= 1e-11 * np.max(np.abs(want)), kwargs

@@ -23,12 +23,20 @@ the pairs c_p c_q (N's symmetric pairs read once), one l x l Cholesky solve per 
 labelled outputs F_p = Q_p[L, :] (c_p E + l gamma_B T) with T = Z(c) E_L, Z(c) = sum_q c_q G^{-1} Q_q[:, L]
 (formed for the whole batch by one GEMM): m GEMMs of l x n by n x (R P), instead of a fresh O(m n^3) fit.
 The c-step works on the (m+1) x (m+1) triangle of the QR of [F | vec Y].
+
+Threads. The alternation runs with a one-thread BLAS, and the f-step spreads its work over the cores
+itself: the combining GEMMs by column blocks and the restarts in contiguous groups, each group's
+Cholesky solves and output GEMMs on its own thread through GIL-free LAPACK calls (:mod:`mvl._nogil`).
+At Flowers-17 scale on 2 cores an f-step for 20 restarts took 0.15 s this way and 0.19-0.20 s with a
+2-thread BLAS in each call: a 680 x 680 Cholesky gains little from BLAS threads, and OpenBLAS's idle
+workers busy-wait after every call, taking a core from the step that follows.
 At the optimum of the f-step the objective equals
 (1/l) <Y_L, E_L> (a quadratic's minimum value), so it is tracked at no cost.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -39,6 +47,7 @@ from ._validation import (
     check_gamma,
     check_test_kernels,
 )
+from . import _nogil
 from .least_squares import MultiViewEstimatorMixin, _factor_view, _view_Q
 from .sphere import sphere_least_squares
 
@@ -62,13 +71,16 @@ class OptCSystem:
         self.beta = l * gamma_B if m > 1 else 0.0
         omega = l * gamma_W
         self.factors = []
-        QL = np.empty((m, l, n))  # rows L of Q_p
+        # the n training points reordered labelled first (order[:l] = labelled): in this order the rows L of
+        # T and W (below) are the leading block, added to without fancy indexing
+        self.order = order = np.concatenate([labelled, np.setdiff1d(np.arange(n), labelled)])
+        QL = np.empty((m, l, n))  # QL[p] = Q_p[L, order] (Q_p symmetric)
         Q1 = np.zeros((n, n)) if self.beta > 0 else None
         for p in range(m):
             lu, piv = _factor_view(K[p], None if L is None else L[p], m, self.delta, self.beta, omega, p)
             self.factors.append((lu, piv))
-            Qp = _view_Q(lu, piv, K[p]).T
-            QL[p] = Qp[labelled]
+            Qp = _view_Q(lu, piv, K[p])
+            QL[p] = Qp[np.ix_(labelled, order)]
             if Q1 is not None:
                 Q1 += Qp
             del Qp
@@ -78,90 +90,135 @@ class OptCSystem:
         self.pairs = [(p, q) for p in range(m) for q in range(p, m)]
         pair_index = {pq: k for k, pq in enumerate(self.pairs)}
         S = np.zeros((len(self.pairs), l, l))
-        self.QLL = np.empty((m, l, l))  # Q_p[L, L]
         for p in range(m):
-            self.QLL[p] = QL[p][:, labelled]
-            S[pair_index[p, p]] = self.QLL[p]
-        self.Z = None
+            S[pair_index[p, p]] = QL[p][:, :l]  # Q_p[L, L]
+        self.Z = self.QL = self.QLL = None
         if self.beta > 0:
-            # G = I - beta Q_1 (symmetric positive definite), factored once
-            Q1 *= -self.beta
-            Q1[np.diag_indices(n)] += 1.0
-            luG = linalg.lu_factor(Q1, overwrite_a=True, check_finite=False)
+            # G = I - beta Q_1 (symmetric positive definite), in the point order `order`, factored once
+            G = Q1[np.ix_(order, order)]
             del Q1
-            # Z_q = G^{-1} Q_q[:, L] (n x l), all m l right-hand sides in one solve, kept as Z (m, n, l);
-            # N_pq += beta Q_p[L, :] Z_q, with N_qp = N_pq^T
-            Zs = linalg.lu_solve(luG, QL.reshape(m * l, n).T, check_finite=False)  # (n, m l)
-            self.Z = np.ascontiguousarray(Zs.reshape(n, m, l).transpose(1, 0, 2))
+            G *= -self.beta
+            G[np.diag_indices(n)] += 1.0
+            luG = linalg.lu_factor(G, overwrite_a=True, check_finite=False)
+            del G
+            # Z_q = G^{-1} Q_q[:, L] (n x l, rows in `order`), all m l right-hand sides in one solve: the
+            # C-ordered QL (m l, n) is the Fortran RHS QL^T, and the Fortran solution (n, m l) is, read in C
+            # order, Z (m, l, n) with Z[q] = Z_q^T (so Z[q].T is the Fortran Z_q). No copies.
+            Zs = linalg.lu_solve(luG, QL.reshape(m * l, n).T, check_finite=False)
+            self.Z = Zs.T.reshape(m, l, n)
             del Zs
+            # N_pq += beta Q_p[L, :] Z_q (the point order cancels), with N_qp = N_pq^T
+            W = np.empty((l, l), order="F")
             for p in range(m):
                 for q in range(p, m):
-                    W = blas.dgemm(self.beta, QL[p], self.Z[q])
-                    S[pair_index[p, q]] += W
+                    _nogil.gemm(QL[p].T, self.Z[q].T, W, trans_a=True, alpha=self.beta)
+                    S[pair_index[p, q]] += W.T  # both C-contiguous
                     if q != p:
-                        S[pair_index[p, q]] += W.T
+                        S[pair_index[p, q]] += W
+            self.QL = QL
+        else:
+            self.QLL = np.ascontiguousarray(QL[:, :, :l])  # Q_p[L, L]: the gamma_B = 0 path reads only this
+        del QL
         self.S = S
-        if self.beta > 0:
-            self.QLL = None  # only the gamma_B = 0 path reads it
-        self.QL = QL if self.beta > 0 else None  # QL[p] = Q_p[L, :]
         # restarts per batch: the matrices M (l x l) and Z(c) (n x l) of a batch hold batch * l (l + n)
         # numbers (at most ~0.5 GB); forming them reads N and Z once per batch, so one batch is fastest
         self.batch = max(1, int(5.0e8 // (8 * l * (l + n))))
+        # threads for the per-restart solves (GIL-free LAPACK; 0 = scipy's f2py wrappers, serial)
+        self._threads = _nogil.default_threads() if _nogil.available() else 0
 
     def solve(self, C):
-        """f-step for each row c of C: returns E_L (R, l, P) and F (m, l, R, P).
+        """f-step for each row c of C: returns E_L (R, l, P) and F (m, l, R, P) (views, see below).
 
-        M(c_r) for all restarts comes from one GEMM over vec(c_r c_r^T) that reads N once; the
-        labelled outputs F_p = c_p Q_p[L, L] E + l gamma_B Q_p[L, :] T, T = sum_q c_q Z_q E, from three
-        GEMMs batched over restarts. Only scipy's BLAS/LAPACK runs here (numpy's own OpenBLAS pool,
-        alternated with it, makes the two pools' busy-waiting threads fight), on Fortran-ordered
-        views, so that no operand is copied.
+        Per batch of restarts: M(c_r) - I = sum_pq c_p c_q N_pq for all restarts by one GEMM over
+        vec(c_r c_r^T) that reads N once, and Z(c_r) = sum_q c_q Z_q likewise; then for each restart the
+        Cholesky solve M(c_r) E_r = Y_L, T_r = Z(c_r) E_r and the labelled outputs
+        F_p = Q_p[L, :] (c_p E_r (rows L) + l gamma_B T_r) (for gamma_B = 0: F_p = c_p Q_p[L, L] E_r).
+
+        Threads: the work is split over the cores by hand (the GEMMs by column blocks, the restarts in
+        contiguous groups), each thread calling scipy's LAPACK/BLAS with one BLAS thread and without
+        the GIL (:mod:`mvl._nogil`). A multithreaded BLAS gains little on a 680 x 680 Cholesky, and its
+        idle workers busy-wait after each call, taking a core from the next step. Operands are Fortran
+        views of C-ordered buffers (no copies).
+
+        Internally E is held as (R, P, l) and F as (m, R, P, l) (the layouts the BLAS calls write); the
+        returned arrays are transposed views with the documented shapes.
         """
         C = np.atleast_2d(np.asarray(C, dtype=np.float64))
         R, m, n, l, P = C.shape[0], self.m, self.n, self.l, self.P
-        E = np.empty((R, l, P))
-        F = np.empty((m, l, R, P))  # F[p, :, r, :] = f^p on the labelled points for restart r
+        Et = np.empty((R, P, l))  # Et[r] = E_r^T: its Fortran view is E_r (l x P)
+        Ft = np.empty((m, R, P, l))  # Ft[p, r] = (f^p on the labelled points for restart r)^T
         Smat = self.S.reshape(len(self.pairs), l * l)
         ip, iq = np.array(self.pairs).T
+        YT = np.ascontiguousarray(self.Y_L.T)
+        threads = max(1, self._threads)
         nb = min(R, self.batch)
-        for start in range(0, R, nb):
-            Cb = C[start:start + nb]
-            r = len(Cb)
-            Wc = Cb[:, ip] * Cb[:, iq]  # (r, pairs): c_p c_q
-            # (r, l*l): vec M_r - I = sum_pq c_p c_q vec N_pq, into a buffer kept across iterations (a fresh
-            # ~100 MB array per iteration costs more in page faults than the GEMM itself)
-            Mall = _mm_into(Wc, Smat, self._buffer("M", (r, l * l)))
-            Eall = np.empty((l, r, P))
-            for j in range(r):
-                # M_r is symmetric: its C-ordered rows are the Fortran-ordered matrix itself
-                M = Mall[j].reshape(l, l).T
-                M[np.diag_indices(l)] += 1.0
-                X = _cholesky_solve(M, self.Y_L)
-                if X is None:  # not numerically definite: rebuild M_r and solve by LU
-                    M = np.tensordot(Wc[j], self.S, axes=(0, 0))
-                    M[np.diag_indices(l)] += 1.0
-                    X = linalg.solve(M, self.Y_L, check_finite=False)
-                Eall[:, j] = X
-            E[start:start + r] = Eall.transpose(1, 0, 2)
-            Fb = F[:, :, start:start + r]
-            if self.beta > 0:
-                # F_p = Q_p[L, :] W_p with W_p = c_p E (on the rows L, zero elsewhere) + beta T and
-                # T = sum_q c_q Z_q E = Z(c) E, Z(c) = sum_q c_q Z_q formed by one GEMM for the batch
-                Zc = _mm_into(Cb, self.Z.reshape(m, n * l), self._buffer("Z", (r, n * l)))  # (r, n*l)
-                T = np.empty((n, r, P))
-                for j in range(r):
-                    T[:, j] = _mm(Zc[j].reshape(n, l), Eall[:, j])
-                T *= self.beta
-                W = np.empty((n, r, P))
-                for p in range(m):
-                    W[:] = T
-                    W[self.labelled] += Cb[None, :, p, None] * Eall
-                    Fb[p] = _mm(self.QL[p], W.reshape(n, r * P)).reshape(l, r, P)
-            else:
-                Eflat = Eall.reshape(l, r * P)
-                for p in range(m):  # F_p = c_p Q_p[L, L] E
-                    np.multiply(_mm(self.QLL[p], Eflat).reshape(l, r, P), Cb[None, :, p, None], out=Fb[p])
-        return E, F
+        with _nogil.single_threaded_blas():
+            for start in range(0, R, nb):
+                Cb = np.ascontiguousarray(C[start:start + nb])
+                r = len(Cb)
+                Wc = np.ascontiguousarray(Cb[:, ip] * Cb[:, iq])  # (r, pairs): c_p c_q
+                # (r, l*l): vec M_r - I = sum_pq c_p c_q vec N_pq, into a buffer kept across iterations (a
+                # fresh ~100 MB array per iteration costs more in page faults than the GEMM itself)
+                Mall = self._buffer("M", (r, l * l))
+                _combine(Wc, Smat, Mall, threads)
+                Zc = Tt = Wt = None
+                if self.beta > 0:  # Z(c_r)^T (l x n, C order) for the batch; T_r^T and W_p^T buffers (r, P, n)
+                    Zc = self._buffer("Z", (r, l * n))
+                    _combine(Cb, self.Z.reshape(m, n * l), Zc, threads)
+                    Tt, Wt = self._buffer("T", (r, P, n)), self._buffer("W", (r, P, n))
+                Eb, Fb = Et[start:start + r], Ft[:, start:start + r]
+                Eb[:] = YT
+                group = functools.partial(self._group, Mall, Cb, Eb, Zc, Tt, Wt, Fb)
+                failed = sum(_nogil.map_threads(group, _nogil.chunks(r, threads), threads), [])
+                if failed:  # rounding broke definiteness: rebuild those M_r, solve by LU, redo the outputs
+                    for j in failed:
+                        M = np.tensordot(Wc[j], self.S, axes=(0, 0))
+                        M[np.diag_indices(l)] += 1.0
+                        Eb[j] = linalg.solve(M, self.Y_L, check_finite=False).T
+                        if Tt is not None:
+                            _nogil.gemm(Zc[j].reshape(l, n).T, Eb[j].T, Tt[j].T)
+                    self._outputs(Cb, Eb, Tt, Wt, Fb, 0, r)
+        return Et.transpose(0, 2, 1), Ft.transpose(0, 3, 1, 2)
+
+    def _group(self, Mall, Cb, Eb, Zc, Tt, Wt, Fb, rng):
+        """One thread's share of a batch: restarts rng = (j0, j1). Returns the restarts whose Cholesky
+        failed (their outputs, and the group's, are then left to the caller)."""
+        j0, j1 = rng
+        failed = [j for j in range(j0, j1) if not self._restart_solve(Mall, Eb, Zc, Tt, j)]
+        if not failed:
+            self._outputs(Cb, Eb, Tt, Wt, Fb, j0, j1)
+        return failed
+
+    def _restart_solve(self, Mall, Eb, Zc, Tt, j):
+        """Restart j: M_j = I + Mall[j] (Cholesky in place), Eb[j] <- (M_j^{-1} Y_L)^T, Tt[j] <- (Z(c_j) E_j)^T.
+
+        Returns False if M_j is not numerically positive definite (nothing else done)."""
+        l, n = self.l, self.n
+        Mall[j, ::l + 1] += 1.0
+        M = Mall[j].reshape(l, l).T  # symmetric: the C-ordered rows are the Fortran matrix
+        X = Eb[j].T  # Fortran (l, P), holds Y_L
+        if _nogil.cholesky_solve(M, X) != 0:
+            return False
+        if Tt is not None:  # T_j = Z(c_j) E_j: Zc[j] is Z(c_j)^T in C order, i.e. Z(c_j) in Fortran
+            _nogil.gemm(Zc[j].reshape(l, n).T, X, Tt[j].T)
+        return True
+
+    def _outputs(self, Cb, Eb, Tt, Wt, Fb, j0, j1):
+        """Labelled outputs Fb[p, j] (transposed) of restarts j0:j1 from E (and T when gamma_B > 0)."""
+        l, n, P = self.l, self.n, self.P
+        k = (j1 - j0) * P
+        E = Eb[j0:j1]
+        for p in range(self.m):
+            out = Fb[p, j0:j1].reshape(k, l).T  # Fortran (l, k)
+            if Tt is not None:
+                # F_p = Q_p[L, :] W_p, W_p = beta T + c_p E on the rows L; W_p^T is (k, n) C order
+                W = Wt[j0:j1]
+                np.multiply(Tt[j0:j1], self.beta, out=W)
+                W[:, :, :l] += Cb[j0:j1, p, None, None] * E  # points reordered: L first
+                _nogil.gemm(self.QL[p].T, W.reshape(k, n).T, out, trans_a=True)
+            else:  # F_p = c_p Q_p[L, L] E (Q_p[L, L] symmetric)
+                _nogil.gemm(self.QLL[p].T, E.reshape(k, l).T, out)
+                Fb[p, j0:j1] *= Cb[j0:j1, p, None, None]
 
     def _buffer(self, name, shape):
         """A C-ordered float64 work array of ``shape`` kept across calls (contents undefined)."""
@@ -173,19 +230,55 @@ class OptCSystem:
 
     def coefficients(self, c, E_L):
         """Coefficients A (m, n, P) for combination c and labelled residual E_L (Theorem 10)."""
-        n, P = self.n, self.P
-        E = np.zeros((n, P))
-        E[self.labelled] = E_L
+        return self.coefficients_batch(np.asarray(c)[None], np.asarray(E_L)[None])[:, :, 0, :]
+
+    def coefficients_batch(self, C, E):
+        """Coefficients A (m, n, R, P) for combinations C (R, m) and labelled residuals E (R, l, P).
+
+        a_p = H_p^{-1} (c_p E + l gamma_B T), T = sum_q c_q Z_q E (Theorem 10): one LU solve per view with
+        all R P right-hand sides.
+        """
+        C = np.atleast_2d(np.asarray(C, dtype=np.float64))
+        R, n, P = C.shape[0], self.n, self.P
+        Epad = np.zeros((n, R, P))
+        Epad[self.labelled] = np.asarray(E).transpose(1, 0, 2)
         T = None
         if self.beta > 0:
-            T = _mm(np.tensordot(c, self.Z, axes=(0, 0)), E_L)  # sum_q c_q Z_q E_L
-        A = np.empty((self.m, n, P))
+            T = np.empty((n, R, P))
+            for r in range(R):  # sum_q c_q Z_q E_r (rows in `order`)
+                T[self.order, r] = np.tensordot(C[r], self.Z, axes=(0, 0)).T @ E[r]
+            T *= self.beta
+        A = np.empty((self.m, n, R, P))
         for p, (lu, piv) in enumerate(self.factors):
-            rhs = c[p] * E
+            rhs = Epad * C[None, :, p, None]
             if T is not None:
-                rhs += self.beta * T
-            A[p], _ = lapack.dgetrs(lu, piv, rhs, trans=1)
+                rhs += T
+            A[p] = lapack.dgetrs(lu, piv, rhs.reshape(n, R * P), trans=1)[0].reshape(n, R, P)
         return A
+
+    def decision_values(self, K_x, C, E):
+        """Outputs (R, v, P) of every restart on points x with kernels K_x (m, v, n): sum_p c_p K^p_x a_p."""
+        C = np.atleast_2d(np.asarray(C, dtype=np.float64))
+        A = self.coefficients_batch(C, E)
+        R, P = C.shape[0], self.P
+        out = np.zeros((K_x.shape[1], R, P))
+        for p in range(self.m):
+            out += (K_x[p] @ A[p].reshape(self.n, R * P)).reshape(-1, R, P) * C[None, :, p, None]
+        return out.transpose(1, 0, 2)
+
+
+def _combine(Wc, S, out, threads):
+    """out (r, k) <- Wc (r, s) @ S (s, k), C order, with the k columns split over ``threads`` threads.
+
+    In Fortran views each thread computes out[:, a:b]^T = S[:, a:b]^T Wc^T: a GEMM reading its share of S
+    once for every row of Wc (S is large and read from memory; Wc is small).
+    """
+    def part(rng):
+        a, b = rng
+        _nogil.gemm(S[:, a:b].T, Wc.T, out[:, a:b].T)
+
+    _nogil.map_threads(part, _nogil.chunks(S.shape[1], threads), threads)
+    return out
 
 
 def _mm(A, B):
@@ -306,45 +399,47 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
         history = np.full((self.n_restarts, self.n_iter), np.nan)
         active = np.ones(self.n_restarts, dtype=bool)
         Ab = np.empty((Y_L.size, m + 1), order="F")
-        Ab[:, m] = Y_L.ravel()
+        Ab[:, m] = Y_L.T.ravel()  # rows in (P, l) order, as OptCSystem.solve holds F
         lwork = max(1, int(lapack.dgeqrf_lwork(Y_L.size, m + 1)[0]))
-        for it in range(self.n_iter):
-            idx = np.flatnonzero(active)
-            if idx.size == 0:
-                break
-            E, F = system.solve(C[idx])
-            for j, r in enumerate(idx):
-                # objective after the f-step: (1/l) <Y_L, E_L>; F c = Y_L - E_L
-                J_f = float(np.sum(Y_L * E[j])) / l
-                # eq (85): min ||b - A c|| on the sphere, A = [vec f^1 ... vec f^m] on the labelled points
-                # ((l P) x m). With the QR of [A | b], ||A c - b||^2 = ||R c - q||^2 + rho^2, so the
-                # sphere problem is solved on the m x m triangle R (same minimiser, far cheaper).
-                Ab[:, :m] = F[:, :, j, :].reshape(m, -1).T
-                R_, q_ = _triangle(Ab, m, lwork)
-                c_new = sphere_least_squares(R_, q_, alpha)
-                # ||A c - b||^2 evaluated directly (exact whichever triangle was used)
-                resid = blas.dgemv(1.0, Ab[:, :m], c_new)
-                resid -= Ab[:, m]
-                resid2 = float(blas.ddot(resid, resid))
-                J = J_f + (resid2 - float(np.sum(E[j] ** 2))) / l
-                prev = history[r, it - 1] if it > 0 else np.inf
-                history[r, it] = J
-                C[r] = c_new
-                if it > 0 and prev - J <= self.tol * abs(prev):
-                    active[r] = False
-        # final f-step at the final c of every restart
-        E, _ = system.solve(C)
-        final_obj = np.array([float(np.sum(Y_L * E[r])) / l for r in range(self.n_restarts)])
-        scores = None
-        if K_val is not None:
-            scores = np.empty(self.n_restarts)
-            for r in range(self.n_restarts):
-                A = system.coefficients(C[r], E[r])
-                out = np.einsum("ptn,pnk,p->tk", K_val, A, C[r])
-                scores[r] = np.mean(classes[np.argmax(out, axis=1)] == y_val)
-            best = int(np.lexsort((final_obj, -scores))[0])  # best validation accuracy, then objective
-        else:
-            best = int(np.argmin(final_obj))
+        # the whole alternation with one BLAS thread: the f-steps spread their work over the cores by
+        # hand (OptCSystem.solve), and a multithreaded BLAS call in the c-step would leave OpenBLAS
+        # workers busy-waiting on a core the next f-step needs
+        with _nogil.single_threaded_blas():
+            for it in range(self.n_iter):
+                idx = np.flatnonzero(active)
+                if idx.size == 0:
+                    break
+                E, F = system.solve(C[idx])
+                Ft = F.transpose(0, 2, 3, 1)  # (m, R, P, l), C-contiguous: vec f^p in (P, l) order, as b
+                for j, r in enumerate(idx):
+                    # objective after the f-step: (1/l) <Y_L, E_L>; F c = Y_L - E_L
+                    J_f = float(np.sum(Y_L * E[j])) / l
+                    # eq (85): min ||b - A c|| on the sphere, A = [vec f^1 ... vec f^m] on the labelled points
+                    # ((l P) x m). With the QR of [A | b], ||A c - b||^2 = ||R c - q||^2 + rho^2, so the
+                    # sphere problem is solved on the m x m triangle R (same minimiser, far cheaper).
+                    Ab[:, :m] = Ft[:, j].reshape(m, -1).T
+                    R_, q_ = _triangle(Ab, m, lwork)
+                    c_new = sphere_least_squares(R_, q_, alpha)
+                    # ||A c - b||^2 evaluated directly (exact whichever triangle was used)
+                    resid = blas.dgemv(1.0, Ab[:, :m], c_new)
+                    resid -= Ab[:, m]
+                    resid2 = float(blas.ddot(resid, resid))
+                    J = J_f + (resid2 - float(np.sum(E[j] ** 2))) / l
+                    prev = history[r, it - 1] if it > 0 else np.inf
+                    history[r, it] = J
+                    C[r] = c_new
+                    if it > 0 and prev - J <= self.tol * abs(prev):
+                        active[r] = False
+            # final f-step at the final c of every restart
+            E, _ = system.solve(C)
+            final_obj = np.array([float(np.sum(Y_L * E[r])) / l for r in range(self.n_restarts)])
+            scores = None
+            if K_val is not None:
+                out = system.decision_values(K_val, C, E)  # (restarts, v, P)
+                scores = np.mean(classes[np.argmax(out, axis=2)] == y_val[None], axis=1)
+                best = int(np.lexsort((final_obj, -scores))[0])  # best validation accuracy, then objective
+            else:
+                best = int(np.argmin(final_obj))
         self.coef_ = system.coefficients(C[best], E[best])
         if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
             raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {gamma_A:g}); increase gamma_A or check K")

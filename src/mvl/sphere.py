@@ -7,6 +7,7 @@ Gander (1981) but without any assumption on the shape or rank of ``A``.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -234,6 +235,8 @@ def _solve_scaled(A, b, alpha):
 
 def _norm(v):
     """Euclidean norm without overflow or underflow of the squares."""
+    if v.size <= 32:  # math.hypot scales internally (no overflow/underflow) and is accurate to ~1 ulp
+        return math.hypot(*v.tolist())
     scale = float(np.max(np.abs(v))) if v.size else 0.0
     if scale == 0.0 or not np.isfinite(scale):
         return scale
