@@ -281,11 +281,6 @@ def _combine(Wc, S, out, threads):
     return out
 
 
-def _mm(A, B):
-    """A @ B for C-ordered A, B with scipy's BLAS, no copies: (A B)^T = B^T A^T on Fortran views."""
-    return blas.dgemm(1.0, B.T, A.T).T
-
-
 def _triangle(Ab, m, lwork):
     """(R, q) with ||A c - b|| = ||R c - q|| + const for all c, from [A | b] (Fortran, (l P) x (m + 1)).
 
@@ -305,26 +300,6 @@ def _triangle(Ab, m, lwork):
     Rab = np.zeros((m + 1, m + 1))  # zero rows when l P < m + 1
     Rab[:min(m + 1, Ab.shape[0])] = np.triu(qr[:m + 1])
     return Rab[:m, :m], Rab[:m, m]
-
-
-def _mm_into(A, B, out):
-    """A @ B written into the C-ordered ``out`` with scipy's dgemm (its Fortran view is (B^T A^T))."""
-    res = blas.dgemm(1.0, B.T, A.T, beta=0.0, c=out.T, overwrite_c=1)
-    if not np.shares_memory(res, out):  # f2py copied (should not happen for contiguous operands)
-        out[...] = res.T
-    return out
-
-
-def _cholesky_solve(M, Y):
-    """Solve M X = Y by Cholesky, M symmetric positive definite and Fortran-ordered (overwritten).
-
-    Returns None if rounding broke definiteness (the caller then rebuilds M and uses LU).
-    """
-    c, info = lapack.dpotrf(M, lower=0, clean=0, overwrite_a=1)
-    if info != 0:
-        return None
-    X, info = lapack.dpotrs(c, Y)
-    return X if info == 0 else None
 
 
 class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
