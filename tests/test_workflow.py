@@ -57,3 +57,21 @@ def test_config_schema_rejects_bad_config(tmp_path):
     proc = _snakemake("-n", "--config", "n_val_per_class=0", cwd=tmp_path)
     assert proc.returncode != 0
     assert "n_val_per_class" in proc.stdout + proc.stderr
+
+
+def test_empty_dataset_list_runs_only_coregularization(tmp_path, shared_data):
+    """datasets=[] plans only the co-regularization benchmarks, and the paper profile's up-front raw-data
+    check then asks only for their files (the image datasets' files are not on this machine)."""
+    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
+    data = f"data={{mirror: {shared_data}, offline: true, cache_dir: {tmp_path / 'cache'}}}"
+    proc = _snakemake("-n", "--profile", "profiles/paper", "--config", "datasets=[]", data, cwd=tmp_path)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    assert _job_count(proc.stdout, "coreg_run") == 5 * 10  # five SR benchmarks x 10 splits
+    assert "rule run:" not in proc.stdout and "rule prepare:" not in proc.stdout
+    # with the image datasets, the same offline run stops before any job and says how to leave them out
+    proc = _snakemake("-n", "--profile", "profiles/paper", "--config", data, cwd=tmp_path)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "no job was started" in out and "datasets=[]" in out

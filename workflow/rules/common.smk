@@ -214,7 +214,11 @@ def _check_raw_data():
     try:
         download.check_available(todo, options)
     except download.DataError as err:
-        sys.stderr.write(f"\nRaw data missing; no job was started.\n\n{err}\n\n")
+        hint = (
+            "To run without them, leave out the datasets that need them, e.g. --config 'datasets=[mfeat]' "
+            "(datasets=[] runs only the co-regularization benchmarks)."
+        )
+        sys.stderr.write(f"\nRaw data missing; no job was started.\n\n{err}\n{hint}\n\n")
         sys.exit(1)
 
 
