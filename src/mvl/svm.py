@@ -277,7 +277,7 @@ def _newton_refine(Q_G, Q_S, A, U, newton_max, cg_maxiter=100, cg_rtol=1e-3):
     H v = 1/2 vec(Q_S V Q_G) (eq 197) on the samples that have a free coordinate, stopped when the
     residual has dropped by ``cg_rtol`` (or after ``cg_maxiter`` steps): an inexact step is enough,
     since SMO resumes afterwards and decides convergence (benchmark easy regime, l = 340: 1e-3 took
-    217 CG steps over 4 refinements instead of 366 with 1e-6, for 1% more SMO updates).
+    about 210 CG steps over 4 refinements instead of about 360 with 1e-6, for 1% more SMO updates).
     Then alpha_F + tau d, clipped to the box, is taken for the first tau in 1, 1/2, 1/4, 1/8
     that lowers D, else the longest step that clips nothing (D decreases along it: d is a
     descent direction, CG iterates included, and D is quadratic). Once SMO
