@@ -13,7 +13,7 @@ _DATASET_SCHEMA = os.path.join(workflow.basedir, "workflow", "schemas", "dataset
 
 
 wildcard_constraints:
-    dataset="[a-z0-9_]+",
+    dataset="(?!coreg/)[a-z0-9_]+",  # results/coreg/ belongs to the co-regularization rules
     seed=r"\d+",
     lc=r"\d+",
     uc=r"\d+",
