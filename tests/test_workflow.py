@@ -17,6 +17,13 @@ def _snakemake(*args, cwd=ROOT):
     return subprocess.run([exe, *args], check=False, cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
+def _copy_workflow(dest):
+    """The workflow's files (no results) copied into ``dest``."""
+    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
+
+
 def _job_count(stdout, rule):
     for line in stdout.splitlines():
         parts = line.split()
@@ -33,10 +40,7 @@ def _job_count(stdout, rule):
     [("ci", 2, 2 * 5 + 2 * 5 + 1 * 3 + 2 * 2 + 5), ("default", 10, 5 * 5 + 5 * 2 * 5 + 4 * 3 + 5 * 2 + 4 * 13)]
 )
 def test_dry_run(profile, seeds, runs_per_seed, tmp_path):
-    # a copy of the workflow in an empty folder, so that no earlier results are reused
-    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
+    _copy_workflow(tmp_path)  # an empty folder, so that no earlier results are reused
     proc = _snakemake("-n", "--profile", f"profiles/{profile}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-3000:]
     # no rule is tried on a file it cannot make (results/coreg/summary.csv once matched `collect`, whose
@@ -54,9 +58,7 @@ def test_lint_clean():
 
 
 def test_config_schema_rejects_bad_config(tmp_path):
-    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
+    _copy_workflow(tmp_path)
     proc = _snakemake("-n", "--config", "n_val_per_class=0", cwd=tmp_path)
     assert proc.returncode != 0
     assert "n_val_per_class" in proc.stdout + proc.stderr
@@ -65,9 +67,7 @@ def test_config_schema_rejects_bad_config(tmp_path):
 def test_empty_dataset_list_runs_only_coregularization(tmp_path, shared_data):
     """datasets=[] plans only the co-regularization benchmarks, and the paper profile's up-front raw-data
     check then asks only for their files (the image datasets' files are not on this machine)."""
-    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
+    _copy_workflow(tmp_path)
     data = f"data={{mirror: {shared_data}, offline: true, cache_dir: {tmp_path / 'cache'}}}"
     proc = _snakemake("-n", "--profile", "profiles/paper", "--config", "datasets=[]", data, cwd=tmp_path)
     out = proc.stdout + proc.stderr
