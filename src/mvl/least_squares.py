@@ -315,6 +315,21 @@ class ParamsMixin:
         return self
 
 
+class SignOrArgmaxClassifierMixin(ParamsMixin):
+    """predict/score for estimators whose ``decision_function`` gives (t,) scores for two classes
+    (positive = ``classes_[1]``) and (t, P) one-vs-all scores otherwise (MVML, the perceptrons)."""
+
+    def predict(self, K_test):
+        scores = self.decision_function(K_test)
+        if self.classes_.size == 2:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def score(self, K_test, y_test):
+        """Accuracy of :meth:`predict` on ``y_test``."""
+        return float(np.mean(self.predict(K_test) == np.asarray(y_test)))
+
+
 class MultiViewEstimatorMixin(ParamsMixin):
     """Parameters and prediction shared by the multi-view least-squares estimators.
 

@@ -54,7 +54,7 @@ import numpy as np
 from scipy import linalg
 
 from ._validation import check_labels, check_multiview_kernels, check_test_kernels
-from .least_squares import ParamsMixin
+from .least_squares import SignOrArgmaxClassifierMixin
 
 __all__ = ["MVML", "MetricNotPSDWarning", "nystrom_features"]
 
@@ -474,7 +474,7 @@ class _Problem:
 # ----------------------------------------------------------------------------- estimator
 
 
-class MVML(ParamsMixin):
+class MVML(SignOrArgmaxClassifierMixin):
     """Multi-view metric learning classifier (Huusari, Kadri & Capponi 2017, Algorithm 1).
 
     Parameters
@@ -731,13 +731,3 @@ class MVML(ParamsMixin):
         out = np.stack([sum(w[l] * (Ft[l] @ g[o[l]:o[l + 1]]) for l in range(self.n_views_))
                         for g, w in zip(self.g_, self.w_, strict=True)], axis=1)
         return out[:, 0] if self.classes_.size == 2 else out
-
-    def predict(self, K_test):
-        scores = self.decision_function(K_test)
-        if self.classes_.size == 2:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
-
-    def score(self, K_test, y_test):
-        """Accuracy of :meth:`predict` on ``y_test``."""
-        return float(np.mean(self.predict(K_test) == np.asarray(y_test)))

@@ -44,7 +44,7 @@ import numpy as np
 
 from ._validation import _as_float_array, check_labels, check_multiview_kernels, check_test_kernels
 from .kernels import gaussian_kernel, linear_kernel
-from .least_squares import ParamsMixin
+from .least_squares import SignOrArgmaxClassifierMixin
 
 __all__ = ["KernelMultiViewPerceptron", "OrthogonalMultiViewPerceptron", "cross_view_kernels",
            "check_cross_view_kernels"]
@@ -194,7 +194,7 @@ def _run_online(rows, self_kernel, n, Y, order, p, diagonal):
     return a, Gamma, F, mistakes
 
 
-class _MultiViewPerceptronBase(ParamsMixin):
+class _MultiViewPerceptronBase(SignOrArgmaxClassifierMixin):
     _param_names = ("p", "n_epochs", "averaging", "shuffle", "random_state")
     _diagonal = True
 
@@ -303,16 +303,6 @@ class _MultiViewPerceptronBase(ParamsMixin):
             else:
                 out = np.einsum("ickk,kti->tc", self.coef_, Kt)
         return out[:, 0] if self.classes_.size == 2 else out
-
-    def predict(self, K_test):
-        scores = self.decision_function(K_test)
-        if self.classes_.size == 2:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
-
-    def score(self, K_test, y_test):
-        """Accuracy of :meth:`predict` on ``y_test``."""
-        return float(np.mean(self.predict(K_test) == np.asarray(y_test)))
 
 
 _ATTRS = """
