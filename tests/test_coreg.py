@@ -292,6 +292,17 @@ def test_input_errors():
         coregularization_kernel(K[0], K[1], 1.0, 1.0, 1.0, [0], K1_test=K[0][:2])
     with pytest.raises(ValueError, match="Y_L"):
         coregularization_rls(K[0], K[1], lab, Y[:-1], 1.0, 1.0, 1.0)
+    # every entry point taking two (n, n) matrices rejects a size mismatch
+    small = K[1][:5, :5]
+    for call in (lambda: coregularization_rls(K[0], small, lab, Y, 1.0, 1.0, 1.0),
+                 lambda: manifold_regularization_kernel(K[0], small, 1.0, 1.0),
+                 lambda: coregularization_as_mvl(K[0], small, 1.0, 1.0, 1.0, lab.size)):
+        with pytest.raises(ValueError, match="K1 and K2 must have the same shape"):
+            call()
+    for call in (lambda: laplacian_rls(K[0], lab, Y, 1.0, 1.0, small),
+                 lambda: manifold_regularization_as_mvl(K[0], small, 1.0, 1.0, lab.size)):
+        with pytest.raises(ValueError, match="K1 and R must have the same shape"):
+            call()
 
 
 # ----------------------------------------------------------------------------- data

@@ -108,6 +108,14 @@ def _gram(K, name):
     return K
 
 
+def _gram_pair(K1, K2, name2="K2"):
+    """K1 and a second (n, n) matrix of the same size (K2, or the regularizer R), both checked by _gram."""
+    K1, K2 = _gram(K1, "K1"), _gram(K2, name2)
+    if K2.shape != K1.shape:
+        raise ValueError(f"K1 and {name2} must have the same shape, got {K1.shape} and {K2.shape}")
+    return K1, K2
+
+
 def _rows(K, n, name):
     if K is None:
         return None
@@ -181,10 +189,8 @@ def coregularization_kernel(K1, K2, gamma1, gamma2, mu, coreg_points, K1_test=No
     -------
     (Kt, Kt_test) : (n, n) and (t, n) (None without test kernels).
     """
-    K1, K2 = _gram(K1, "K1"), _gram(K2, "K2")
+    K1, K2 = _gram_pair(K1, K2)
     n = K1.shape[0]
-    if K2.shape != K1.shape:
-        raise ValueError(f"K1 and K2 must have the same shape, got {K1.shape} and {K2.shape}")
     gamma1, gamma2 = _positive(gamma1, "gamma1"), _positive(gamma2, "gamma2")
     mu = float(mu)
     if not np.isfinite(mu) or mu < 0:
@@ -245,10 +251,8 @@ def coregularization_rls(K1, K2, labelled, Y_L, gamma1, gamma2, mu, coreg_points
     (graph kernels have no test rows): the test block then holds the ambient component f1 only and
     ``test`` is None.
     """
-    K1, K2 = _gram(K1, "K1"), _gram(K2, "K2")
+    K1, K2 = _gram_pair(K1, K2)
     n = K1.shape[0]
-    if K2.shape != K1.shape:
-        raise ValueError(f"K1 and K2 must have the same shape, got {K1.shape} and {K2.shape}")
     lab = _index(labelled, n, "labelled")
     Y = _targets(Y_L, lab.size)
     gamma1, gamma2 = _positive(gamma1, "gamma1"), _positive(gamma2, "gamma2")
@@ -295,10 +299,8 @@ def manifold_regularization_kernel(K1, K2, gamma1, gamma2, K1_test=None):
 
     Returns ``(Kmr, Kmr_test)``: (n, n) and (t, n) (None without ``K1_test``).
     """
-    K1, K2 = _gram(K1, "K1"), _gram(K2, "K2")
+    K1, K2 = _gram_pair(K1, K2)
     n = K1.shape[0]
-    if K2.shape != K1.shape:
-        raise ValueError(f"K1 and K2 must have the same shape, got {K1.shape} and {K2.shape}")
     gamma1, gamma2 = _positive(gamma1, "gamma1"), _positive(gamma2, "gamma2")
     A = K1 / gamma1
     fac = _spd_factor(A + K2 / gamma2)
@@ -320,10 +322,8 @@ def laplacian_rls(K1, labelled, Y_L, gamma1, gamma2, R, K1_test=None, RK1=None):
 
     Returns ``(a, f_train, f_test)``: (n, P), (n, P) and (t, P) (None without ``K1_test``).
     """
-    K1, R = _gram(K1, "K1"), _gram(R, "R")
+    K1, R = _gram_pair(K1, R, "R")
     n = K1.shape[0]
-    if R.shape != K1.shape:
-        raise ValueError(f"R must have shape {K1.shape}, got {R.shape}")
     lab = _index(labelled, n, "labelled")
     Y = _targets(Y_L, lab.size)
     gamma1, gamma2 = _positive(gamma1, "gamma1"), float(gamma2)
@@ -357,7 +357,7 @@ def coregularization_as_mvl(K1, K2, gamma1, gamma2, mu, n_labelled, K1_test=None
     (SR eq 2) itself. Use with ``MVLLeastSquares(gamma_A, gamma_B, gamma_W, c, between_weights=w)``, w the
     indicator of U (None when U is every training point), or with :func:`solve_mvl_dense`.
     """
-    K1, K2 = _gram(K1, "K1"), _gram(K2, "K2")
+    K1, K2 = _gram_pair(K1, K2)
     gamma1, gamma2 = _positive(gamma1, "gamma1"), _positive(gamma2, "gamma2")
     l = int(n_labelled)
     if l < 1:
@@ -376,7 +376,7 @@ def manifold_regularization_as_mvl(K1, R, gamma1, gamma2, n_labelled):
     Returns a dict with ``K`` (1, n, n), ``laplacian`` (1, n, n) = R, ``gamma_A`` = gamma_1/l,
     ``gamma_W`` = gamma_2/l, ``gamma_B`` = 0 and ``c`` = (1,).
     """
-    K1, R = _gram(K1, "K1"), _gram(R, "R")
+    K1, R = _gram_pair(K1, R, "R")
     l = int(n_labelled)
     return dict(K=K1[None].copy(), laplacian=(0.5 * (R + R.T))[None], gamma_A=float(gamma1) / l,
                 gamma_W=float(gamma2) / l, gamma_B=0.0, c=np.array([1.0]))
