@@ -190,9 +190,10 @@ def test_threaded_f_step_matches_serial_batched_and_fallback_paths(gammas, monke
         return np.array(E), np.array(F), A
 
     ref = run(threads=0)
-    # an independent check of the reference: the dense Theorem-10 solver for one c
-    dense = MVLLeastSquares(*gammas, c=C[2], solver="dense", laplacian=L).fit(K, y)
-    assert np.max(np.abs(ref[2][:, :, 2] - dense.coef_)) <= 1e-8 * np.max(np.abs(dense.coef_))
+    # an independent check of the reference: the dense Theorem-10 solver for every c
+    for r, c in enumerate(C):
+        dense = MVLLeastSquares(*gammas, c=c, solver="dense", laplacian=L).fit(K, y)
+        assert np.max(np.abs(ref[2][:, :, r] - dense.coef_)) <= 1e-8 * np.max(np.abs(dense.coef_))
     for kwargs in [dict(threads=2), dict(threads=3, batch=3), dict(threads=2, f2py=True),
                    dict(threads=1, batch=2), dict(threads=0, fail=(1, 5))]:
         for got, want in zip(run(**kwargs), ref, strict=True):

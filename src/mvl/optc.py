@@ -256,15 +256,15 @@ class OptCSystem:
             A[p] = lapack.dgetrs(lu, piv, rhs.reshape(n, R * P), trans=1)[0].reshape(n, R, P)
         return A
 
-    def decision_values(self, K_x, C, E):
-        """Outputs (R, v, P) of every restart on points x with kernels K_x (m, v, n): sum_p c_p K^p_x a_p."""
-        C = np.atleast_2d(np.asarray(C, dtype=np.float64))
-        A = self.coefficients_batch(C, E)
-        R, P = C.shape[0], self.P
-        out = np.zeros((K_x.shape[1], R, P))
-        for p in range(self.m):
-            out += (K_x[p] @ A[p].reshape(self.n, R * P)).reshape(-1, R, P) * C[None, :, p, None]
-        return out.transpose(1, 0, 2)
+
+def _restart_outputs(K_x, C, A):
+    """Outputs (R, v, P) of every restart on points x, kernels K_x (m, v, n), coefficients A (m, n, R, P):
+    sum_p c_p K^p_x a_p (eq 50-52)."""
+    m, n, R, P = A.shape
+    out = np.zeros((K_x.shape[1], R, P))
+    for p in range(m):
+        out += (K_x[p] @ A[p].reshape(n, R * P)).reshape(-1, R, P) * C[None, :, p, None]
+    return out.transpose(1, 0, 2)
 
 
 def _combine(Wc, S, out, threads):
@@ -409,13 +409,16 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
             E, _ = system.solve(C)
             final_obj = np.array([float(np.sum(Y_L * E[r])) / l for r in range(self.n_restarts)])
             scores = None
-            if K_val is not None:
-                out = system.decision_values(K_val, C, E)  # (restarts, v, P)
+            if K_val is not None:  # coefficients of every restart, scored on the validation points
+                A_all = system.coefficients_batch(C, E)
+                out = _restart_outputs(K_val, C, A_all)  # (restarts, v, P)
                 scores = np.mean(classes[np.argmax(out, axis=2)] == y_val[None], axis=1)
                 best = int(np.lexsort((final_obj, -scores))[0])  # best validation accuracy, then objective
+                coef = A_all[:, :, best]
             else:
                 best = int(np.argmin(final_obj))
-        self.coef_ = system.coefficients(C[best], E[best])
+                coef = system.coefficients(C[best], E[best])
+        self.coef_ = np.ascontiguousarray(coef)
         if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
             raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {gamma_A:g}); increase gamma_A or check K")
         self.fit_seconds_ = time.perf_counter() - t0
