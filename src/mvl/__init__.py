@@ -5,7 +5,8 @@ and labels with -1 for unlabelled samples, in the style of scikit-learn.
 """
 
 from . import graph, kernels
-from .least_squares import MVLLeastSquares, grid_decision_functions
+from .grid import grid_decision_functions
+from .least_squares import MVLLeastSquares
 from .mvml import MVML, MetricNotPSDWarning
 from .optc import MVLLeastSquaresOptC
 from .perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron, cross_view_kernels

@@ -20,6 +20,11 @@ import numpy as np
 from . import io
 
 
+def _u_c(text):
+    """--uc: an integer >= 0, or "all" (every remaining pool sample unlabelled)."""
+    return text if text == "all" else int(text)
+
+
 def _inputs(a):
     """The files a step read (recorded in its output's checksum sidecar, see :func:`mvl.io.verify_outputs`)."""
     files = []
@@ -200,9 +205,12 @@ def step_select(a):
         data, split, K_pool, K_test = _load_run_inputs(a)
         sel = select_gammas(K_pool, K_test, data["y"], split, a.lc, a.uc, json.loads(a.params))
     io.save_json(a.out, sel, checksum=True, inputs=_inputs(a))
-    print(f"[select] l_c={a.lc} u_c={a.uc} seed={a.seed}: gamma_A={sel['gamma_A']:g} gamma_B={sel['gamma_B']:g} "
-          f"gamma_W={sel['gamma_W']:g} (validation accuracy {sel['val_accuracy']:.4f}, "
-          f"{sel['grid_size']} grid points in {sel['grid_seconds']:.1f} s) -> {a.out}")
+    g = sel["graph_selected"]
+    print(f"[select] l_c={a.lc} u_c={a.uc} seed={a.seed}: paper graph gamma_A={sel['gamma_A']:g} "
+          f"gamma_B={sel['gamma_B']:g} gamma_W={sel['gamma_W']:g} (validation accuracy {sel['val_accuracy']:.4f}); "
+          f"selected graph n_neighbors={g['n_neighbors']} p={g['laplacian_power']} gamma_A={g['gamma_A']:g} "
+          f"gamma_B={g['gamma_B']:g} gamma_W={g['gamma_W']:g} (validation accuracy {g['val_accuracy']:.4f}); "
+          f"{sel['grid_size']} grid points in {sel['grid_seconds']:.1f} s -> {a.out}")
 
 
 def step_run(a):
@@ -252,9 +260,11 @@ def step_aggregate(a):
 
     table = pd.read_csv(a.results)
     keys = ["dataset", "method", "views", "n_views", "setting", "l_c", "u_c", "graph", "gamma_choice"]
-    # ablation rows differ only in their gammas: keep them apart
-    table["gamma_B_on"] = table["gamma_B"].fillna(0) > 0
-    table["gamma_W_on"] = table["gamma_W"].fillna(0) > 0
+    # ablation rows differ only in their gammas: keep them apart; rows with gammas selected per split
+    # (which may switch gamma_B or gamma_W on in some splits and off in others) form one group
+    table["gamma_B_on"] = (table["gamma_B"].fillna(0) > 0).astype(object)
+    table["gamma_W_on"] = (table["gamma_W"].fillna(0) > 0).astype(object)
+    table.loc[table["gamma_choice"].eq("selected"), ["gamma_B_on", "gamma_W_on"]] = None
     keys_ab = keys + ["gamma_B_on", "gamma_W_on"]
     summary = (table.groupby(keys_ab, dropna=False)["accuracy"]
                .agg(mean="mean", std="std", n_splits="count").reset_index())
@@ -337,7 +347,7 @@ def main(argv=None):
         s.add_argument("--source", default=None)
         s.add_argument("--views", default=None)
         s.add_argument("--lc", type=int, required=True)
-        s.add_argument("--uc", type=int, required=True)
+        s.add_argument("--uc", type=_u_c, required=True, help='unlabelled per class: an integer, or "all"')
         s.add_argument("--seed", type=int, required=True)
         s.add_argument("--params", required=True, help="JSON parameters")
         s.add_argument("--out", required=True)

@@ -9,8 +9,16 @@ Methods:
                      By default the selection is made at this l_c; the workflow follows the
                      paper (Section 7.3) and passes gammas selected once at l_c = 10
                      (:func:`select_gammas`) for every l_c.
+``mvl_ls_cvgraph``   MVL-LS with the graph (kNN size, Laplacian power L^p) selected on validation beside
+                     the gammas (:func:`select_gammas_on_draw`); the row's ``graph`` is
+                     "validation-selected" and ``graph_used`` names the graph of that split.
 ``mvl_ls_ablation``  the gamma_B / gamma_W ablation of the paper's Table 2:
-                     {0, gamma_B} x {0, gamma_W}, four rows.
+                     {0, gamma_B} x {0, gamma_W} with the configured gammas, four rows.
+``mvl_ls_ablation_cv``, ``mvl_ls_ablation_cvgraph``  the same four cells (gamma_B, gamma_W each 0 or > 0),
+                     each with its other hyperparameters selected on validation within the cell, on the
+                     configured graph or over every graph of the grid. The cell "none" is supervised
+                     MVL-LS with a selected gamma_A (unlabelled points get zero coefficients,
+                     Corollary 19), so cell - "none" is what the unlabelled data bring.
 ``view_<name>``      MVL-LS on one view alone (m = 1: vector-valued Laplacian RLS).
 ``mvl_ls_optc<N>``   MVL-LS-optC (Section 6): c learned on the sphere ||c|| = alpha by N
                      alternations from ``params["optc"]["n_restarts"]`` seeded random starts, the
@@ -36,14 +44,15 @@ import time
 
 import numpy as np
 
-from .least_squares import MVLLeastSquares, grid_decision_functions
+from .grid import grid_decision_functions
+from .least_squares import MVLLeastSquares
 from .optc import MVLLeastSquaresOptC
-from .protocols import Split, draw_training_set
+from .protocols import ALL, Split, draw_training_set
 
 __all__ = ["run_method", "run_on_draw", "select_gammas", "select_gammas_on_draw", "METHODS", "method_views"]
 
-METHODS = ("mvl_ls", "mvl_ls_cv", "mvl_ls_ablation", "svc_sum", "single_views", "mvl_svm", "mvl_binsvm",
-           "mvl_svm_ablation", "mvl_binsvm_ablation")
+METHODS = ("mvl_ls", "mvl_ls_cv", "mvl_ls_cvgraph", "mvl_ls_ablation", "mvl_ls_ablation_cv", "mvl_ls_ablation_cvgraph",
+           "svc_sum", "single_views", "mvl_svm", "mvl_binsvm", "mvl_svm_ablation", "mvl_binsvm_ablation")
 
 
 def _mvml_spec(method):
@@ -72,9 +81,41 @@ def method_views(method, view_names):
     return list(view_names)
 
 
+def paper_graph(params):
+    """The configured (fixed) graph of ``params``: laplacian, n_neighbors, laplacian_power, weights."""
+    g = params.get("graph") or {}
+    return dict(laplacian=g.get("laplacian", params.get("laplacian", "normalized")),
+                n_neighbors=g.get("n_neighbors", params.get("n_neighbors")),
+                laplacian_power=int(g.get("laplacian_power", 1)), weights=g.get("weights", "kernel"))
+
+
+def graph_label(laplacian, n_neighbors, laplacian_power=1, weights="kernel"):
+    """e.g. ``normalized-dense`` (the paper's graph), ``normalized-knn10-p2``, ``normalized-knn10bin-p2``."""
+    kind = "dense" if n_neighbors in (None, 0) else f"knn{int(n_neighbors)}" + ("bin" if weights == "binary" else "")
+    return f"{laplacian}-{kind}" + ("" if int(laplacian_power) == 1 else f"-p{int(laplacian_power)}")
+
+
 def _graph_label(params):
-    k = params.get("n_neighbors")
-    return f"{params['laplacian']}-" + ("dense" if k in (None, 0) else f"knn{k}")
+    g = paper_graph(params)
+    return graph_label(g["laplacian"], g["n_neighbors"], g["laplacian_power"], g["weights"])
+
+
+def graph_candidates(params):
+    """Graphs of the validation grid: the configured graph first, then kNN sizes x powers of ``graph.select``
+    as (n_neighbors, laplacian_power) pairs (duplicates removed)."""
+    g = paper_graph(params)
+    sel = (params.get("graph") or {}).get("select") or {}
+    out = [(g["n_neighbors"], g["laplacian_power"])]
+    for k in sel.get("n_neighbors", []):
+        for pw in sel.get("laplacian_power", [1]):
+            if (k, int(pw)) not in out:
+                out.append((k, int(pw)))
+    return out
+
+
+def _u_rows(u_c):
+    """u_c as stored in result rows: -1 for "all" (every remaining pool sample unlabelled)."""
+    return -1 if u_c == ALL else int(u_c)
 
 
 def _draw_kernels(K_pool, K_test, y, split, l_c, u_c, params):
@@ -89,11 +130,7 @@ def _draw_kernels(K_pool, K_test, y, split, l_c, u_c, params):
 
 
 def select_gammas(K_pool, K_test, y, split, l_c, u_c, params):
-    """Select (gamma_A, gamma_B, gamma_W) on the validation set over ``params["grid"]``.
-
-    Validation accuracy decides; ties are broken by the smaller mean squared distance of the
-    outputs to the +-1 targets. Returns a dict with the selected gammas and diagnostics.
-    """
+    """Select the graph and (gamma_A, gamma_B, gamma_W) on the validation set (see :func:`select_gammas_on_draw`)."""
     if not isinstance(split, Split):
         split = Split.from_dict(split)
     d = _draw_kernels(np.asarray(K_pool, float), np.asarray(K_test, float), np.asarray(y), split, l_c, u_c,
@@ -101,24 +138,77 @@ def select_gammas(K_pool, K_test, y, split, l_c, u_c, params):
     return select_gammas_on_draw(d, l_c, u_c, params)
 
 
+ABLATION_CELLS = {"none": (False, False), "B": (True, False), "W": (False, True), "BW": (True, True)}
+"""Cells of the paper's Table-2 design: which of gamma_B, gamma_W is on (> 0)."""
+
+
+def _cell(gamma_B, gamma_W):
+    return {(False, False): "none", (True, False): "B", (False, True): "W", (True, True): "BW"}[
+        (gamma_B > 0, gamma_W > 0)]
+
+
 def select_gammas_on_draw(d, l_c, u_c, params):
-    """:func:`select_gammas` on the kernels of one draw (``K_tr``, ``y_train``, ``K_va``, ``y_val``)."""
+    """Validation selection (Section 7.3) over graphs x ``params["grid"]`` on the kernels of one draw.
+
+    The grid covers the graph (:func:`graph_candidates`: the configured graph, the paper's dense kernel
+    weights by default, and kNN sizes x Laplacian powers of ``graph.select``) beside (gamma_A, gamma_B,
+    gamma_W); one call of :func:`mvl.grid_decision_functions` evaluates all of it. Validation accuracy
+    decides; ties are broken by the smaller mean squared distance of the outputs to the +-1 targets, then by
+    grid order (the configured graph and smaller indices first). Returns a dict:
+
+    - top level: the selection on the configured graph only (``gamma_A``, ``gamma_B``, ``gamma_W``,
+      ``val_accuracy``; method ``mvl_ls_cv``);
+    - ``graph_selected``: the selection over every graph (adds ``n_neighbors``, ``laplacian_power``;
+      method ``mvl_ls_cvgraph``);
+    - ``ablation``: for each cell of :data:`ABLATION_CELLS` (gamma_B and gamma_W each forced to 0 or > 0),
+      the selection within the cell, on the configured graph (``paper``) and over every graph
+      (``graph_selected``) (methods ``mvl_ls_ablation_cv`` and ``mvl_ls_ablation_cvgraph``);
+    - diagnostics: ``grid_seconds``, ``grid_size``, ``graphs``, ``selected_at_l_c``, ``u_c``.
+    """
     if d.get("K_va") is None or len(d["y_val"]) == 0:
         raise ValueError("gamma selection needs a validation set, and this draw has none")
     grid = params["grid"]
+    g = paper_graph(params)
+    graphs = graph_candidates(params)
     t0 = time.perf_counter()
     out, classes = grid_decision_functions(d["K_tr"], d["y_train"], d["K_va"], grid["A"], grid["B"], grid["W"],
-                                           laplacian=params["laplacian"], n_neighbors=params.get("n_neighbors"))
+                                           laplacian=g["laplacian"], graph_weights=g["weights"], graphs=graphs)
+    seconds = time.perf_counter() - t0
     y_val = d["y_val"]
-    acc = np.mean(classes[np.argmax(out, axis=-1)] == y_val, axis=-1)
+    acc = np.mean(classes[np.argmax(out, axis=-1)] == y_val, axis=-1)  # (graphs, A, B, W)
     target = -np.ones(out.shape[-2:])
     target[np.arange(len(y_val)), np.searchsorted(classes, y_val)] = 1.0
     loss = np.mean((out - target) ** 2, axis=(-1, -2))
-    best = np.lexsort((loss.ravel(), -acc.ravel()))[0]
-    ia, ib, iw = np.unravel_index(best, acc.shape)
-    return {"gamma_A": float(grid["A"][ia]), "gamma_B": float(grid["B"][ib]), "gamma_W": float(grid["W"][iw]),
-            "val_accuracy": float(acc[ia, ib, iw]), "grid_seconds": time.perf_counter() - t0,
-            "grid_size": int(acc.size), "selected_at_l_c": int(l_c), "u_c": int(u_c)}
+    B_on = np.asarray(grid["B"], dtype=float) > 0
+    W_on = np.asarray(grid["W"], dtype=float) > 0
+
+    def best(graph_idx, b_mask=None, w_mask=None):
+        mask = np.zeros(acc.shape, dtype=bool)
+        mask[graph_idx] = True
+        if b_mask is not None:
+            mask &= b_mask[None, None, :, None]
+        if w_mask is not None:
+            mask &= w_mask[None, None, None, :]
+        if not mask.any():
+            return None
+        a = np.where(mask, acc, -np.inf).ravel()
+        lo = np.where(mask, loss, np.inf).ravel()
+        k = np.lexsort((lo, -a))[0]
+        ig, ia, ib, iw = np.unravel_index(k, acc.shape)
+        nn, pw = graphs[ig]
+        return {"gamma_A": float(grid["A"][ia]), "gamma_B": float(grid["B"][ib]), "gamma_W": float(grid["W"][iw]),
+                "n_neighbors": nn, "laplacian_power": int(pw), "val_accuracy": float(acc[ig, ia, ib, iw])}
+
+    every = list(range(len(graphs)))
+    sel = best([0])
+    res = {k: sel[k] for k in ("gamma_A", "gamma_B", "gamma_W", "val_accuracy")}
+    res["graph_selected"] = best(every)
+    res["ablation"] = {
+        scope: {cell: best(idx, B_on if b else ~B_on, W_on if w else ~W_on) for cell, (b, w) in ABLATION_CELLS.items()}
+        for scope, idx in (("paper", [0]), ("graph_selected", every))}
+    res.update(grid_seconds=seconds, grid_size=int(acc.size), graphs=[list(x) for x in graphs],
+               selected_at_l_c=int(l_c), u_c=_u_rows(u_c))
+    return res
 
 
 def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, dataset="", seed=0,
@@ -147,22 +237,34 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
     (validation; may be empty) and ``n_labelled``. The paper datasets' loaders produce these directly."""
     K_tr, K_te, y_train, y_test = d["K_tr"], d["K_te"], d["y_train"], d["y_test"]
     gA, gB, gW = (float(params["gammas"][k]) for k in ("A", "B", "W"))
-    lap, knn = params["laplacian"], params.get("n_neighbors")
+    g = paper_graph(params)
     base = dict(dataset=dataset, method=method, views="+".join(view_names), n_views=len(view_names),
-                l_c=l_c, u_c=u_c, split=seed, graph=_graph_label(params),
-                setting="semi-supervised" if u_c > 0 else "supervised")
+                l_c=l_c, u_c=_u_rows(u_c), split=seed, graph=_graph_label(params),
+                setting="semi-supervised" if u_c == ALL or u_c > 0 else "supervised",
+                n_unlabelled=int(len(y_train) - d["n_labelled"]))
     rows = []
 
-    def fit_eval(gammas, choice, extra=None, estimator=MVLLeastSquares):
+    def fit_eval(gammas, choice, extra=None, estimator=MVLLeastSquares, graph=None):
+        """One fit and its test accuracy; ``graph`` = (n_neighbors, laplacian_power) chosen on validation
+        (the row's ``graph`` is then "validation-selected"), None = the configured graph."""
+        nn, pw = (g["n_neighbors"], g["laplacian_power"]) if graph is None else graph
         t0 = time.perf_counter()
-        model = estimator(*gammas, laplacian=lap, n_neighbors=knn).fit(K_tr, y_train)
+        model = estimator(*gammas, laplacian=g["laplacian"], n_neighbors=nn, laplacian_power=pw,
+                          graph_weights=g["weights"]).fit(K_tr, y_train)
         seconds = time.perf_counter() - t0
         if hasattr(model, "n_iter_"):  # the SVMs: solver iterations and final KKT violation (Lemma 31)
             extra = dict(extra or {}, n_iter=int(np.sum(model.n_iter_)),
                          kkt_violation=float(np.max(model.kkt_violation_)))
+        where = {} if graph is None else dict(graph="validation-selected",
+                                              graph_used=graph_label(g["laplacian"], nn, pw, g["weights"]))
         rows.append(dict(base, gamma_A=gammas[0], gamma_B=gammas[1], gamma_W=gammas[2],
                          gamma_choice=choice, accuracy=model.score(K_te, y_test), fit_seconds=seconds,
-                         **(extra or {})))
+                         **where, **(extra or {})))
+
+    def selection():
+        return selected if selected is not None else select_gammas_on_draw(d, l_c, u_c, params)
+
+    diagnostics = ("grid_seconds", "grid_size", "selected_at_l_c")
 
     if method == "single_views":
         rows = []
@@ -176,7 +278,7 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
     elif method == "mvl_ls_ablation":
         for b in (0.0, gB):
             for w in (0.0, gW):
-                fit_eval((gA, b, w), "ablation")
+                fit_eval((gA, b, w), "ablation", dict(ablation_cell=_cell(b, w)))
     elif method in ("mvl_svm", "mvl_binsvm", "mvl_svm_ablation", "mvl_binsvm_ablation"):
         from .svm import MVLSVM, MVLBinarySVM
 
@@ -184,13 +286,30 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
         if method.endswith("_ablation"):
             for b in (0.0, gB):
                 for w in (0.0, gW):
-                    fit_eval((gA, b, w), "ablation", estimator=est)
+                    fit_eval((gA, b, w), "ablation", dict(ablation_cell=_cell(b, w)), estimator=est)
         else:
             fit_eval((gA, gB, gW), "fixed", estimator=est)
     elif method == "mvl_ls_cv":
-        sel = selected if selected is not None else select_gammas_on_draw(d, l_c, u_c, params)
+        sel = selection()
         fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "selected",
-                 {k: sel[k] for k in ("val_accuracy", "grid_seconds", "grid_size", "selected_at_l_c")})
+                 {k: sel[k] for k in ("val_accuracy", *diagnostics)})
+    elif method == "mvl_ls_cvgraph":
+        full = selection()
+        sel = full["graph_selected"]
+        fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "selected",
+                 dict(val_accuracy=sel["val_accuracy"], **{k: full[k] for k in diagnostics}),
+                 graph=(sel["n_neighbors"], sel["laplacian_power"]))
+    elif method in ("mvl_ls_ablation_cv", "mvl_ls_ablation_cvgraph"):
+        # the Table-2 cells, each with its remaining hyperparameters selected on validation within the cell
+        full = selection()
+        scope = "paper" if method == "mvl_ls_ablation_cv" else "graph_selected"
+        for cell, sel in full["ablation"][scope].items():
+            if sel is None:  # the grid has no point in this cell (e.g. no gamma_B > 0)
+                continue
+            graph = None if scope == "paper" else (sel["n_neighbors"], sel["laplacian_power"])
+            fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "ablation-selected",
+                     dict(val_accuracy=sel["val_accuracy"], ablation_cell=cell, **{k: full[k] for k in diagnostics}),
+                     graph=graph)
     elif _optc_iterations(method):
         opt = params["optc"]
         has_val = d.get("K_va") is not None and len(d["y_val"]) > 0  # CUB has no validation set
@@ -198,8 +317,9 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
         t0 = time.perf_counter()
         model = MVLLeastSquaresOptC(gA, gB, gW, alpha=float(opt.get("alpha", 1.0)),
                                     n_restarts=int(opt.get("n_restarts", 20)), n_iter=_optc_iterations(method),
-                                    tol=float(opt.get("tol", 1e-8)), laplacian=lap, n_neighbors=knn,
-                                    random_state=[int(opt.get("seed", 0)), int(seed), int(l_c), int(u_c)])
+                                    tol=float(opt.get("tol", 1e-8)), laplacian=g["laplacian"], n_neighbors=g["n_neighbors"],
+                                    laplacian_power=g["laplacian_power"], graph_weights=g["weights"],
+                                    random_state=[int(opt.get("seed", 0)), int(seed), int(l_c), _u_rows(u_c)])
         model.fit(K_tr, y_train, d_va, y_va)
         seconds = time.perf_counter() - t0
         rows.append(dict(base, gamma_A=gA, gamma_B=gB, gamma_W=gW, gamma_choice="fixed",

@@ -58,7 +58,6 @@ __all__ = [
     "encode_targets",
     "solve_structured",
     "solve_dense",
-    "grid_decision_functions",
 ]
 
 
@@ -461,92 +460,3 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
         self.n_train_ = n
         self.n_labelled_ = len(labelled)
         return self
-
-
-def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None,
-                            laplacian="normalized", n_neighbors=None):
-    """Combined test outputs of MVL-LS for every (gamma_A, gamma_B, gamma_W) on a grid.
-
-    Returns ``(outputs, classes)`` with outputs of shape
-    (len(gammas_A), len(gammas_B), len(gammas_W), t, P).
-
-    Factorisations are reused across the grid: the eigendecomposition of each
-    K^p is computed once; for each (gamma_B, gamma_W) one symmetric
-    eigendecomposition per view of K^{p 1/2} (l gamma_B m I + l gamma_W L^p) K^{p 1/2}
-    serves every gamma_A, because with R = K^{1/2} and D = l gamma_B m I + l gamma_W L,
-    Q_p = K H^{-1} = R (R D R + delta I)^{-1} R, and A_p = (r_p - D K A_p) / delta
-    with K A_p = R (R D R + delta I)^{-1} R r_p.
-    """
-    K = check_multiview_kernels(K)
-    m, n, _ = K.shape
-    y, labelled, classes, encoded = check_labels(y, n)
-    Kt = check_test_kernels(K_test, m, n)
-    c = check_combination(c, m)
-    gammas_A = [check_gamma(g, "gamma_A", positive=True) for g in gammas_A]
-    gammas_B = [check_gamma(g, "gamma_B") for g in gammas_B]
-    gammas_W = [check_gamma(g, "gamma_W") for g in gammas_W]
-    Lap = _laplacians(K, laplacian, n_neighbors, 1.0 if any(g > 0 for g in gammas_W) else 0.0)
-    l = len(labelled)
-    P = len(classes)
-    Y_L = encode_targets(encoded, P)
-    # K_p = V diag(w) V^T and R_p = K_p^{1/2}, once per view for the whole grid
-    Keig, R = [], np.empty_like(K)
-    for p in range(m):
-        w, V = linalg.eigh(K[p])
-        w = np.clip(w, 0, None)
-        Keig.append((w, V * np.sqrt(w)))
-        R[p] = Keig[p][1] @ V.T
-    RLR = None
-    if Lap is not None:
-        RLR = np.stack([R[p] @ Lap[p] @ R[p] for p in range(m)])
-    out = np.empty((len(gammas_A), len(gammas_B), len(gammas_W), Kt.shape[1], P))
-    for jb, gB in enumerate(gammas_B):
-        beta = l * gB if m > 1 else 0.0
-        for jw, gW in enumerate(gammas_W):
-            omega = l * gW
-            eig = []
-            for p in range(m):
-                if omega == 0:
-                    # R D R = beta m K: K's own eigenvectors, U = R W = V diag(sqrt(w))
-                    w, U = Keig[p]
-                    eig.append(((beta * m) * w, U, None))
-                    continue
-                s, W = linalg.eigh((beta * m) * K[p] + omega * RLR[p])
-                eig.append((np.clip(s, 0, None), R[p] @ W, W))
-            for ja, gA in enumerate(gammas_A):
-                delta = l * gA
-                Qcc_LL = np.zeros((l, l))
-                Qc_L = np.zeros((l, n))
-                Q1 = np.zeros((n, n), order="F") if beta > 0 else None
-                for p, (s, U, _) in enumerate(eig):
-                    inv = 1.0 / (s + delta)
-                    UL = U[labelled] * inv
-                    Qcc_LL += c[p] ** 2 * (UL @ U[labelled].T)
-                    if Q1 is not None:  # only the between-view term needs Q_c[L, :] and Q_1
-                        Qc_L += c[p] * (UL @ U.T)
-                        Us = U * np.sqrt(inv)
-                        Q1 = blas.dsyrk(1.0, Us, beta=1.0, c=Q1, overwrite_c=True)  # upper triangle
-                if Q1 is not None:
-                    Q1 = np.triu(Q1) + np.triu(Q1, 1).T
-                if beta > 0:
-                    S = np.block([[np.eye(l) + Qcc_LL, beta * Qc_L], [-Qc_L.T, np.eye(n) - beta * Q1]])
-                    rhs = np.zeros((l + n, P))
-                    rhs[:l] = Y_L
-                    sol = linalg.solve(S, rhs, check_finite=False)
-                    E_L, T = sol[:l], sol[l:]
-                else:
-                    E_L = linalg.solve(np.eye(l) + Qcc_LL, Y_L, check_finite=False)
-                    T = None
-                E = np.zeros((n, P))
-                E[labelled] = E_L
-                comb = np.zeros((Kt.shape[1], P))
-                for p, (s, U, _W) in enumerate(eig):
-                    r = c[p] * E if T is None else c[p] * E + beta * T
-                    F = U @ ((U.T @ r) / (s + delta)[:, None])  # K_p A_p on training points
-                    DF = (beta * m) * F
-                    if omega > 0:
-                        DF += omega * (Lap[p] @ F)
-                    A = (r - DF) / delta
-                    comb += c[p] * (Kt[p] @ A)
-                out[ja, jb, jw] = comb
-    return out, classes

@@ -12,7 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Split", "stratified_split", "official_split", "draw_training_set", "TrainingSet"]
+__all__ = ["ALL", "Split", "stratified_split", "official_split", "draw_training_set", "TrainingSet"]
+
+ALL = "all"
+"""u_c value meaning every remaining pool sample is unlabelled (random protocol)."""
 
 
 def _orders_to_dict(orders):
@@ -124,15 +127,22 @@ def draw_training_set(split, l_c, u_c, n_val_per_class, u_max=None, seed=None):
     The per-class random order of the pool is cut into consecutive blocks
     ``[validation (n_val_per_class) | unlabelled (u_max) | labelled (rest)]``;
     the first ``u_c`` of the unlabelled block and the first ``l_c`` of the
-    labelled block are used. ``u_max`` (default ``u_c``) fixes the block layout
+    labelled block are used. ``u_c = "all"`` (:data:`ALL`) takes every pool sample that is neither
+    validation nor labelled (the unlabelled block and the rest after the l_c labelled samples). ``u_max`` (default ``u_c``) fixes the block layout
     so that sets are nested across u_c and l_c for one split. ``seed`` is
     unused (the split's order already carries the randomness) but accepted for
     symmetry with other protocols.
     """
-    u_max = u_c if u_max is None else u_max
-    if u_c > u_max:
-        raise ValueError(f"u_c = {u_c} exceeds u_max = {u_max}")
+    everything = u_c == ALL
+    if everything:
+        u_max = 0 if u_max is None else u_max
+    else:
+        u_max = u_c if u_max is None else u_max
+        if u_c > u_max:
+            raise ValueError(f"u_c = {u_c} exceeds u_max = {u_max}")
     if split.validation_order is not None:
+        if everything:
+            raise ValueError("u_c = 'all' (the whole remaining pool) is defined for the random protocol only")
         return _draw_official(split, l_c, u_c, n_val_per_class)
     lab, unl, val = [], [], []
     for k, order in sorted(split.order.items()):
@@ -141,8 +151,11 @@ def draw_training_set(split, l_c, u_c, n_val_per_class, u_max=None, seed=None):
             raise ValueError(f"class {k} has {order.size} pool samples; need {need} "
                              f"({n_val_per_class} validation + {u_max} unlabelled + {l_c} labelled)")
         val.append(order[:n_val_per_class])
-        unl.append(order[n_val_per_class:n_val_per_class + u_c])
         start = n_val_per_class + u_max
+        if everything:  # the whole pool but validation and labelled: the u_max block and what follows l_c
+            unl.append(np.concatenate([order[n_val_per_class:start], order[start + l_c:]]))
+        else:
+            unl.append(order[n_val_per_class:n_val_per_class + u_c])
         lab.append(order[start:start + l_c])
     return TrainingSet(labelled=np.concatenate(lab), unlabelled=np.concatenate(unl),
                        validation=np.concatenate(val))

@@ -16,7 +16,7 @@ wildcard_constraints:
     dataset="(?!coreg/)[a-z0-9_]+",  # results/coreg/ belongs to the co-regularization rules
     seed=r"\d+",
     lc=r"\d+",
-    uc=r"\d+",
+    uc=r"\d+|all",
     view="[A-Za-z0-9_]+",
     method="[a-z0-9_]+",
 
@@ -57,9 +57,11 @@ def views(dataset):
 
 
 def u_max(dataset):
-    """Largest unlabelled count per class: fixes the nested layout of every draw."""
+    """Largest unlabelled count per class: fixes the nested layout of every draw ("all", the whole remaining
+    pool, takes that block and everything after the labelled samples)."""
     d = dcfg(dataset)
-    return max(list(d["unlabelled_per_class"]) + list(d["ablation"]["unlabelled_per_class"]) + [0])
+    counts = list(d["unlabelled_per_class"]) + list(d["ablation"]["unlabelled_per_class"]) + [0]
+    return max(u for u in counts if u != "all")
 
 
 PAPER_SOURCES = ("flowers17", "caltech101", "cub")
@@ -103,8 +105,7 @@ def run_params(dataset):
         {
             "gammas": d["gammas"],
             "grid": d["grid"],
-            "laplacian": d["graph"]["laplacian"],
-            "n_neighbors": d["graph"].get("n_neighbors"),
+            "graph": d["graph"],
             "n_val_per_class": d["n_val_per_class"],
             "u_max": u_max(dataset),
             "svc_C": d["svc_C"],
@@ -121,9 +122,13 @@ def run_params(dataset):
 os.environ.update(MVL_DATA_OPTIONS=json.dumps(config["data"], sort_keys=True))
 
 
+SELECTED_METHODS = ("mvl_ls_cv", "mvl_ls_cvgraph", "mvl_ls_ablation_cv", "mvl_ls_ablation_cvgraph")
+
+
 def selected_input(w):
-    """mvl_ls_cv runs use gammas selected once per split and u_c at l_c = grid_labels_per_class."""
-    if w.method != "mvl_ls_cv":
+    """Runs with validation-selected graph/gammas use the selection made once per split and u_c at
+    l_c = grid_labels_per_class (rule select_gammas)."""
+    if w.method not in SELECTED_METHODS:
         return []
     lc = dcfg(w.dataset).get("grid_labels_per_class") or w.lc
     return [f"{RES}/{w.dataset}/selected/u{w.uc}/l{lc}/seed{w.seed}.json"]
@@ -135,7 +140,7 @@ def method_views(dataset, method):
 
 DEFAULT_METHODS = {
     "supervised": ["mvl_ls", "mvl_svm", "mvl_binsvm", "svc_sum", "single_views"],
-    "semi": ["mvl_ls", "mvl_ls_cv", "mvl_svm", "mvl_binsvm", "single_views"],
+    "semi": ["mvl_ls", "mvl_ls_cv", "mvl_ls_cvgraph", "mvl_svm", "mvl_binsvm", "single_views"],
 }
 
 

@@ -40,6 +40,8 @@ def _sizes(dataset):
 def _n_points(dataset, lc, uc):
     """Training points of one job: labelled + unlabelled + validation per class (flipped copies count)."""
     d, s = _sizes(dataset)
+    if uc == "all":  # the whole pool of the class
+        return s["train"], int(lc) * s["classes"] * s["flip"]
     per_class = int(lc) + int(uc) + d["n_val_per_class"]
     return min(s["classes"] * per_class * s["flip"], s["train"]), int(lc) * s["classes"] * s["flip"]
 
@@ -88,8 +90,11 @@ def _method_fits(dataset, method):
 
 def _grid_fits(dataset):
     """Grid selection in fits. Measured: a 8 x 5 x 5 grid = 138 fits (eigendecompositions reused)."""
-    g = dcfg(dataset)["grid"]
-    return 1 + 0.75 * len(g["A"]) * len(g["B"]) * len(g["W"])
+    d = dcfg(dataset)
+    g = d["grid"]
+    sel = d["graph"].get("select") or {}
+    graphs = 1 + len(sel.get("n_neighbors", [])) * len(sel.get("laplacian_power", [1]))
+    return 1 + 0.75 * graphs * len(g["A"]) * len(g["B"]) * len(g["W"])
 
 
 def _run_mem(wildcards, attempt):
