@@ -252,6 +252,114 @@ def test_view_laplacians():
         np.testing.assert_allclose(Lu[p], csgraph.laplacian(W, normed=False), rtol=1e-12, atol=1e-14)
 
 
+def _brute_force_knn_mask(K, k):
+    """i ~ j iff j is among the k largest K[i, :] (j != i) or i among those of j, by explicit loops."""
+    n = K.shape[0]
+    mask = np.zeros((n, n), dtype=bool)
+    for i in range(n):
+        order = [j for j in np.argsort(-K[i], kind="stable") if j != i][:k]
+        for j in order:
+            mask[i, j] = mask[j, i] = True
+    return mask
+
+
+@pytest.mark.parametrize("k", [1, 3, 6, 40])
+def test_knn_weights_binary(k):
+    """weights="binary": W = 1 on the edges of the symmetrised kNN graph, 0 elsewhere (brute-force loop)."""
+    rng = np.random.default_rng(16)
+    K = rbf_kernel(rng.normal(size=(13, 3)), gamma=0.4)
+    K = 0.5 * (K + K.T)
+    W = graph.knn_weights(K, k, weights="binary")
+    ref = _brute_force_knn_mask(K, min(k, 12)).astype(np.float64)
+    np.testing.assert_array_equal(W, ref)
+    assert set(np.unique(W)) <= {0.0, 1.0}
+    # the same graph as the kernel weights, only the edge values differ
+    np.testing.assert_array_equal(W != 0, graph.knn_weights(K, k) != 0)
+
+
+@pytest.mark.parametrize("normalized", [True, False])
+def test_laplacian_power_matches_matrix_power(normalized):
+    W = _random_weights(15, seed=17)
+    L = graph.laplacian(W, normalized=normalized)
+    assert graph.laplacian_power(L, 1) is L  # p = 1: L itself, unchanged
+    for p in range(2, 10):
+        Lp = graph.laplacian_power(L, p)
+        ref = np.linalg.matrix_power(L, p)
+        assert np.max(np.abs(Lp - ref)) <= 1e-12 * np.max(np.abs(ref)), p
+        np.testing.assert_array_equal(Lp, Lp.T)  # exactly symmetric
+    np.testing.assert_allclose(graph.laplacian_power(L, np.int64(3)), np.linalg.matrix_power(L, 3),
+                               rtol=1e-12, atol=1e-12 * np.max(np.abs(L)) ** 3)
+
+
+def test_laplacian_power_uses_repeated_squaring(monkeypatch):
+    """At most p - 1 n x n products: floor(log2 p) squarings plus one product per further set bit of p."""
+    calls = []
+    square, product = graph._square_symmetric, graph._symmetric_product
+    monkeypatch.setattr(graph, "_square_symmetric", lambda A: calls.append("sq") or square(A))
+    monkeypatch.setattr(graph, "_symmetric_product", lambda A, B: calls.append("mul") or product(A, B))
+    L = graph.laplacian(_random_weights(8, seed=18))
+    for p in range(1, 40):
+        calls.clear()
+        graph.laplacian_power(L, p)
+        expected = (p.bit_length() - 1) + (bin(p).count("1") - 1)
+        assert len(calls) == expected <= p - 1, p
+    calls.clear()
+    graph.laplacian_power(L, 32)
+    assert calls == ["sq"] * 5
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, 2.0, True, np.int64(0), "2", None])
+def test_laplacian_power_rejects_non_integer_powers(bad):
+    L = graph.laplacian(_random_weights(5, seed=19))
+    with pytest.raises(ValueError, match="p must be an integer >= 1"):
+        graph.laplacian_power(L, bad)
+    with pytest.raises(ValueError, match="power must be an integer >= 1"):
+        graph.view_laplacians(np.stack([np.eye(5) + 0.1]), power=bad)
+
+
+def test_graph_parameters_are_validated():
+    K = rbf_kernel(np.random.default_rng(20).normal(size=(6, 2)))
+    with pytest.raises(ValueError, match="n_neighbors must be a positive integer"):
+        graph.knn_weights(K, 2.5)
+    with pytest.raises(ValueError, match="n_neighbors must be a positive integer"):
+        graph.knn_weights(K, True)
+    with pytest.raises(ValueError, match="n_neighbors must be a positive integer"):
+        graph.view_laplacians(K[None], n_neighbors=2.5)
+    with pytest.raises(ValueError, match="weights must be 'kernel' or 'binary'"):
+        graph.knn_weights(K, 2, weights="heat")
+    with pytest.raises(ValueError, match="weights must be 'kernel' or 'binary'"):
+        graph.view_laplacians(K[None], n_neighbors=2, weights="foo")
+    with pytest.raises(ValueError, match="needs a kNN graph: set n_neighbors"):
+        graph.view_laplacians(K[None], weights="binary")
+    with pytest.raises(ValueError, match="L must be square"):
+        graph.laplacian_power(np.ones((3, 4)), 2)
+    np.testing.assert_array_equal(graph.knn_weights(K, np.int32(2)), graph.knn_weights(K, 2))
+
+
+@pytest.mark.parametrize("normalized", [True, False])
+@pytest.mark.parametrize("n_neighbors,weights", [(None, "kernel"), (3, "kernel"), (3, "binary")])
+@pytest.mark.parametrize("power", [1, 2, 3])
+def test_view_laplacians_graph_model(normalized, n_neighbors, weights, power):
+    """(L^i)^p per view against brute-force kNN weights, scipy's csgraph Laplacian and matrix_power."""
+    rng = np.random.default_rng(21)
+    K = np.stack([rbf_kernel(rng.normal(size=(11, 2)), gamma=g) for g in (0.3, 1.2)])
+    K = 0.5 * (K + K.transpose(0, 2, 1))
+    out = graph.view_laplacians(K, normalized=normalized, n_neighbors=n_neighbors, weights=weights, power=power)
+    for p in range(2):
+        if n_neighbors is None:
+            W = K[p].copy()
+        else:
+            mask = _brute_force_knn_mask(K[p], n_neighbors)
+            W = mask.astype(np.float64) if weights == "binary" else np.where(mask, K[p], 0.0)
+        if n_neighbors is None:  # csgraph ignores the diagonal of W: dense W = K has a unit diagonal
+            d = W.sum(axis=1)
+            L = (np.eye(11) - W / np.sqrt(np.outer(d, d))) if normalized else np.diag(d) - W
+        else:
+            L = csgraph.laplacian(W, normed=normalized)
+        ref = np.linalg.matrix_power(L, power)
+        np.testing.assert_allclose(out[p], ref, rtol=1e-11, atol=1e-12 * np.max(np.abs(ref)))
+
+
 # ---------------------------------------------------------------- M_B, M_W
 
 

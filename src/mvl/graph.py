@@ -6,15 +6,27 @@ stored as m Laplacians of size n x n. The between-view operator
 M_B = I_{u+l} (x) (M_m (x) I_Y) with M_m = m I_m - 1 1^T (eq 54-57) needs no
 storage at all: applied to per-view outputs F (m, n, P) it is
 m F_p - sum_q F_q. Neither is ever formed as an (n m) x (n m) matrix here.
+
+The graph model (:func:`view_laplacians`): weights W^i are the view's Gram matrix K^i itself (dense,
+Section 7.1) or a symmetrised kNN graph of K^i with edge weights K^i_jk ("kernel") or 1 ("binary", the
+default of the manifold-regularization code of Belkin, Niyogi & Sindhwani 2006); the Laplacian is
+normalized or not, and may be raised to an integer power p (the iterated Laplacian L^p, the "degree" p of
+Belkin et al. 2006, Section 4.3; Sindhwani & Rosenberg 2008, Table 4). L^p is symmetric positive
+semi-definite like L, so M_W = L^p (x) I_Y is still an admissible within-view operator (eq 63, M_W any
+symmetric positive operator); the edge-sum form of eq (64) holds for p = 1 with the unnormalized L.
 """
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
+from scipy.linalg import blas
 
 __all__ = [
     "laplacian",
     "knn_weights",
+    "laplacian_power",
     "view_laplacians",
     "apply_between_view",
     "apply_within_view",
@@ -52,18 +64,61 @@ def laplacian(W, normalized=True):
     return L
 
 
-def knn_weights(K, n_neighbors):
+GRAPH_WEIGHTS = ("kernel", "binary")
+
+
+def _is_integer(value):
+    """True for Python and numpy integers; False for bool, floats (even 2.0) and everything else."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def check_n_neighbors(n_neighbors, name="n_neighbors"):
+    """``n_neighbors`` as an int >= 1 (None passes through: the dense graph W = K); else ``ValueError``."""
+    if n_neighbors is None:
+        return None
+    if not _is_integer(n_neighbors) or n_neighbors < 1:
+        raise ValueError(f"{name} must be a positive integer (or None for the dense graph W = K), "
+                         f"got {n_neighbors!r}")
+    return int(n_neighbors)
+
+
+def check_power(power, name="p"):
+    """The exponent of the iterated Laplacian L^p as an int >= 1; bool and floats (2.5, also 2.0) are rejected."""
+    if not _is_integer(power) or power < 1:
+        raise ValueError(f"{name} must be an integer >= 1 (the power p of the iterated Laplacian L^p), "
+                         f"got {power!r}")
+    return int(power)
+
+
+def check_graph_weights(weights, n_neighbors, name="weights", knn_name="n_neighbors"):
+    """``weights`` in ("kernel", "binary"); "binary" needs a kNN graph (``n_neighbors`` not None)."""
+    if not isinstance(weights, str) or weights not in GRAPH_WEIGHTS:
+        raise ValueError(f"{name} must be 'kernel' or 'binary', got {weights!r}")
+    if weights == "binary" and n_neighbors is None:
+        raise ValueError(f"{name}='binary' needs a kNN graph: set {knn_name} to a positive integer "
+                         f"(with {knn_name}=None the graph is complete and binary weights make every "
+                         f"edge equal)")
+    return weights
+
+
+def knn_weights(K, n_neighbors, weights="kernel"):
     """Symmetrised k-nearest-neighbour weights from a kernel (similarity) matrix.
 
     Neighbours of i are the ``n_neighbors`` samples j != i with the largest
-    K[i, j]; W[i, j] = K[i, j] if j is a neighbour of i or i of j, else 0, and
-    the diagonal is 0.
+    K[i, j]; i ~ j if j is a neighbour of i or i of j. On an edge,
+    ``weights="kernel"`` gives W[i, j] = K[i, j] and ``weights="binary"``
+    gives W[i, j] = 1 (the default of the manifold-regularization code,
+    Belkin, Niyogi & Sindhwani 2006); W is 0 elsewhere and on the diagonal.
+    ``n_neighbors`` >= n - 1 connects every pair.
     """
+    k = check_n_neighbors(n_neighbors)
+    if k is None:
+        raise ValueError("n_neighbors must be a positive integer, got None")
+    check_graph_weights(weights, k)
     K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be square, got shape {K.shape}")
     n = K.shape[0]
-    k = int(n_neighbors)
-    if k < 1:
-        raise ValueError(f"n_neighbors must be >= 1, got {n_neighbors}")
     k = min(k, n - 1)
     S = K.copy()
     S[np.diag_indices(n)] = -np.inf
@@ -71,21 +126,83 @@ def knn_weights(K, n_neighbors):
     mask = np.zeros((n, n), dtype=bool)
     mask[np.repeat(np.arange(n), k), idx.ravel()] = True
     mask |= mask.T
+    if weights == "binary":
+        return mask.astype(np.float64)
     return np.where(mask, 0.5 * (K + K.T), 0.0)  # symmetric even if K is so only to rounding
 
 
-def view_laplacians(K, normalized=True, n_neighbors=None):
-    """One Laplacian per view with the view's own Gram matrix as weights.
+def _square_symmetric(A):
+    """A A^T = A^2 for a symmetric A by one BLAS dsyrk (upper triangle), mirrored: exactly symmetric.
+
+    A is C-ordered, so A.T is a Fortran view of it (no copy): dsyrk with trans=1 gives (A.T)^T A.T = A A^T.
+    """
+    A = np.ascontiguousarray(A)
+    C = blas.dsyrk(1.0, A.T, trans=1)  # upper triangle, Fortran order
+    return np.triu(C) + np.triu(C, 1).T
+
+
+def _symmetric_product(A, B):
+    """A B for commuting symmetric A and B (powers of one matrix), symmetrised exactly.
+
+    dgemm on the Fortran views B.T, A.T of the C-ordered inputs (no copies) gives B^T A^T = (A B)^T,
+    whose symmetric part is that of A B.
+    """
+    A, B = np.ascontiguousarray(A), np.ascontiguousarray(B)
+    C = blas.dgemm(1.0, B.T, A.T)
+    return 0.5 * (C + C.T)
+
+
+def laplacian_power(L, p):
+    """The iterated Laplacian L^p of a symmetric (n, n) matrix ``L`` (p an integer >= 1).
+
+    Belkin, Niyogi & Sindhwani (2006, Section 4.3) regularise with L^p, the "degree" p of their
+    manifold-regularization code; used per view, M_W = L^p (x) I_Y replaces L (x) I_Y of eq (60)-(63).
+    Computed by repeated squaring: floor(log2 p) squarings plus one product per further set bit of p,
+    at most p - 1 n x n products in all. Every intermediate power is symmetrised exactly, so the result
+    is exactly symmetric. ``p = 1`` returns ``L`` itself, unchanged (not a copy).
+    """
+    p = check_power(p)
+    L = np.asarray(L, dtype=np.float64)
+    if L.ndim != 2 or L.shape[0] != L.shape[1]:
+        raise ValueError(f"L must be square, got shape {L.shape}")
+    if p == 1:
+        return L
+    if not np.all(np.isfinite(L)):
+        raise ValueError("L contains NaN or inf")
+    result = None
+    base = L
+    while True:
+        if p & 1:
+            result = base if result is None else _symmetric_product(result, base)
+        p >>= 1
+        if p == 0:
+            break
+        base = _square_symmetric(base)
+    return np.ascontiguousarray(result)
+
+
+def view_laplacians(K, normalized=True, n_neighbors=None, weights="kernel", power=1):
+    """One Laplacian per view, the graph built from the view's own Gram matrix, raised to ``power``.
 
     ``K`` has shape (m, n, n). ``n_neighbors=None`` uses the dense kernel
-    weights of the paper (Section 7.1); an integer uses a symmetrised kNN graph
-    (:func:`knn_weights`). Returns an array of shape (m, n, n).
+    weights W^i = K^i of the paper (Section 7.1); an integer uses a symmetrised
+    kNN graph (:func:`knn_weights`) whose edges weigh K^i_jk (``weights="kernel"``)
+    or 1 (``weights="binary"``, which needs ``n_neighbors``). ``normalized``
+    selects I - D^-1/2 W D^-1/2 or D - W (:func:`laplacian`), and ``power`` = p
+    returns the iterated Laplacians (L^i)^p (:func:`laplacian_power`; Belkin et
+    al. 2006), so that M_W = blockdiag((L^1)^p, ..., (L^m)^p) (x) I_Y (eq 60-63).
+    Returns an array of shape (m, n, n).
     """
+    k = check_n_neighbors(n_neighbors)
+    check_graph_weights(weights, k)
+    power = check_power(power, name="power")
     K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 3 or K.shape[1] != K.shape[2]:
+        raise ValueError(f"K must have shape (m, n, n), got {K.shape}")
     out = np.empty_like(K)
     for p in range(K.shape[0]):
-        W = K[p] if n_neighbors is None else knn_weights(K[p], n_neighbors)
-        out[p] = laplacian(W, normalized=normalized)
+        W = K[p] if k is None else knn_weights(K[p], k, weights=weights)
+        out[p] = laplacian_power(laplacian(W, normalized=normalized), power)
     return out
 
 

@@ -21,6 +21,9 @@ E = J (Y - S) (residual on labelled rows, zero elsewhere), the system reads
     H_p A_p = c_p E + l gamma_B T,
     H_p = (l gamma_B m I + l gamma_W L^p) K^p + l gamma_A I.
 
+(Superscript p indexes the view. With ``laplacian_power`` = d > 1, L^p stands for the iterated
+Laplacian (L^p)^d of view p, again n x n, :func:`mvl.graph.laplacian_power`; nothing else changes.)
+
 The views are coupled only through E (l x P) and T (n x P). With
 Q_p = K^p H_p^{-1} (symmetric), eliminating A_p leaves one system of size l + n
 (size l when gamma_B = 0):
@@ -50,7 +53,14 @@ from ._validation import (
     check_n_classes,
     check_test_kernels,
 )
-from .graph import view_laplacians
+from .graph import (
+    GRAPH_WEIGHTS,
+    check_graph_weights,
+    check_n_neighbors,
+    check_power,
+    laplacian_power,
+    view_laplacians,
+)
 
 __all__ = [
     "MVLLeastSquares",
@@ -68,25 +78,45 @@ def encode_targets(y_encoded, n_classes):
     return Y
 
 
-def _laplacians(K, laplacian, n_neighbors, gamma_W):
-    """The m within-view Laplacians, or None when gamma_W = 0 (they do not enter)."""
+def _laplacians(K, laplacian, n_neighbors, gamma_W, power=1, weights="kernel"):
+    """The m within-view operators (L^i)^p (eq 60-63), or None when gamma_W = 0 (they do not enter).
+
+    ``laplacian`` "normalized"/"unnormalized" builds each L^i from the view's Gram matrix (dense weights
+    W = K^i, or a kNN graph with ``n_neighbors``, edge weights per ``weights``: "kernel" or "binary");
+    an explicit (m, n, n) array is used as given, and ``power`` = p applies to it too: the within-view
+    operator is then (laplacian[i])^p. Every argument is validated even when gamma_W = 0; the
+    messages name the estimator parameters (laplacian_power, graph_weights, n_neighbors).
+    """
     m, n, _ = K.shape
+    power = check_power(power, name="laplacian_power")
     if laplacian is None:
         raise ValueError("laplacian must be 'normalized', 'unnormalized' or an array of shape (m, n, n), got None")
     if isinstance(laplacian, str):
         if laplacian not in ("normalized", "unnormalized"):
             raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape "
                              f"(m, n, n), got {laplacian!r}")
+        k = check_n_neighbors(n_neighbors)
+        check_graph_weights(weights, k, name="graph_weights")
         if gamma_W == 0:
             return None
-        return view_laplacians(K, normalized=(laplacian == "normalized"), n_neighbors=n_neighbors)
+        return view_laplacians(K, normalized=(laplacian == "normalized"), n_neighbors=k, weights=weights,
+                               power=power)
     if n_neighbors is not None:
         raise ValueError("n_neighbors builds the graph from the kernels; it cannot be combined with an "
                          "explicit laplacian array")
+    if not isinstance(weights, str) or weights not in GRAPH_WEIGHTS:
+        raise ValueError(f"graph_weights must be 'kernel' or 'binary', got {weights!r}")
+    if weights != "kernel":
+        raise ValueError("graph_weights sets the edge weights of the graph built from the kernels; it cannot be "
+                         "'binary' with an explicit laplacian array")
     L = check_multiview_kernels(laplacian, name="laplacian")
     if L.shape != K.shape:
         raise ValueError(f"laplacian has shape {L.shape}, kernels have {K.shape}")
-    return None if gamma_W == 0 else L
+    if gamma_W == 0:
+        return None
+    if power == 1:
+        return L
+    return np.stack([laplacian_power(L[i], power) for i in range(m)])
 
 
 def _factor_view(Kp, Lp, m, delta, beta, omega, p=0, rconds=None, w=None):
@@ -337,7 +367,8 @@ class MultiViewEstimatorMixin(ParamsMixin):
     """
 
     def _fit_inputs(self, K, y):
-        """Validated gammas, kernels (m, n, n), labelled indices, classes, targets Y_L and Laplacians."""
+        """Validated gammas, kernels (m, n, n), labelled indices, classes, targets Y_L and the within-view
+        operators (L^i)^p (m, n, n), None when gamma_W = 0; the graph parameters are validated in any case."""
         gammas = (check_gamma(self.gamma_A, "gamma_A", positive=True), check_gamma(self.gamma_B, "gamma_B"),
                   check_gamma(self.gamma_W, "gamma_W"))
         K = check_multiview_kernels(K)
@@ -345,7 +376,8 @@ class MultiViewEstimatorMixin(ParamsMixin):
         classes = check_n_classes(classes, self.n_classes)
         if self.n_classes is not None:
             encoded = y[labelled]
-        L = _laplacians(K, self.laplacian, self.n_neighbors, gammas[2])
+        L = _laplacians(K, self.laplacian, self.n_neighbors, gammas[2], power=self.laplacian_power,
+                        weights=self.graph_weights)
         return gammas, K, labelled, classes, encode_targets(encoded, len(classes)), L
 
     def _check_fitted(self):
@@ -388,11 +420,12 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
         (eq 50-51). Any real values are allowed, negative ones too.
     laplacian : "normalized", "unnormalized" or array (m, n, n)
         Graph Laplacian per view, built from the view's own Gram matrix as the
-        weights (Section 7.1), or given directly.
+        weights (Section 7.1), or given directly (then ``laplacian_power``
+        applies to the given matrices too).
     solver : "auto", "structured" or "dense"
         "auto"/"structured" solve view by view (O(m n^3)); "dense" is the
         textbook (u+l)m system solved by one LU, for tests and benchmarks.
-    n_neighbors : int or None
+    n_neighbors : int >= 1 or None
         None uses dense kernel weights (the paper); an integer uses a
         symmetrised kNN graph for the Laplacians.
     n_classes : int or None
@@ -402,6 +435,13 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
         Per-point weights w of the between-view term, M_B = diag(w) (x) M_m; None is w = 1 (eq 57). The
         indicator of the unlabelled points gives co-regularization on them (Section 3.4, eq 43-48;
         Sindhwani & Rosenberg 2008, see :mod:`mvl.coreg`).
+    laplacian_power : int >= 1
+        The within-view operator is M_W = blockdiag((L^1)^p, ..., (L^m)^p) (x) I_P, the iterated
+        Laplacian of degree p (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg 2008, Table 4)
+        in place of L of eq (60)-(63); 1 is the paper's choice. Each (L^i)^p is an n x n matrix.
+    graph_weights : "kernel" or "binary"
+        Edge weights of the kNN graph: the kernel value K^i_jk, or 1 (the default of the
+        manifold-regularization code). "binary" needs ``n_neighbors``.
 
     The gammas enter multiplied by l, the number of labelled samples, exactly
     as in eq (67)-(68), so values from the paper mean the same here.
@@ -417,10 +457,11 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
     """
 
     _param_names = ("gamma_A", "gamma_B", "gamma_W", "c", "laplacian", "solver", "n_neighbors", "n_classes",
-                    "between_weights")
+                    "between_weights", "laplacian_power", "graph_weights")
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, laplacian="normalized",
-                 solver="auto", n_neighbors=None, n_classes=None, between_weights=None):
+                 solver="auto", n_neighbors=None, n_classes=None, between_weights=None, laplacian_power=1,
+                 graph_weights="kernel"):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -430,6 +471,8 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
         self.n_neighbors = n_neighbors
         self.n_classes = n_classes
         self.between_weights = between_weights
+        self.laplacian_power = laplacian_power
+        self.graph_weights = graph_weights
 
     def fit(self, K, y):
         """Fit on training kernels ``K`` (m, n, n) and labels ``y`` (n,), -1 = unlabelled."""

@@ -317,8 +317,9 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
         Maximum alternations (f-step then c-step) per restart.
     tol : float
         A restart stops when its objective decreases by less than tol (relative).
-    laplacian, n_neighbors, n_classes
-        As in :class:`mvl.MVLLeastSquares`.
+    laplacian, n_neighbors, n_classes, laplacian_power, graph_weights
+        As in :class:`mvl.MVLLeastSquares`: the within-view operator is (L^i)^p per view
+        (p = ``laplacian_power``, eq 60-63), the kNN edge weights "kernel" or "binary".
     random_state : int or None
         Seed of the starting vectors.
 
@@ -333,10 +334,11 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
     """
 
     _param_names = ("gamma_A", "gamma_B", "gamma_W", "alpha", "n_restarts", "n_iter", "tol", "laplacian",
-                    "random_state", "n_neighbors", "n_classes")
+                    "random_state", "n_neighbors", "n_classes", "laplacian_power", "graph_weights")
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
-                 laplacian="normalized", random_state=None, n_neighbors=None, n_classes=None):
+                 laplacian="normalized", random_state=None, n_neighbors=None, n_classes=None, laplacian_power=1,
+                 graph_weights="kernel"):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -348,6 +350,8 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
         self.random_state = random_state
         self.n_neighbors = n_neighbors
         self.n_classes = n_classes
+        self.laplacian_power = laplacian_power
+        self.graph_weights = graph_weights
 
     def fit(self, K, y, K_val=None, y_val=None):
         """Fit on kernels K (m, n, n) and labels y (-1 = unlabelled); K_val (m, v, n) and y_val select the restart."""

@@ -536,11 +536,11 @@ def _check_solver_params(est):
 
 class _SVMBase(MultiViewEstimatorMixin):
     _param_names = ("gamma_A", "gamma_B", "gamma_W", "c", "tol", "max_iter", "laplacian", "solver",
-                    "random_state", "n_neighbors", "n_classes", "warm_start")
+                    "random_state", "n_neighbors", "n_classes", "warm_start", "laplacian_power", "graph_weights")
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, tol=1e-3, max_iter=None,
                  laplacian="normalized", solver="smo", random_state=None, n_neighbors=None, n_classes=None,
-                 warm_start=False):
+                 warm_start=False, laplacian_power=1, graph_weights="kernel"):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -553,6 +553,8 @@ class _SVMBase(MultiViewEstimatorMixin):
         self.n_neighbors = n_neighbors
         self.n_classes = n_classes
         self.warm_start = warm_start
+        self.laplacian_power = laplacian_power
+        self.graph_weights = graph_weights
 
     def _prepare(self, K, y):
         """Validated inputs and the shared M_reg factorisation (Q_G and the coefficient map)."""
@@ -605,7 +607,8 @@ _PARAMS_DOC = """
         SMO block updates (default 1000 l) or L-BFGS-B iterations (default 100000);
         a ``ConvergenceWarning`` is issued if it is reached first.
     laplacian : "normalized", "unnormalized" or array (m, n, n)
-        Graph Laplacian per view (used only when gamma_W > 0), as in ``MVLLeastSquares``.
+        Graph Laplacian per view (used only when gamma_W > 0), as in ``MVLLeastSquares``;
+        ``laplacian_power`` applies to a given array too.
     solver : "smo" or "lbfgsb"
         "smo" (default): the block SMO of Algorithm 3 with Newton refinement (module
         docstring); the faster one on benchmarks/bench_svm.py (about 4x faster than
@@ -619,7 +622,7 @@ _PARAMS_DOC = """
         SMO only: None visits samples in their order; otherwise in a random order, so
         ties between equal KKT violations are broken at random (Algorithm 3 picks a
         random violator).
-    n_neighbors : int or None
+    n_neighbors : int >= 1 or None
         As in ``MVLLeastSquares``: None uses dense kernel weights for the Laplacians.
     n_classes : int >= 2 or None
         Number of classes P; labels must then lie in 0..P-1.
@@ -633,6 +636,11 @@ _PARAMS_DOC = """
                 scores.append(est.set_params(gamma_A=g).fit(K, y).decision_function(K_test))
 
         Neighbouring gammas have close solutions: each fit then starts near its optimum.
+    laplacian_power : int >= 1
+        As in ``MVLLeastSquares``: the within-view operator is (L^i)^p per view, the
+        iterated Laplacian of Belkin, Niyogi & Sindhwani (2006) in place of L (eq 60-63).
+    graph_weights : "kernel" or "binary"
+        As in ``MVLLeastSquares``: kNN edge weights K^i_jk or 1; "binary" needs ``n_neighbors``.
 """
 
 
