@@ -34,10 +34,11 @@ def _job_count(stdout, rule):
 
 @pytest.mark.parametrize(
     # per seed and l_c: u0 (mvl_ls, mvl_svm, mvl_binsvm, svc_sum, single_views) and per u_c (mvl_ls, mvl_ls_cv,
-    # mvl_svm, mvl_binsvm, single_views); ablation (3 methods per l_c, u_c); optC (per l_c and iteration count);
-    # comparison (MVML and perceptrons; its mvl_ls, mvl_svm and svc_sum runs coincide with the sweep's)
+    # mvl_ls_cvgraph, mvl_svm, mvl_binsvm, single_views); ablation (5 methods per l_c, u_c, u_c "all" included);
+    # optC (per l_c and iteration count); comparison (MVML and perceptrons; its mvl_ls, mvl_svm and svc_sum runs
+    # coincide with the sweep's)
     "profile, seeds, runs_per_seed",
-    [("ci", 2, 2 * 5 + 2 * 5 + 1 * 3 + 2 * 2 + 5), ("default", 10, 5 * 5 + 5 * 2 * 5 + 4 * 3 + 5 * 2 + 4 * 13)]
+    [("ci", 2, 2 * 5 + 2 * 6 + 1 * 2 * 5 + 2 * 2 + 5), ("default", 10, 5 * 5 + 5 * 2 * 6 + 2 * 3 * 5 + 5 * 2 + 4 * 13)]
 )
 def test_dry_run(profile, seeds, runs_per_seed, tmp_path):
     _copy_workflow(tmp_path)  # an empty folder, so that no earlier results are reused

@@ -168,7 +168,8 @@ def _paper_draw_kernels(a, method, params):
     with open(a.prepared, "rb") as fh:
         data = pickle.load(fh)
     views = json.loads(a.views) if a.views else None
-    needs_val = method in ("mvl_ls_cv", "select") or method.startswith("mvl_ls_optc")
+    needs_val = method in ("mvl_ls_cv", "mvl_ls_cvgraph", "mvl_ls_ablation_cv", "mvl_ls_ablation_cvgraph",
+                           "select") or method.startswith("mvl_ls_optc")
     n_val = int(params["n_val_per_class"]) if needs_val else 0
     if a.source == "flowers17":
         draw = P.flowers17_draw(data, split=a.seed, l_c=a.lc, u_c=a.uc, seed=int(params.get("draw_seed", 0)))

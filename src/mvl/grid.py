@@ -36,22 +36,10 @@ from ._validation import (
     check_multiview_kernels,
     check_test_kernels,
 )
-from .graph import view_laplacians
+from .graph import GRAPH_WEIGHTS, check_n_neighbors, check_power, view_laplacians
 from .least_squares import encode_targets
 
-__all__ = ["grid_decision_functions", "check_graph"]
-
-
-def check_graph(n_neighbors, laplacian_power, name="graph"):
-    """Validated (n_neighbors, laplacian_power): None or an integer >= 1, and an integer >= 1."""
-    def integer(v, what, allow_none):
-        if v is None and allow_none:
-            return None
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name}: {what} must be {'None or ' if allow_none else ''}an integer >= 1, got {v!r}")
-        return int(v)
-
-    return integer(n_neighbors, "n_neighbors", True), integer(laplacian_power, "laplacian_power", False)
+__all__ = ["grid_decision_functions"]
 
 
 def _view_eigs(A):
@@ -137,7 +125,7 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
     n_neighbors, laplacian_power, graph_weights : the graph when ``graphs`` is None (see
         :class:`mvl.MVLLeastSquares`).
     graphs : None, or a list of (n_neighbors, laplacian_power) pairs (n_neighbors None = dense kernel
-        weights); ``graph_weights`` applies to every kNN graph.
+        weights); ``graph_weights`` applies to every kNN graph (the dense graph keeps the kernel values).
 
     Returns
     -------
@@ -157,7 +145,7 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
     graph_list = [(n_neighbors, laplacian_power)] if single else list(graphs)
     if not graph_list:
         raise ValueError("graphs is empty")
-    graph_list = [check_graph(nn, pw) for nn, pw in graph_list]
+    graph_list = [(check_n_neighbors(nn), check_power(pw, "laplacian_power")) for nn, pw in graph_list]
     explicit = not isinstance(laplacian, str)
     if explicit:
         if not single or n_neighbors is not None:
@@ -168,8 +156,8 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
     elif laplacian not in ("normalized", "unnormalized"):
         raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape (m, n, n), "
                          f"got {laplacian!r}")
-    if graph_weights not in ("kernel", "binary"):
-        raise ValueError(f"graph_weights must be 'kernel' or 'binary', got {graph_weights!r}")
+    if graph_weights not in GRAPH_WEIGHTS:
+        raise ValueError(f"graph_weights must be one of {GRAPH_WEIGHTS}, got {graph_weights!r}")
     l, P = len(labelled), len(classes)
     sysm = _GridSystem(labelled, encode_targets(encoded, P), c, Kt, n)
     G, nA, nB, nW = len(graph_list), len(gammas_A), len(gammas_B), len(gammas_W)
@@ -187,8 +175,9 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
             if explicit:
                 L = Lx
             else:
-                kw = {} if graph_weights == "kernel" else {"weights": graph_weights}
-                L = view_laplacians(K, normalized=(laplacian == "normalized"), n_neighbors=nn, **kw)
+                # graph_weights applies to kNN graphs; the dense graph has the kernel values as weights
+                L = view_laplacians(K, normalized=(laplacian == "normalized"), n_neighbors=nn,
+                                    weights="kernel" if nn is None else graph_weights)
             eigs = _view_eigs(L)
             lap_eig[nn] = [(lam, Phi, R[p] @ Phi) for p, (lam, Phi) in enumerate(eigs)]
 
