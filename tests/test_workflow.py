@@ -38,7 +38,7 @@ def _job_count(stdout, rule):
     # optC (per l_c and iteration count); comparison (MVML and perceptrons; its mvl_ls, mvl_svm and svc_sum runs
     # coincide with the sweep's)
     "profile, seeds, runs_per_seed",
-    [("ci", 2, 2 * 5 + 2 * 6 + 1 * 2 * 5 + 2 * 2 + 5), ("default", 10, 5 * 5 + 5 * 2 * 6 + 2 * 3 * 5 + 5 * 2 + 4 * 13)]
+    [("ci", 2, 2 * 5 + 2 * 6 + 1 * 5 + 2 * 2 + 5), ("default", 10, 5 * 5 + 5 * 2 * 6 + 2 * 3 * 5 + 5 * 2 + 4 * 13)]
 )
 def test_dry_run(profile, seeds, runs_per_seed, tmp_path):
     _copy_workflow(tmp_path)  # an empty folder, so that no earlier results are reused

@@ -48,6 +48,8 @@ code("""def label(row):
         return "MVL-LS (all views)" + ("" if row.u_c == 0 else f", semi-sup. u_c={row.u_c}")
     if row.method == "mvl_ls_cv":
         return f"MVL-LS (all views), semi-sup. u_c={row.u_c}, selected gammas"
+    if row.method == "mvl_ls_cvgraph":
+        return f"MVL-LS (all views), semi-sup. u_c={row.u_c}, selected graph and gammas"
     if row.method in ("mvl_svm", "mvl_binsvm"):
         name = {"mvl_svm": "MVL-SVM", "mvl_binsvm": "MVL-binSVM"}[row.method]
         return f"{name} (all views)" + ("" if row.u_c == 0 else f", semi-sup. u_c={row.u_c}")
@@ -57,7 +59,7 @@ code("""def label(row):
         return "single view: " + row.method[5:] + ("" if row.u_c == 0 else f", semi-sup. u_c={row.u_c}")
     return row.method
 
-main = res[~res.method.str.endswith("_ablation") & ~res.method.str.startswith("mvl_ls_optc")
+main = res[~res.method.str.contains("_ablation") & ~res.method.str.startswith("mvl_ls_optc")
            & ~res.method.str.match(r"^(mvml_|perceptron_)")].copy()
 main["label"] = main.apply(label, axis=1)
 stats = main.groupby(["label", "l_c"])["accuracy"].agg(["mean", "std", "count"]).reset_index()
@@ -115,28 +117,39 @@ print("\\n".join(lines))
 print()
 print("Answer: multi-view MVL-LS " + ("beats" if always else "does NOT beat") +
       " the best single view at every l_c.")""")
-md("## Does unlabelled data help at $l_c = 1$?\nSemi-supervised MVL-LS (u_c unlabelled per class, fixed gammas and validation-selected gammas) vs supervised MVL-LS, paired per split.")
-code("""sup = main[(main.method == "mvl_ls") & (main.u_c == 0)].set_index(["l_c", "split"])["accuracy"]
-for lc in sorted(main.l_c.unique()):
-    out = []
-    for meth in ("mvl_ls", "mvl_ls_cv"):
-        for uc in sorted(main[(main.method == meth) & (main.u_c > 0)].u_c.unique()):
-            semi = main[(main.method == meth) & (main.u_c == uc) & (main.l_c == lc)].set_index("split")["accuracy"]
-            if semi.empty:
-                continue
-            base = sup.loc[lc].reindex(semi.index)
-            d = (semi - base) * 100
-            out.append(f"  {meth:9s} u_c={uc:>2}: {semi.mean()*100:6.2f}% vs supervised {base.mean()*100:6.2f}% "
-                       f"({d.mean():+.2f} points, better on {(d > 0).sum()}/{len(d)} splits)")
-    print(f"l_c={lc}:")
-    print("\\n".join(out))
-lc1 = main[(main.l_c == 1) & (main.method == "mvl_ls") & (main.u_c > 0)]
-if not lc1.empty:
-    d1 = lc1.groupby("u_c")["accuracy"].mean() - sup.loc[1].mean()
-    verdict = "helps" if (d1 > 0).all() else ("helps for some u_c" if (d1 > 0).any() else "does NOT help")
-    print()
-    print(f"Answer: at l_c = 1 unlabelled data (fixed gammas) {verdict}: " +
-          ", ".join(f"u_c={u}: {v*100:+.2f} points" for u, v in d1.items()))""")
+md("""## Does unlabelled data help at $l_c = 1$ and $l_c = 5$?
+
+The cells of the paper's Table-2 design (between-view term $\\gamma_B$ and within-view term $\\gamma_W$ each
+off or on) against cell "none" ($\\gamma_B = \\gamma_W = 0$, which is supervised MVL-LS: unlabelled points then
+get zero coefficients, Corollary 19), paired per split, for $u_c$ = 5, 50 and "all" (every pool sample that
+is neither labelled nor validation). Three scopes: the paper's graph (dense kernel weights, $p = 1$) with the
+configured gammas; the paper's graph with each cell's gammas selected on the validation set; and the graph
+(kNN size, Laplacian power $L^p$) selected on validation too. Cell "any" is the model selected over all cells
+(it may be "none": then the selection found no use for the unlabelled data). The selection is made once per
+split and $u_c$ at $l_c$ = `grid_labels_per_class` on 5 validation samples per class, never on test data.
+Differences in points; p-values of the paired t-test and the Wilcoxon signed-rank test.""")
+code("""from mvl.workflow import report as R
+
+gain = R.unlabelled_gain(res)
+if gain.empty:
+    print("no ablation runs in this profile")
+else:
+    for line in R.unlabelled_verdicts(gain):
+        print(line)
+    display(gain.style.format({"p (paired t)": "{:.2g}", "p (Wilcoxon)": "{:.2g}", "difference (points)": "{:+.2f}"})
+            .hide(axis="index"))""")
+md("""### The Table-2 ablation with the paper's graph and with the selected graph
+Mean (std) test accuracy in % over splits; each column is one ($l_c$, $u_c$).""")
+code("""abl = R.ablation_table(res)
+display(abl if not abl.empty else "no ablation runs in this profile")""")
+md("""### Which graph the validation set chose, and what the grid cost
+Counts over splits of the graph selected for `mvl_ls_cvgraph` (the selection over graphs $\\times$ $\\gamma_A$
+$\\times$ $\\gamma_B$ $\\times$ $\\gamma_W$; the paper's dense graph is one of the candidates), and the size and time of the grid
+(one evaluation of every grid point per split and $u_c$, factorisations reused across the grid).""")
+code("""sg = R.selected_graphs(res)
+display(sg if not sg.empty else "no graph selection in this profile")
+gc = R.grid_cost(res)
+display(gc if not gc.empty else "no validation grid in this profile")""")
 md("## Selected regularisation (validation set, 5 per class)\nWhich (gamma_A, gamma_B, gamma_W) the validation grid chose, counted over splits. As in the paper (Section 7.3) the selection is made once per split and u_c at `selected_at_l_c` and kept for every l_c.")
 code("""cv = res[res.method == "mvl_ls_cv"]
 if cv.empty:
@@ -146,7 +159,7 @@ else:
     keys = ["u_c"] + (["selected_at_l_c"] if "selected_at_l_c" in cv else ["l_c"])
     display(one.groupby(keys + ["gamma_A", "gamma_B", "gamma_W"]).agg(
         n_splits=("split", "nunique"), mean_val_accuracy=("val_accuracy", "mean")).reset_index())""")
-md("## Ablation of the between-view ($\\\\gamma_B$) and within-view ($\\\\gamma_W$) terms (paper Table 2 design)")
+md("## Ablation of the between-view ($\\\\gamma_B$) and within-view ($\\\\gamma_W$) terms with the configured gammas, all three solvers (paper Table 2 design, paper graph)")
 code("""ab = res[res.method.str.endswith("_ablation")].copy()
 if ab.empty:
     print("no ablation runs in this profile")

@@ -266,7 +266,9 @@ def step_aggregate(a):
     table["gamma_B_on"] = (table["gamma_B"].fillna(0) > 0).astype(object)
     table["gamma_W_on"] = (table["gamma_W"].fillna(0) > 0).astype(object)
     table.loc[table["gamma_choice"].eq("selected"), ["gamma_B_on", "gamma_W_on"]] = None
-    keys_ab = keys + ["gamma_B_on", "gamma_W_on"]
+    if "ablation_cell" not in table:
+        table["ablation_cell"] = None
+    keys_ab = keys + ["gamma_B_on", "gamma_W_on", "ablation_cell"]
     summary = (table.groupby(keys_ab, dropna=False)["accuracy"]
                .agg(mean="mean", std="std", n_splits="count").reset_index())
     io.save_csv(a.out, summary, checksum=True, inputs=_inputs(a))

@@ -46,7 +46,7 @@ def _view_eigs(A):
     """Symmetric eigendecomposition of each (n, n) matrix of A (m, n, n): eigenvalues clipped at 0."""
     out = []
     for a in A:
-        s, V = linalg.eigh(a, check_finite=False)
+        s, V = linalg.eigh(a, check_finite=False, driver="evd")  # divide and conquer: ~2x faster than evr here
         out.append((np.clip(s, 0.0, None), V))
     return out
 

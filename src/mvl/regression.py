@@ -13,7 +13,8 @@ import pandas as pd
 
 __all__ = ["KEYS", "compare_summaries"]
 
-KEYS = ["dataset", "method", "views", "setting", "l_c", "u_c", "graph", "gamma_choice", "gamma_B_on", "gamma_W_on"]
+KEYS = ["dataset", "method", "views", "setting", "l_c", "u_c", "graph", "gamma_choice", "gamma_B_on", "gamma_W_on",
+        "ablation_cell"]
 
 
 def compare_summaries(actual, expected, atol=0.01, columns=("mean", "std")):
