@@ -17,11 +17,11 @@ validate(config, "workflow/schemas/config.schema.yaml")
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/resources.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/experiments.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/coreg.smk"
-include: "workflow/rules/resources.smk"
 
 
 rule all:
@@ -29,3 +29,6 @@ rule all:
         [report_targets(d) for d in DATASETS],
         coreg_targets(),
     default_target: True
+
+
+apply_rule_resources()

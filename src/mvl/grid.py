@@ -101,7 +101,7 @@ class _GridSystem:
         E = np.zeros((n, P))
         E[lab] = E_L
         comb = np.zeros((self.Kt.shape[1], P))
-        for p, (s, U, _UL) in enumerate(eig):
+        for p, (_s, U, _UL) in enumerate(eig):
             r = c[p] * E if T is None else c[p] * E + beta * T
             F = U @ ((U.T @ r) * invs[p][:, None])  # F_p = K^p A_p = Q_p r_p on the training points
             DF = (beta * m) * F

@@ -80,8 +80,9 @@ def paired_comparison(a, b):
 
 
 def _ablation_rows(res):
-    ab = res[res["method"].isin(list(SCOPES)) & res.get("ablation_cell", pd.Series(index=res.index)).notna()]
-    return ab
+    if "ablation_cell" not in res:  # no ablation in this run
+        return res.iloc[:0].assign(ablation_cell=pd.Series(dtype=object))
+    return res[res["method"].isin(list(SCOPES)) & res["ablation_cell"].notna()]
 
 
 def unlabelled_gain(res, cells=("B", "W", "BW", "any")):
@@ -113,13 +114,14 @@ def ablation_table(res):
     ab = _ablation_rows(res)
     rows = []
     for (method, cell, lc, uc), g in ab.groupby(["method", "ablation_cell", "l_c", "u_c"], sort=True):
-        rows.append({"scope": SCOPES[method], "cell": CELL_LABELS.get(cell, cell), "_order": list(CELL_LABELS).index(cell)
-                     if cell in CELL_LABELS else 9, "column": f"l_c={int(lc)}, u_c={u_label(uc)}",
+        order = list(CELL_LABELS).index(cell) if cell in CELL_LABELS else 9
+        rows.append({"scope": SCOPES[method], "cell": CELL_LABELS.get(cell, cell), "_order": order,
+                     "column": f"l_c={int(lc)}, u_c={u_label(uc)}",
                      "_col": (int(lc), 10**9 if int(uc) == -1 else int(uc)), "value": mean_std(g["accuracy"])})
     if not rows:
         return pd.DataFrame()
     t = pd.DataFrame(rows)
-    cols = [c for _, c in sorted({(k, c) for k, c in zip(t["_col"], t["column"])})]
+    cols = [c for _, c in sorted({(k, c) for k, c in zip(t["_col"], t["column"], strict=True)})]
     wide = t.pivot_table(index=["scope", "_order", "cell"], columns="column", values="value", aggfunc="first")
     wide = wide[cols].reset_index().drop(columns="_order").set_index(["scope", "cell"])
     wide.columns.name = None
@@ -130,6 +132,8 @@ def unlabelled_verdicts(gain, alpha=0.05, cell="any"):
     """One sentence per (scope, l_c, u_c) for the model selected over all cells against supervised MVL-LS:
     the numbers and whether the difference is significant at ``alpha`` by the paired t-test."""
     lines = []
+    if gain.empty:
+        return lines
     for r in gain[gain["cell"] == cell].to_dict("records"):
         d, p, pw = r["difference (points)"], r["p (paired t)"], r["p (Wilcoxon)"]
         if np.isfinite(p) and p < alpha:
@@ -161,8 +165,9 @@ def selected_graphs(res, method="mvl_ls_cvgraph"):
 
 def grid_cost(res):
     """Size and time of the validation grid per u_c: grid points, selections, mean and total seconds."""
-    g = res[res["method"].isin(["mvl_ls_cv", "mvl_ls_cvgraph", *SCOPES]) & res.get(
-        "grid_seconds", pd.Series(index=res.index)).notna()]
+    if "grid_seconds" not in res:
+        return pd.DataFrame()
+    g = res[res["method"].isin(["mvl_ls_cv", "mvl_ls_cvgraph", *SCOPES]) & res["grid_seconds"].notna()]
     if g.empty:
         return pd.DataFrame()
     one = g.drop_duplicates(["split", "u_c"])
