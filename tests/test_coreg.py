@@ -483,7 +483,8 @@ def test_run_split_lines_reduced():
     assert (df["test_error"] <= 10).all()
     full = run_split("lines", 0, sizes=(2, 200, 100, 100), grid=(1e-2, 1.0), all_grid=True)
     assert len(full) == 8 and full["selected"].sum() == 2
-    assert list(zip(full["gamma1"], full["gamma2"]))[:4] == [(1e-2, 1e-2), (1e-2, 1.0), (1.0, 1e-2), (1.0, 1.0)]
+    pairs = list(zip(full["gamma1"], full["gamma2"], strict=True))
+    assert pairs[:4] == [(1e-2, 1e-2), (1e-2, 1.0), (1.0, 1e-2), (1.0, 1.0)]  # grid order within a method
     every = run_split("lines", 0, sizes=(2, 200, 100, 100), grid=(1e-2, 1.0), coreg_on="all")
     assert (every["coreg_on"] == "all").all()
     # p (SR Table 4's name) is an alias of laplacian_power
@@ -505,8 +506,8 @@ def test_run_split_real_reduced_matches_mvl(data_dir):
     MVL-LS on the same split."""
     grid = (1e-2, 1.0, 10.0)
     df = run_split("g50c", 0, data_dir, sizes=(50, 150, 100, 50), grid=grid)
-    assert list(zip(df["graph_weights"], df["method"])) == [("binary", "MR"), ("binary", "CoMR"),
-                                                             ("kernel", "MR"), ("kernel", "CoMR")]
+    assert list(zip(df["graph_weights"], df["method"], strict=True)) == [("binary", "MR"), ("binary", "CoMR"),
+                                                                          ("kernel", "MR"), ("kernel", "CoMR")]
     assert (df["test_error"] < 25).all() and (df["unlabelled_error"] < 25).all()
     full = run_split("g50c", 0, data_dir, sizes=(50, 150, 100, 50), grid=grid, all_grid=True)
     assert len(full) == 2 * 2 * 9

@@ -194,7 +194,8 @@ def test_verdict_sentence():
                         "reversed with p < 0.05 under c/binary (12.00 vs 17.33, p = 0.0039); ")
     assert ("ours is within one published std of the MR cell under b/binary (22.00) and of the CoMR cell under "
             "c/binary (17.33); ") in s
-    # unlabelled: a d = 24, 15, 15 (t = 6, p = 1 - 6 / sqrt 38 = 0.027), b d = 14, 15, 15 (p = 0.00052), c d = -5, -5, -6
+    # unlabelled: a d = 24, 15, 15 (t = 6, p = 1 - 6 / sqrt 38 = 0.027), b d = 14, 15, 15 (p = 0.00052),
+    # c d = -5, -5, -6
     assert ("SR's direction MR > CoMR on unlabelled error (23.00 vs 9.00) holds with p < 0.05 under a/binary "
             "(29.67 vs 11.67, p = 0.027) and b/binary (23.00 vs 8.33, p = 0.00052) and is reversed with p < 0.05 "
             "under c/binary (13.00 vs 18.33, p = 0.0039)") in s
