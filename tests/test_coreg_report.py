@@ -234,6 +234,8 @@ def test_display_helpers():
     assert et.loc[("toy", "(b) one pair per dataset (mean validation error over splits)"), ("binary", "MR")] == \
         "22.00 (2.00)"
     pt = pair_table(table, pairs=PAIRS)
-    assert pt.loc[("toy", "MR"), ("SR Table 4", "")] == "(10, 1)"
-    assert pt.loc[("toy", "MR"), ("binary", "(a)")] == "(1, 10) x2, (1, 1) x1"
-    assert pt.loc[("toy", "CoMR"), ("binary", "(b)")] == "(1, 1)"
+    assert list(pt.index) == [("toy", "MR", "binary"), ("toy", "CoMR", "binary")]
+    assert list(pt.columns) == ["(a) per-split choices", "(b) one pair per dataset", "(c) SR Table 4"]
+    assert pt.loc[("toy", "MR", "binary"), "(c) SR Table 4"] == "(10, 1)"
+    assert pt.loc[("toy", "MR", "binary"), "(a) per-split choices"] == "(1, 10) x2, (1, 1) x1"
+    assert pt.loc[("toy", "CoMR", "binary"), "(b) one pair per dataset"] == "(1, 1)"

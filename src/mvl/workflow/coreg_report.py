@@ -381,17 +381,22 @@ def error_table(table, metric="test_error", published=None, decimals=2):
 
 
 def pair_table(table, pairs=None):
-    """Display table of the chosen (gamma_1, gamma_2): rows (dataset, method), columns (graph_weights,
-    protocol), plus SR's Table-4 pair."""
+    """Display table of the chosen (gamma_1, gamma_2): rows (dataset, method, graph weights), columns the
+    protocols: (a) every pair chosen on some split with its number of splits, (b) the one pair, (c) SR's
+    Table-4 pair."""
     pp = published_pairs() if pairs is None else _lower(pairs)
+    cols = {"a": "(a) per-split choices", "b": "(b) one pair per dataset", "c": "(c) SR Table 4"}
     cells = {}
     for r in table.itertuples():
-        cells[r.dataset, r.method, r.graph_weights, f"({r.protocol})"] = r.pairs
+        cells[r.dataset, r.method, r.graph_weights, cols[r.protocol]] = r.pairs
     for r in pp.itertuples():
-        if r.dataset in set(table["dataset"]):
-            cells[r.dataset, r.method, "SR Table 4", ""] = f"({format_gamma(r.gamma1)}, {format_gamma(r.gamma2)})"
-    wide = pd.Series(cells).unstack([2, 3])
-    wide.index.names, wide.columns.names = ["dataset", "method"], ["graph weights", "protocol"]
-    rows = [(d, m) for d in dict.fromkeys(table["dataset"]) for m in _METHODS if (d, m) in wide.index]
-    cols = [c for c in wide.columns if c[0] == "SR Table 4"] + sorted(c for c in wide.columns if c[0] != "SR Table 4")
-    return wide.loc[rows, cols].fillna("")
+        for w in dict.fromkeys(table.loc[(table["dataset"] == r.dataset) & (table["method"] == r.method),
+                                         "graph_weights"]):
+            cells[r.dataset, r.method, w, cols["c"]] = f"({format_gamma(r.gamma1)}, {format_gamma(r.gamma2)})"
+    wide = pd.Series(cells, dtype=object).unstack(3)
+    wide.index.names = ["dataset", "method", "graph weights"]
+    keys = table[_KEYS].drop_duplicates()
+    keys = keys.assign(_m=keys["method"].map({m: i for i, m in enumerate(_METHODS)}),
+                       _d=keys["dataset"].map({d: i for i, d in enumerate(dict.fromkeys(table["dataset"]))}))
+    rows = [tuple(k) for k in keys.sort_values(["_d", "_m", "graph_weights"])[_KEYS].itertuples(index=False)]
+    return wide.reindex(index=rows, columns=[c for c in cols.values() if c in wide.columns]).fillna("")
