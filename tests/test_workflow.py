@@ -32,7 +32,7 @@ def _job_count(stdout, rule):
     raise AssertionError(f"rule {rule} not in the dry-run job stats:\n{stdout[-2000:]}")
 
 
-@pytest.mark.parametrize("profile, seeds", [("ci", 2), ("default", 10)])
+@pytest.mark.parametrize("profile, seeds", [("ci", 2), ("default", 3), ("mfeat_full", 10)])
 def test_dry_run(profile, seeds, tmp_path):
     """One job per (method family, split seed): ls, svm, optc, comparison; the default profile stays under 150 jobs
     (issue 14: a job carries enough work to be worth a process)."""
