@@ -1,11 +1,12 @@
 """The main job end to end: a profile of the workflow from an empty results folder, timed.
 
     python benchmarks/bench_workflow.py                    # profiles/default, 2 cores
-    python benchmarks/bench_workflow.py --profile ci --config "data={mirror: $PWD/../shared/data, offline: true}"
+    python benchmarks/bench_workflow.py --profile ci \
+        --config "data={mirror: $PWD/../shared/data, offline: true}"
 
 Copies the workflow (Snakefile, workflow/, config/, profiles/, notebooks/) into a temporary folder, so that
-nothing from an earlier run is reused (a data mirror must then be given as an absolute path), runs ``snakemake --profile profiles/<profile> --cores N`` there and
-prints: the number of jobs (and per rule), the wall time, the CPU time of all jobs (user + system of the
+nothing from an earlier run is reused (a data mirror must then be given as an absolute path), runs
+``snakemake --profile profiles/<profile> --cores N`` there and prints: the number of jobs (and per rule), the wall time, the CPU time of all jobs (user + system of the
 process tree), and the share of that CPU spent starting job processes. The start-up cost of one job is
 measured in the same run: the median CPU time of ``python -c "import mvl.workflow.runner, pandas,
 matplotlib"`` (what a job imports before it works) over a few repetitions; start-up share = jobs x that /

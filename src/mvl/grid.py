@@ -19,9 +19,10 @@ gamma_A (delta = l gamma_A): Q_p = U diag(1 / (s + delta)) U^T with U = R_p W. F
   with gamma_B > 0 one decomposition serves every (gamma_B, gamma_W) of the same ratio gamma_W / gamma_B.
 
 Per grid point the coupled system of :mod:`mvl.least_squares` (size l, or l + n when gamma_B > 0, then
-reduced to l by a Cholesky factorisation of I - l gamma_B Q_1) is solved and A_p = (r_p - D_p F_p) / delta recovered from F_p = K^p A_p = Q_p r_p. No (nm) x (nm) matrix is
-formed. Cost: O(m n^3) per eigendecomposition, and per grid point with gamma_B > 0 one n x n x (mn) product
-(Q_1) and one Cholesky of size n; with gamma_B = 0 only O(m l n^2).
+reduced to l by a Cholesky factorisation of I - l gamma_B Q_1) is solved and A_p = (r_p - D_p F_p) / delta
+recovered from F_p = K^p A_p = Q_p r_p. No (nm) x (nm) matrix is formed. Cost: O(m n^3) per
+eigendecomposition, and per grid point with gamma_B > 0 one n x n x (mn) product (Q_1) and one Cholesky of
+size n; with gamma_B = 0 only O(m l n^2).
 """
 
 from __future__ import annotations
