@@ -7,10 +7,11 @@
 Copies the workflow (Snakefile, workflow/, config/, profiles/, notebooks/) into a temporary folder, so that
 nothing from an earlier run is reused (a data mirror must then be given as an absolute path), runs
 ``snakemake --profile profiles/<profile> --cores N`` there and prints: the number of jobs (and per rule),
-the wall time, the CPU time of all jobs (user + system of the process tree), and the share of that CPU spent starting job processes. The start-up cost of one job is
-measured in the same run: the median CPU time of ``python -c "import mvl.workflow.runner, pandas,
-matplotlib"`` (what a job imports before it works) over a few repetitions; start-up share = jobs x that /
-CPU of the run. The per-unit times of rule ``run`` come from the units' logs. JSON goes to
+the wall time, the CPU time of all jobs (user + system of the process tree), and the share of that CPU
+spent starting job processes. The start-up cost of one job is measured in the same run: the median CPU
+time of a Python process that only imports what a job imports (numpy, scipy, pandas, matplotlib,
+mvl.workflow.runner), over a few repetitions; start-up share = jobs x that / CPU of the run. The per-unit
+times of rule ``run`` come from the units' logs. JSON goes to
 results/benchmarks/workflow_<profile>.json (or --json).
 """
 
