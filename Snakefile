@@ -21,6 +21,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/experiments.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/coreg.smk"
+include: "workflow/rules/index.smk"
 include: "workflow/rules/resources.smk"
 
 
@@ -28,4 +29,5 @@ rule all:
     input:
         [report_targets(d) for d in DATASETS],
         coreg_targets(),
+        f"{RES}/index.html",
     default_target: True
