@@ -29,5 +29,6 @@ rule all:
     input:
         [report_targets(d) for d in DATASETS],
         coreg_targets(),
+        REPORT_HTML,
         f"{RES}/index.html",
     default_target: True

@@ -7,6 +7,8 @@ from mvl.workflow.index import config_hash as _config_hash, profile_name as _pro
 REPORT_NOTEBOOKS = sorted(
     {t for t in [t for d in DATASETS for t in report_targets(d)] + list(coreg_targets()) if t.endswith(".ipynb")}
 )
+# their HTML exports, beside them
+REPORT_HTML = [nb[: -len(".ipynb")] + ".html" for nb in REPORT_NOTEBOOKS]
 
 
 rule notebook_html:
@@ -32,7 +34,7 @@ rule index:
     """results/index.html: profile, config hash, version, date, datasets; links to every report and figure."""
     input:
         notebooks=REPORT_NOTEBOOKS,
-        html=[nb[: -len(".ipynb")] + ".html" for nb in REPORT_NOTEBOOKS],
+        html=REPORT_HTML,
     output:
         f"{RES}/index.html",
     params:
