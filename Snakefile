@@ -17,12 +17,12 @@ validate(config, "workflow/schemas/config.schema.yaml")
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/resources.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/experiments.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/coreg.smk"
 include: "workflow/rules/index.smk"
-include: "workflow/rules/resources.smk"
 
 
 rule all:
@@ -32,3 +32,6 @@ rule all:
         REPORT_HTML,
         f"{RES}/index.html",
     default_target: True
+
+
+apply_rule_resources()

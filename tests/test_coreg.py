@@ -18,6 +18,8 @@ from scipy import stats
 from mvl import MVLLeastSquares
 from mvl.coreg import (
     GAMMA_GRID,
+    ambient_spectrum,
+    comr_grid,
     coregularization_as_mvl,
     coregularization_kernel,
     coregularization_rls,
@@ -27,6 +29,7 @@ from mvl.coreg import (
     laplacian_rls,
     manifold_regularization_as_mvl,
     manifold_regularization_kernel,
+    mr_grid,
     select_on_validation,
     solve_mvl_dense,
     squared_distances,
@@ -273,6 +276,79 @@ def test_graph_and_intrinsic_kernel():
     assert np.allclose(K2 @ R, np.eye(40), atol=1e-6)
     Mh = knn_graph_laplacian(D, 4, weights="heat", sigma=1.0)
     assert np.array_equal(Mh != 0, M != 0)
+    K2k, Rk = intrinsic_graph_kernel(M, laplacian_power=3)
+    assert np.allclose(Rk, M @ M @ M + 1e-6 * np.eye(40), atol=1e-12)
+
+
+def test_knn_graph_weights_against_a_plain_construction():
+    """Binary and kernel weights (alias heat) against a loop-built symmetrised kNN graph and I - D^-1/2 W D^-1/2."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 4))
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    k, sigma = 3, 1.7
+    edges = np.zeros((30, 30), dtype=bool)
+    for i in range(30):
+        order = [j for j in np.argsort(D[i], kind="stable") if j != i]
+        edges[i, order[:k]] = True
+    edges |= edges.T
+    for weights, W in (("binary", edges * 1.0), ("kernel", edges * np.exp(-D / (2 * sigma**2)))):
+        deg = W.sum(1)
+        ref = np.eye(30) - W / np.sqrt(np.outer(deg, deg))
+        M = knn_graph_laplacian(squared_distances(X), k, weights=weights, sigma=sigma)
+        assert np.abs(M - ref).max() <= 1e-12, weights
+    assert np.array_equal(knn_graph_laplacian(D, k, weights="heat", sigma=sigma),
+                          knn_graph_laplacian(D, k, weights="kernel", sigma=sigma))
+    with pytest.raises(ValueError, match="binary' or 'kernel"):
+        knn_graph_laplacian(D, k, weights="gaussian", sigma=sigma)
+    with pytest.raises(ValueError, match="sigma"):
+        knn_graph_laplacian(D, k, weights="kernel")
+
+
+GRID = (1e-6, 1e-2, 1.0, 100.0)
+
+
+def test_mr_grid_matches_the_direct_solver():
+    """The grid solver (one eigendecomposition for all pairs) == Laplacian RLS solved directly per pair."""
+    K, K_test, y = make_problem(m=1, n=40, P=3, frac_unlabelled=0.6, seed=21, t=9)
+    lab, Y = pm_one_targets(y, 3)
+    M = knn_graph_laplacian(squared_distances(np.random.default_rng(2).normal(size=(40, 3))), 5)
+    _, R = intrinsic_graph_kernel(M, 2)
+    out = mr_grid(K[0], R, lab, Y, K_test[0], grid=GRID)
+    assert sorted(out) == sorted((a, b) for a in GRID for b in GRID)
+    for (g1, g2), (f_train, f_eval) in out.items():
+        _, ref_train, ref_eval = laplacian_rls(K[0], lab, Y, g1, g2, R, K_test[0])
+        tol = TOL if g1 >= 1e-2 else 1e-6  # the direct n x n solve loses digits at gamma_1 = 1e-6
+        assert rel_diff(f_train, ref_train) <= tol and rel_diff(f_eval, ref_eval) <= tol, (g1, g2)
+
+
+def test_mr_grid_with_a_rank_deficient_kernel_solves_the_primal_problem():
+    """Linear kernel of rank 3 on 30 points: the grid solver == the normal equations over w in R^3,
+    (gamma_1 I + gamma_2 Phi^T R Phi + Phi_L^T Phi_L) w = Phi_L^T Y, to 1e-10 at every pair."""
+    rng = np.random.default_rng(5)
+    Phi, Phi_t = rng.normal(size=(30, 3)), rng.normal(size=(6, 3))
+    K1 = Phi @ Phi.T
+    lab = np.arange(0, 30, 3)
+    Y = np.where(rng.uniform(size=(lab.size, 2)) > 0.5, 1.0, -1.0)
+    G = rng.normal(size=(30, 30))
+    R = G @ G.T / 30 + 1e-3 * np.eye(30)
+    lam, _ = ambient_spectrum(K1)
+    assert lam.size == 3
+    for (g1, g2), (f_train, f_eval) in mr_grid(K1, R, lab, Y, Phi_t @ Phi.T, grid=GRID).items():
+        w = np.linalg.solve(g1 * np.eye(3) + g2 * Phi.T @ R @ Phi + Phi[lab].T @ Phi[lab], Phi[lab].T @ Y)
+        assert rel_diff(f_train, Phi @ w) <= 1e-10 and rel_diff(f_eval, Phi_t @ w) <= 1e-10, (g1, g2)
+
+
+@pytest.mark.parametrize("coreg_all", [False, True])
+def test_comr_grid_matches_coregularization_rls(coreg_all):
+    """The grid solver == co-regularized RLS (itself checked against MVL-LS above) at every pair."""
+    K, K_test, y = make_problem(m=2, n=36, P=2, frac_unlabelled=0.6, seed=22, t=7)
+    lab, Y = pm_one_targets(y, 2)
+    U = np.arange(36) if coreg_all else None
+    out = comr_grid(K[0], K[1], lab, Y, K_test[0], mu=0.7, grid=GRID, coreg_points=U)
+    for (g1, g2), (f_train, f1_train, f1_eval) in out.items():
+        fit = coregularization_rls(K[0], K[1], lab, Y, g1, g2, 0.7, coreg_points=U, K1_test=K_test[0])
+        assert rel_diff(f_train, fit.train) <= TOL and rel_diff(f1_train, fit.train_views[0]) <= TOL
+        assert rel_diff(f1_eval, fit.test_ambient) <= TOL, (g1, g2)
 
 
 def test_select_on_validation_ties():
@@ -400,23 +476,54 @@ def test_run_split_lines_reduced():
     """One reduced LINES split: tidy rows, one selected row per method, and both methods near-perfect."""
     df = run_split("lines", 0, sizes=(2, 200, 100, 100), grid=(1e-4, 1e-2, 1.0, 100.0))
     assert list(df["method"]) == ["MR", "CoMR"]
-    for col in ("test_error", "unlabelled_error", "unlabelled_error_ambient", "validation_error", "gamma1"):
+    for col in ("test_error", "unlabelled_error", "unlabelled_error_ambient", "validation_error", "validation_loss",
+                "gamma1"):
         assert col in df
+    assert (df["graph_weights"] == "binary").all()  # Table 4 has no sigma for LINES: binary weights only
     assert (df["test_error"] <= 10).all()
     full = run_split("lines", 0, sizes=(2, 200, 100, 100), grid=(1e-2, 1.0), all_grid=True)
     assert len(full) == 8 and full["selected"].sum() == 2
+    pairs = list(zip(full["gamma1"], full["gamma2"], strict=True))
+    assert pairs[:4] == [(1e-2, 1e-2), (1e-2, 1.0), (1.0, 1e-2), (1.0, 1.0)]  # grid order within a method
     every = run_split("lines", 0, sizes=(2, 200, 100, 100), grid=(1e-2, 1.0), coreg_on="all")
     assert (every["coreg_on"] == "all").all()
+    # p (SR Table 4's name) is an alias of laplacian_power
+    a = run_split("lines", 0, sizes=(2, 60, 30, 30), grid=(1e-2, 1.0), params={"p": 2}, all_grid=True)
+    b = run_split("lines", 0, sizes=(2, 60, 30, 30), grid=(1e-2, 1.0), params={"laplacian_power": 2}, all_grid=True)
+    c = run_split("lines", 0, sizes=(2, 60, 30, 30), grid=(1e-2, 1.0), all_grid=True)
+    cols = ["validation_loss", "test_error", "unlabelled_error"]
+    assert a[cols].equals(b[cols]) and not a["validation_loss"].equals(c["validation_loss"])
     with pytest.raises(ValueError, match="coreg_on"):
         run_split("lines", 0, sizes=(2, 20, 10, 10), coreg_on="labelled")
     with pytest.raises(ValueError, match="unknown parameter"):
         run_split("lines", 0, sizes=(2, 20, 10, 10), params={"sigmaa": 1.0})
+    with pytest.raises(ValueError, match="sigma"):
+        run_split("lines", 0, sizes=(2, 20, 10, 10), graph_weights="kernel")
 
 
 def test_run_split_real_reduced_matches_mvl(data_dir):
-    """A reduced G50C split runs; CoMR predictions of the kernel route match MVL-LS on the same split."""
-    df = run_split("g50c", 0, data_dir, sizes=(50, 150, 100, 50), grid=(1e-2, 1.0, 10.0))
+    """A reduced G50C split runs under both graph weight conventions; CoMR predictions of the kernel route match
+    MVL-LS on the same split."""
+    grid = (1e-2, 1.0, 10.0)
+    df = run_split("g50c", 0, data_dir, sizes=(50, 150, 100, 50), grid=grid)
+    assert list(zip(df["graph_weights"], df["method"], strict=True)) == [("binary", "MR"), ("binary", "CoMR"),
+                                                                          ("kernel", "MR"), ("kernel", "CoMR")]
     assert (df["test_error"] < 25).all() and (df["unlabelled_error"] < 25).all()
+    full = run_split("g50c", 0, data_dir, sizes=(50, 150, 100, 50), grid=grid, all_grid=True)
+    assert len(full) == 2 * 2 * 9
+    assert (full.groupby(["graph_weights", "method"])["selected"].sum() == 1).all()
+    cols = ["method", "graph_weights", "gamma1", "gamma2", "validation_error", "test_error", "unlabelled_error"]
+    assert full[full["selected"]][cols].reset_index(drop=True).equals(df[cols])
+    # the selected pair has the smallest validation error of its (method, graph_weights) group
+    best = full.groupby(["graph_weights", "method"])["validation_error"].min()
+    sel = full[full["selected"]].set_index(["graph_weights", "method"])["validation_error"]
+    assert (sel.sort_index() == best.sort_index()).all()
+    # one convention alone gives the same rows as within the shared run
+    alone = run_split("g50c", 0, data_dir, sizes=(50, 150, 100, 50), grid=grid, all_grid=True,
+                      params={"graph_weights": "heat"})
+    assert (alone["graph_weights"] == "kernel").all()
+    shared = full[full["graph_weights"] == "kernel"].reset_index(drop=True)
+    assert alone[cols].equals(shared[cols])
     d = prepare_split("g50c", 0, data_dir, sizes=(50, 150, 100, 50))
     K1, K2, lab, Y = d["K1"], d["K2"], d["labelled"], d["Y_L"]
     fit = coregularization_rls(K1, K2, lab, Y, 1.0, 10.0, 1.0, K1_test=d["K1_eval"])
@@ -434,6 +541,8 @@ PUBLISHED_TEST = {"g50c": (5.8, 5.5), "uspst": (18.2, 14.1), "coil20": (23.8, 14
 @pytest.mark.parametrize("name", sorted(PUBLISHED_TEST))
 def test_one_full_split_near_published_level(name, data_dir):
     """One full-size split per benchmark (SR Table 1 sizes, full grid): test errors of the published order."""
-    df = run_split(name, 0, data_dir, grid=GAMMA_GRID).set_index("method")
-    for method, published in zip(("MR", "CoMR"), PUBLISHED_TEST[name], strict=True):
-        assert df.loc[method, "test_error"] <= max(2.0 * published, published + 10.0), df
+    df = run_split(name, 0, data_dir, grid=GAMMA_GRID)
+    for weights in ("binary", "kernel"):
+        sel = df[df["graph_weights"] == weights].set_index("method")
+        for method, published in zip(("MR", "CoMR"), PUBLISHED_TEST[name], strict=True):
+            assert sel.loc[method, "test_error"] <= max(2.0 * published, published + 10.0), df

@@ -146,3 +146,14 @@ def test_runs_use_the_selection():
     sup = MVLLeastSquares(none["gamma_A"]).fit(d["K_tr"][:, lab][:, :, lab], d["y_train"][lab])
     # cell "none": unlabelled points get zero coefficients (Corollary 19), i.e. supervised MVL-LS
     assert none["accuracy"] == pytest.approx(sup.score(d["K_te"][:, :, lab], d["y_test"]))
+
+
+def test_points_sharing_a_gamma_ratio_match_dense_fits():
+    """gamma_W / gamma_B repeats on log grids (0.1 / 0.001 = 10 / 0.1): one eigendecomposition serves both points."""
+    K, K_test, y = make_problem(3, 16, 3, frac_unlabelled=0.4, seed=99)
+    gBs, gWs = [1e-3, 0.1], [0.1, 10.0]
+    out, _ = grid_decision_functions(K, y, K_test, [0.05], gBs, gWs, n_neighbors=4, laplacian_power=2)
+    for ib, gB in enumerate(gBs):
+        for iw, gW in enumerate(gWs):
+            ref = _dense_outputs(K, y, K_test, 0.05, gB, gW, (4, 2))
+            np.testing.assert_allclose(out[0, ib, iw], ref, rtol=1e-7, atol=1e-9 * np.max(np.abs(ref)))

@@ -334,3 +334,26 @@ def test_save_figure_atomic(tmp_path):
     assert sorted(p.name for p in (tmp_path / "f").iterdir()) == ["a.pdf", "a.png"]
     assert (tmp_path / "f" / "a.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "f" / "a.pdf").read_bytes()[:4] == b"%PDF"
+
+
+def test_tables_of_a_run_without_ablation_or_selection():
+    """A profile without ablation and validation grid (e.g. Caltech-101): every table is empty, none fails."""
+    res = pd.DataFrame([dict(method="mvl_ls", l_c=1, u_c=0, split=0, accuracy=0.5)])
+    assert R.unlabelled_gain(res).empty and R.ablation_table(res).empty
+    assert R.selected_graphs(res).empty and R.grid_cost(res).empty
+    assert R.unlabelled_verdicts(R.unlabelled_gain(res)) == []
+
+
+def test_every_table_and_figure_of_a_minimal_run():
+    """Only the columns every run has (e.g. mvmnist: supervised, no optC, no related systems): the notebook's
+    tables are empty or built from what is there, the figures say what is missing, nothing fails."""
+    res = pd.DataFrame([dict(method=m, l_c=lc, u_c=0, split=s, accuracy=0.5 + 0.1 * s)
+                        for m in ("mvl_ls", "view_x") for lc in (5, 10) for s in (0, 1)])
+    assert R.accuracy_table(res).shape == (2, 2)
+    assert R.multiview_vs_best_view(res)["best single view"].tolist() == ["x", "x"]
+    for table in (R.selected_gammas, R.configured_ablation_table, R.optc_table, R.optc_gain, R.comparison_table):
+        assert table(res).empty, table.__name__
+    assert R.settings_table("d", "s", res).loc["splits", "value"] == "2"
+    assert len(R.accuracy_figure(res, "d").axes) == 1
+    for figure in (R.comparison_figure, R.mvml_metric_figure, R.optc_weights_figure, R.optc_objective_figure):
+        assert any("no " in t.get_text() for ax in figure(res, "d").axes for t in ax.texts), figure.__name__

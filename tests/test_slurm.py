@@ -114,12 +114,12 @@ def _check_dry_run(wf):
     assert counts["run"] > 0 and counts["report"] == 1, counts
     runs = _planned(out, "run")
     assert len(runs) == counts["run"], runs[:5]
-    # threads of run/select_gammas = cpus_per_task (profile's set-threads); runtime and memory for every job
+    # threads of run = cpus_per_task (profile's set-threads); runtime and memory for every job
     assert all(threads == 2 and mem and runtime for threads, mem, runtime in runs), runs[:5]
-    assert all(threads == 1 for threads, _, _ in _planned(out, "kernel")), _planned(out, "kernel")[:3]
+    assert all(threads == 1 for threads, _, _ in _planned(out, "dataset")), _planned(out, "dataset")[:3]
     if RESOURCES_INCLUDE in (wf / "Snakefile").read_text():
         # estimated from n and m (CI size: under 1 GB), not the profile's 2048 MB fallback
-        for rule in ("run", "kernel", "split"):
+        for rule in ("run", "dataset"):
             jobs = _planned(out, rule)
             assert jobs and all(int(mem) < 2048 for _, mem, _ in jobs), (rule, jobs[:3])
     return counts
@@ -132,11 +132,13 @@ def test_slurm_profile_dry_run(tmp_path):
 
 
 def test_resources_included():
-    """The Snakefile includes the per-rule resources after every rule file (it sizes rules already defined)."""
+    """The Snakefile includes the per-rule resources before the rule files (rule `run` names its functions) and
+    applies the other rules' resources once every rule is defined."""
     text = (ROOT / "Snakefile").read_text()
-    assert RESOURCES_INCLUDE in text, f"Snakefile should have the line {RESOURCES_INCLUDE!r} after the rule includes"
+    assert RESOURCES_INCLUDE in text, f"Snakefile should have the line {RESOURCES_INCLUDE!r}"
     rule_files = re.findall(r'^include: "workflow/rules/\w+\.smk"', text, flags=re.M)
-    assert rule_files[-1] == RESOURCES_INCLUDE, rule_files
+    assert rule_files.index(RESOURCES_INCLUDE) < rule_files.index('include: "workflow/rules/experiments.smk"')
+    assert text.rstrip().endswith("apply_rule_resources()"), text[-200:]
 
 
 def _start_cluster(cluster_dir):
@@ -180,7 +182,7 @@ def test_slurm_profile_runs_ci_workflow(tmp_path):
             "--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "2",
             "--slurm-keep-successful-logs", "--latency-wait", "10",
             # one CPU per job on this small node, so that two jobs run at once (the profile asks 2 for these)
-            "--set-threads", "run=1", "select_gammas=1",
+            "--set-threads", "run=1",
             env=_env(cluster.env), timeout=RUN_TIMEOUT,
         )
         elapsed = time.monotonic() - started

@@ -43,10 +43,12 @@ is kernel RLS (ridge 1) with the kernel of SR eq 14 (:func:`manifold_regularizat
 intrinsic Gram matrix is K2 = R^-1; solved directly by :func:`laplacian_rls`, and as one-view MVL-LS with
 gamma_A = gamma_1 / l, gamma_W = gamma_2 / l, Laplacian R (:func:`manifold_regularization_as_mvl`).
 
-For CoMR/MR experiments (SR Section 4): k1 an ambient kernel, K2 = (M^p + 1e-6 I)^-1 with M the normalized
-kNN graph Laplacian over V (:func:`knn_graph_laplacian`, :func:`intrinsic_graph_kernel`), mu = 1; CoMR
-predicts out of sample with its ambient component f1 (SR eq 9). :func:`mr_grid` and :func:`comr_grid`
-evaluate both on a (gamma_1, gamma_2) grid, :func:`select_on_validation` picks the pair.
+For CoMR/MR experiments (SR Section 4): k1 an ambient kernel, K2 = (M^p + 1e-6 I)^-1 (p the
+``laplacian_power``) with M the normalized kNN graph Laplacian over V, its edges weighted 1 ("binary", the
+manifold-regularization code's default) or by the Gaussian kernel ("kernel") (:func:`knn_graph_laplacian`,
+:func:`intrinsic_graph_kernel`), mu = 1; CoMR predicts out of sample with its ambient component f1 (SR eq 9).
+:func:`mr_grid` (one eigendecomposition for the whole grid) and :func:`comr_grid` (one Cholesky factorisation
+per pair) evaluate both on a (gamma_1, gamma_2) grid, :func:`select_on_validation` picks the pair.
 """
 
 from __future__ import annotations
@@ -71,8 +73,12 @@ __all__ = [
     "manifold_regularization_as_mvl",
     "solve_mvl_dense",
     "squared_distances",
+    "GRAPH_WEIGHTS",
+    "graph_weights_name",
     "knn_graph_laplacian",
+    "intrinsic_graph_spectrum",
     "intrinsic_graph_kernel",
+    "ambient_spectrum",
     "mr_grid",
     "comr_grid",
     "select_on_validation",
@@ -431,19 +437,33 @@ def squared_distances(A, B=None):
     return D
 
 
+GRAPH_WEIGHTS = ("binary", "kernel")
+"""kNN graph weight conventions of :func:`knn_graph_laplacian` ("heat" is accepted for "kernel")."""
+
+
+def graph_weights_name(weights):
+    """The canonical name of a kNN graph weight convention: "binary" or "kernel" ("heat" is an alias)."""
+    name = {"heat": "kernel"}.get(str(weights), str(weights))
+    if name not in GRAPH_WEIGHTS:
+        raise ValueError(f"weights must be 'binary' or 'kernel' (alias 'heat'), got {weights!r}")
+    return name
+
+
 def knn_graph_laplacian(sqdist, n_neighbors, weights="binary", sigma=None):
     """Normalized Laplacian M = I - D^-1/2 W D^-1/2 of the symmetrised kNN graph (SR Section 4.3).
 
     ``sqdist`` is the (n, n) matrix of squared distances between the graph's vertices (the labelled and
     unlabelled training points). i ~ j if j is among the ``n_neighbors`` nearest points of i or i among those
     of j. ``weights``: "binary" (W_ij = 1 on edges, the default of the manifold-regularization code) or
-    "heat" (W_ij = exp(-d_ij^2 / (2 sigma^2))).
+    "kernel" (W_ij = exp(-d_ij^2 / (2 sigma^2)) on edges, the Gaussian kernel of width ``sigma`` as weights,
+    as :func:`mvl.graph.knn_weights` does with a kernel matrix; "heat" is accepted as an alias).
     """
     D2 = _gram(sqdist, "sqdist")
     n = D2.shape[0]
     k = int(n_neighbors)
     if not 1 <= k < n:
         raise ValueError(f"n_neighbors must be in 1..{n - 1}, got {n_neighbors}")
+    weights = graph_weights_name(weights)
     S = D2.copy()
     S[np.diag_indices(n)] = np.inf
     idx = np.argpartition(S, kth=k - 1, axis=1)[:, :k]
@@ -452,27 +472,37 @@ def knn_graph_laplacian(sqdist, n_neighbors, weights="binary", sigma=None):
     mask |= mask.T
     if weights == "binary":
         W = mask.astype(np.float64)
-    elif weights == "heat":
+    else:
+        if sigma is None:
+            raise ValueError("kernel graph weights need the width sigma")
         s = _positive(sigma, "sigma")
         W = np.where(mask, np.exp(-0.5 * (D2 + D2.T) / (2.0 * s**2)), 0.0)
-    else:
-        raise ValueError(f"weights must be 'binary' or 'heat', got {weights!r}")
     return laplacian(W, normalized=True)
 
 
-def intrinsic_graph_kernel(M, p, eps=1e-6):
-    """The intrinsic Gram matrix K2 = (M^p + eps I)^-1 of SR Section 4.3 and its inverse R = M^p + eps I.
+def intrinsic_graph_spectrum(M, laplacian_power, eps=1e-6):
+    """Eigendecomposition of the intrinsic regularizer R = M^p + eps I (p = ``laplacian_power``).
 
-    Computed from one symmetric eigendecomposition of M, so both are exactly symmetric and mutually
-    inverse to rounding. Returns ``(K2, R)``.
+    One symmetric eigendecomposition M = V diag(lam) V^T (lam clipped at 0, a Laplacian is PSD); returns
+    ``(r, V)`` with r = lam^p + eps, so R = V diag(r) V^T and K2 = R^-1 = V diag(1/r) V^T.
     """
     M = _gram(M, "M")
-    p = int(p)
-    if p < 1:
-        raise ValueError(f"p must be a positive integer, got {p}")
+    p = int(laplacian_power)
+    if p < 1 or p != laplacian_power:
+        raise ValueError(f"laplacian_power must be a positive integer, got {laplacian_power!r}")
     lam, V = linalg.eigh(0.5 * (M + M.T), check_finite=False)
     lam = np.clip(lam, 0.0, None)  # a Laplacian is PSD; clip rounding below 0
-    r = lam**p + eps
+    return lam**p + eps, V
+
+
+def intrinsic_graph_kernel(M, laplacian_power, eps=1e-6):
+    """The intrinsic Gram matrix K2 = (M^p + eps I)^-1 of SR Section 4.3 (p = ``laplacian_power``, the "p" of
+    SR Table 4) and its inverse R = M^p + eps I.
+
+    Computed from one symmetric eigendecomposition of M (:func:`intrinsic_graph_spectrum`), so both are
+    exactly symmetric and mutually inverse to rounding. Returns ``(K2, R)``.
+    """
+    r, V = intrinsic_graph_spectrum(M, laplacian_power, eps)
     K2 = (V / r) @ V.T
     R = (V * r) @ V.T
     return 0.5 * (K2 + K2.T), 0.5 * (R + R.T)
@@ -481,32 +511,118 @@ def intrinsic_graph_kernel(M, p, eps=1e-6):
 # ----------------------------------------------------------------------------- experiments (SR Section 4.3)
 
 
-def mr_grid(K1, R, labelled, Y_L, K1_eval, grid=GAMMA_GRID):
-    """Laplacian RLS (MR) outputs for every (gamma_1, gamma_2) on ``grid`` x ``grid``.
+def ambient_spectrum(K1, rtol=None):
+    """Eigendecomposition of the ambient Gram matrix restricted to its numerical range: K1 ~ Q diag(lam) Q^T.
+
+    Keeps the eigenvalues above ``rtol`` * the largest (default rtol = n * machine epsilon, the threshold of
+    ``numpy.linalg.matrix_rank``); the rest are zero to rounding (a linear kernel on d features has rank d).
+    Returns ``(lam, Q)``: (r,) and (n, r). F = Q diag(sqrt(lam)) holds the coordinates of the training points'
+    feature vectors in an orthonormal basis of their span (F F^T = K1), used by :func:`mr_grid`.
+    """
+    K1 = _gram(K1, "K1")
+    n = K1.shape[0]
+    lam, Q = linalg.eigh(0.5 * (K1 + K1.T), check_finite=False)
+    tol = (n * np.finfo(np.float64).eps if rtol is None else float(rtol)) * max(float(lam[-1]), 0.0)
+    keep = lam > tol
+    if not keep.any():
+        raise ValueError("K1 is zero to rounding")
+    return lam[keep], Q[:, keep]
+
+
+def _grid_pairs(grid):
+    pairs = [(g1, g2) for g1 in grid for g2 in grid]
+    for g1, g2 in pairs:
+        _positive(g1, "gamma1")
+        _positive(g2, "gamma2")
+    return pairs
+
+
+def mr_grid(K1, R, labelled, Y_L, K1_eval, grid=GAMMA_GRID, K1_spectrum=None):
+    """Laplacian RLS (MR, SR eq 13) outputs for every (gamma_1, gamma_2) on ``grid`` x ``grid``, from one
+    eigendecomposition shared by all pairs.
 
     ``K1_eval`` (t, n) holds k1 between the evaluation points (e.g. validation and test) and the training
-    points. Returns a dict (gamma_1, gamma_2) -> (f_train (n, P), f_eval (t, P)).
+    points; ``K1_spectrum`` = :func:`ambient_spectrum` (K1), computed here if not given (pass it to share it
+    between several R). Returns a dict (gamma_1, gamma_2) -> (f_train (n, P), f_eval (t, P)).
+
+    Method. With F = Q diag(sqrt(lam)) (F F^T = K1, orthonormal coordinates of the training features) and
+    F_t = K1_eval Q diag(lam^-1/2) (coordinates of the evaluation points' features projected on that span;
+    the orthogonal rest does not change f(x), which is a combination of k1(x_j, .), j in V), MR minimises
+    gamma_1 |w|^2 + gamma_2 (F w)^T R (F w) + |Y - F_L w|^2 over w. One eigendecomposition
+    F^T R F = W diag(theta) W^T diagonalises the regulariser gamma_1 I + gamma_2 F^T R F = W diag(g) W^T,
+    g = gamma_1 + gamma_2 theta, for every pair; with Psi = F W and Woodbury's identity for the labelled term,
+    w = W diag(1/g) Psi_L^T c, c = (I_l + Psi_L diag(1/g) Psi_L^T)^-1 Y, so each pair costs an l x l solve and
+    two products: f_train = Psi diag(1/g) Psi_L^T c, f_eval = (F_t W) diag(1/g) Psi_L^T c. The direct solver
+    :func:`laplacian_rls` solves the same problem as one n x n system per pair (tests compare the two).
     """
+    K1, R = _gram_pair(K1, R, "R")
+    n = K1.shape[0]
+    lab = _index(labelled, n, "labelled")
+    Y = _targets(Y_L, lab.size)
+    K1e = _rows(K1_eval, n, "K1_eval")
+    pairs = _grid_pairs(grid)
+    lam, Q = ambient_spectrum(K1) if K1_spectrum is None else K1_spectrum
+    s = np.sqrt(lam)
+    F = Q * s
+    B = F.T @ (0.5 * (R + R.T)) @ F
+    theta, W = linalg.eigh(0.5 * (B + B.T), check_finite=False)
+    theta = np.clip(theta, 0.0, None)  # F^T R F is PSD
+    Psi = F @ W
+    Psi_eval = ((K1e @ Q) / s) @ W
+    Psi_L = Psi[lab]
+    eye = np.eye(lab.size)
     out = {}
-    RK1 = np.asarray(R, dtype=np.float64) @ np.asarray(K1, dtype=np.float64)
-    for g1 in grid:
-        for g2 in grid:
-            _, f_train, f_eval = laplacian_rls(K1, labelled, Y_L, g1, g2, R, K1_eval, RK1=RK1)
-            out[(g1, g2)] = (f_train, f_eval)
+    for g1, g2 in pairs:
+        d = 1.0 / (g1 + g2 * theta)
+        T = (Psi_L * d) @ Psi_L.T
+        c = linalg.solve(0.5 * (T + T.T) + eye, Y, assume_a="pos", check_finite=False)
+        b = d[:, None] * (Psi_L.T @ c)
+        out[(g1, g2)] = (Psi @ b, Psi_eval @ b)
     return out
 
 
 def comr_grid(K1, K2, labelled, Y_L, K1_eval, mu=1.0, grid=GAMMA_GRID, coreg_points=None):
     """CoMR outputs for every (gamma_1, gamma_2): co-regularized RLS with k1 (ambient) and K2 (intrinsic).
 
+    The computation of :func:`coregularization_rls` (SR eq 7-10) with the blocks of K1 and K2 that every pair
+    needs taken out once; each pair then costs one Cholesky factorisation of I + mu S (|U| x |U|, SR
+    Theorem 2.2), which is what changes with (gamma_1, gamma_2).
+
     Returns a dict (gamma_1, gamma_2) -> (f_train (n, P) = (f1 + f2)/2 on the training points,
     f1_train (n, P), f1_eval (t, P) = the ambient component at the evaluation points, SR eq 9).
     """
+    K1, K2 = _gram_pair(K1, K2)
+    n = K1.shape[0]
+    lab = _index(labelled, n, "labelled")
+    Y = _targets(Y_L, lab.size)
+    K1e = _rows(K1_eval, n, "K1_eval")
+    mu = float(mu)
+    if not np.isfinite(mu) or mu < 0:
+        raise ValueError(f"mu must be finite and >= 0, got {mu!r}")
+    U = _coreg_points(coreg_points, lab, n)
+    pairs = _grid_pairs(grid)
+    K1_UU, K2_UU = K1[np.ix_(U, U)], K2[np.ix_(U, U)]
+    K1_UL, K2_UL = K1[np.ix_(U, lab)], K2[np.ix_(U, lab)]
+    K1_LL, K2_LL = K1[np.ix_(lab, lab)], K2[np.ix_(lab, lab)]
+    K1_VL, K1_VU, K2_VL, K2_VU = K1[:, lab], K1[:, U], K2[:, lab], K2[:, U]
+    K1e_L, K1e_U = K1e[:, lab], K1e[:, U]
+    diag_U = np.diag_indices(U.size)
     out = {}
-    for g1 in grid:
-        for g2 in grid:
-            fit = coregularization_rls(K1, K2, labelled, Y_L, g1, g2, mu, coreg_points, K1_test=K1_eval)
-            out[(g1, g2)] = (fit.train, fit.train_views[0], fit.test_ambient)
+    for g1, g2 in pairs:
+        Hinv = (mu / g1) * K1_UU + (mu / g2) * K2_UU
+        Hinv[diag_U] += 1.0
+        fac = linalg.cho_factor(Hinv, lower=True, overwrite_a=True, check_finite=False)
+        DL = K1_UL / g1 - K2_UL / g2
+        HDL = linalg.cho_solve(fac, DL, check_finite=False)
+        KLL = K1_LL / g1 + K2_LL / g2 - mu * (DL.T @ HDL)
+        KLL = 0.5 * (KLL + KLL.T)
+        KLL[np.diag_indices_from(KLL)] += 4.0
+        alpha = 2.0 * linalg.solve(KLL, Y, assume_a="pos", check_finite=False)
+        beta = HDL @ alpha
+        f1 = (K1_VL @ alpha - mu * (K1_VU @ beta)) / g1
+        f2 = (K2_VL @ alpha + mu * (K2_VU @ beta)) / g2
+        f1_eval = (K1e_L @ alpha - mu * (K1e_U @ beta)) / g1
+        out[(g1, g2)] = (0.5 * (f1 + f2), f1, f1_eval)
     return out
 
 

@@ -322,7 +322,8 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
         t0 = time.perf_counter()
         model = MVLLeastSquaresOptC(gA, gB, gW, alpha=float(opt.get("alpha", 1.0)),
                                     n_restarts=int(opt.get("n_restarts", 20)), n_iter=_optc_iterations(method),
-                                    tol=float(opt.get("tol", 1e-8)), laplacian=g["laplacian"], n_neighbors=g["n_neighbors"],
+                                    tol=float(opt.get("tol", 1e-8)), laplacian=g["laplacian"],
+                                    n_neighbors=g["n_neighbors"],
                                     laplacian_power=g["laplacian_power"], graph_weights=g["weights"],
                                     random_state=[int(opt.get("seed", 0)), int(seed), int(l_c), _u_rows(u_c)])
         model.fit(K_tr, y_train, d_va, y_va)

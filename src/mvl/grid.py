@@ -15,19 +15,21 @@ gamma_A (delta = l gamma_A): Q_p = U diag(1 / (s + delta)) U^T with U = R_p W. F
   and such grid points do not depend on the graph (computed once, shared by every graph);
 - L^p of each view and kNN size is eigendecomposed once, L = Phi diag(lambda) Phi^T, and serves every
   power k: R L^k R = (R Phi) diag(lambda^k) (R Phi)^T, L^k F = Phi diag(lambda^k) Phi^T F;
-- with gamma_B = 0, R D R = l gamma_W R L^k R: one decomposition per graph serves every gamma_W (scaled).
+- with gamma_B = 0, R D R = l gamma_W R L^k R: one decomposition per graph serves every gamma_W (scaled);
+  with gamma_B > 0 one decomposition serves every (gamma_B, gamma_W) of the same ratio gamma_W / gamma_B.
 
-Per grid point the coupled system of :mod:`mvl.least_squares` (size l, or l + n when gamma_B > 0) is
-solved and A_p = (r_p - D_p F_p) / delta recovered from F_p = K^p A_p = Q_p r_p. No (nm) x (nm) matrix is
-formed. Cost: O(m n^3) per eigendecomposition, and per grid point with gamma_B > 0 one n x n x (mn) product
-(Q_1) and one LU of size l + n; with gamma_B = 0 only O(m l n^2).
+Per grid point the coupled system of :mod:`mvl.least_squares` (size l, or l + n when gamma_B > 0, then
+reduced to l by a Cholesky factorisation of I - l gamma_B Q_1) is solved and A_p = (r_p - D_p F_p) / delta
+recovered from F_p = K^p A_p = Q_p r_p. No (nm) x (nm) matrix is formed. Cost: O(m n^3) per
+eigendecomposition, and per grid point with gamma_B > 0 one n x n x (mn) product (Q_1) and one Cholesky of
+size n; with gamma_B = 0 only O(m l n^2).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import blas
+from scipy.linalg import blas, lapack
 
 from ._validation import (
     check_combination,
@@ -80,20 +82,26 @@ class _GridSystem:
                 Qc_L += c[p] * (ULi @ U.T)
                 np.multiply(U, np.sqrt(inv), out=Z[:, p * n:(p + 1) * n])
         if beta > 0:
-            # Q_1 = sum_p Q_p = Z Z^T: one rank-(mn) update (upper triangle), then the coupled system of
-            # mvl.least_squares (size l + n): [[I + Qcc_LL, beta Qc_L], [-Qc_L^T, I - beta Q_1]] [E_L; T] = [Y_L; 0]
-            S = np.empty((l + n, l + n), order="F")
-            Q1 = blas.dsyrk(-beta, Z, c=S[l:, l:], beta=0.0, overwrite_c=True)
-            S[l:, l:] = np.triu(Q1) + np.triu(Q1, 1).T
-            S[l + np.arange(n), l + np.arange(n)] += 1.0
-            S[:l, :l] = Qcc_LL
-            S[np.arange(l), np.arange(l)] += 1.0
-            S[:l, l:] = beta * Qc_L
-            S[l:, :l] = -Qc_L.T
-            rhs = np.zeros((l + n, P))
-            rhs[:l] = self.Y_L
-            sol = linalg.solve(S, rhs, overwrite_a=True, check_finite=False)
-            E_L, T = sol[:l], sol[l:]
+            # G = I - beta Q_1, Q_1 = sum_p Q_p = Z Z^T (one rank-(mn) update, upper triangle), is symmetric positive
+            # definite for delta > 0 (beta Q_p <= I / m); eliminating T = G^{-1} Qc[:, L] E_L from the coupled
+            # system of mvl.least_squares leaves (I + Qcc_LL + beta Qc_L G^{-1} Qc_L^T) E_L = Y_L (l x l)
+            G = blas.dsyrk(-beta, Z, trans=0)
+            G[np.diag_indices(n)] += 1.0
+            chol, info = lapack.dpotrf(G, lower=0, overwrite_a=1, clean=0)
+            X = Qc_L.T.copy(order="F")  # (n, l); overwritten by the solve
+            if info == 0:
+                X, info = lapack.dpotrs(chol, X, lower=0, overwrite_b=1)
+            if info != 0:  # not numerically definite: the (l + n) system by LU, as the structured solver does
+                S = np.block([[np.eye(l) + Qcc_LL, beta * Qc_L], [-Qc_L.T, np.eye(n) - beta * (Z @ Z.T)]])
+                rhs = np.zeros((l + n, P))
+                rhs[:l] = self.Y_L
+                sol = linalg.solve(S, rhs, overwrite_a=True, check_finite=False)
+                E_L, T = sol[:l], sol[l:]
+            else:
+                M = Qcc_LL + beta * (Qc_L @ X)
+                M[np.diag_indices(l)] += 1.0
+                E_L = linalg.solve(M, self.Y_L, overwrite_a=True, check_finite=False)
+                T = X @ E_L
         else:
             Qcc_LL[np.diag_indices(l)] += 1.0
             E_L = linalg.solve(Qcc_LL, self.Y_L, assume_a="pos", overwrite_a=True, check_finite=False)
@@ -101,7 +109,7 @@ class _GridSystem:
         E = np.zeros((n, P))
         E[lab] = E_L
         comb = np.zeros((self.Kt.shape[1], P))
-        for p, (s, U, _UL) in enumerate(eig):
+        for p, (_s, U, _UL) in enumerate(eig):
             r = c[p] * E if T is None else c[p] * E + beta * T
             F = U @ ((U.T @ r) * invs[p][:, None])  # F_p = K^p A_p = Q_p r_p on the training points
             DF = (beta * m) * F
@@ -203,6 +211,7 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
             return Phi @ ((Phi.T @ F) * (lam**power)[:, None])
 
         base = None  # gamma_B = 0: eigendecomposition of R L^k R, scaled by omega
+        by_ratio = {}
         for jb, gB in enumerate(gammas_B):
             beta = l * gB if m > 1 else 0.0
             for jw, gW in enumerate(gammas_W):
@@ -214,8 +223,13 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
                         base = [(s, R[p] @ W) for p, (s, W) in enumerate(_view_eigs(np.stack(RLR)))]
                     eig = [with_labelled(omega * s, U) for s, U in base]
                 else:
-                    mats = np.stack([(beta * m) * K[p] + omega * RLR[p] for p in range(m)])
-                    eig = [with_labelled(s, R[p] @ W) for p, (s, W) in enumerate(_view_eigs(mats))]
+                    # R D R = beta (m K + (omega / beta) R L^k R): one decomposition per ratio omega / beta (log
+                    # grids repeat ratios, e.g. 1e-4 / 1e-6 = 1e-2 / 1e-4), its eigenvalues scaled by beta
+                    ratio = float(f"{omega / beta:.12g}")  # equal ratios up to rounding share one key
+                    if ratio not in by_ratio:
+                        mats = np.stack([m * K[p] + (omega / beta) * RLR[p] for p in range(m)])
+                        by_ratio[ratio] = [(s, R[p] @ W) for p, (s, W) in enumerate(_view_eigs(mats))]
+                    eig = [with_labelled(beta * s, U) for s, U in by_ratio[ratio]]
                 for ja, gA in enumerate(gammas_A):
                     out[ig, ja, jb, jw] = sysm.outputs(eig, beta, omega, l * gA, apply_L)
     return (out[0] if single else out), classes

@@ -128,8 +128,9 @@ def draw_training_set(split, l_c, u_c, n_val_per_class, u_max=None, seed=None):
     ``[validation (n_val_per_class) | unlabelled (u_max) | labelled (rest)]``;
     the first ``u_c`` of the unlabelled block and the first ``l_c`` of the
     labelled block are used. ``u_c = "all"`` (:data:`ALL`) takes every pool sample that is neither
-    validation nor labelled (the unlabelled block and the rest after the l_c labelled samples). ``u_max`` (default ``u_c``) fixes the block layout
-    so that sets are nested across u_c and l_c for one split. ``seed`` is
+    validation nor labelled (the unlabelled block and the rest after the l_c labelled samples).
+    ``u_max`` (default ``u_c``) fixes the block layout so that sets are nested across u_c and l_c for
+    one split. ``seed`` is
     unused (the split's order already carries the randomness) but accepted for
     symmetry with other protocols.
     """

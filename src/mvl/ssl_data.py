@@ -5,8 +5,10 @@ Loaders read the MATLAB files of the benchmark collection (``g50c.mat``, ``uspst
 ``COIL20_cai.mat``) from a file path or a directory; they do not download anything. :func:`make_lines`
 generates the LINES data set. :func:`draw_split` draws seeded (l, u, t, v) splits with the sizes of SR
 Table 1, :func:`run_split` runs MR and CoMR on one (dataset, seed) split with the parameters of SR Table 4
-and (gamma_1, gamma_2) chosen on the validation set, and :func:`paired_ttest` compares MR and CoMR over
-seeds. Error rates are in percent, as in SR Tables 2-3.
+over the whole (gamma_1, gamma_2) grid and both kNN graph weight conventions (binary and kernel weights),
+marking the pair chosen on the split's validation set, and :func:`paired_ttest` compares MR and CoMR over
+seeds. The protocols built on these rows (per-split selection, one pair per dataset, SR's Table-4 pairs) are in
+:mod:`mvl.workflow.coreg_report`. Error rates are in percent, as in SR Tables 2-3.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ import numpy as np
 
 from .coreg import (
     GAMMA_GRID,
+    ambient_spectrum,
     comr_grid,
+    graph_weights_name,
     intrinsic_graph_kernel,
     knn_graph_laplacian,
     mr_grid,
@@ -38,6 +42,7 @@ __all__ = [
     "load_dataset",
     "draw_split",
     "prepare_split",
+    "graph_kernels",
     "run_split",
     "summarize",
     "paired_ttest",
@@ -60,15 +65,23 @@ SPLIT_SIZES = {
 """(l, u, t, v): labelled, unlabelled, test and validation sizes of SR Table 1."""
 
 SR_PARAMETERS = {
-    "lines": dict(n_neighbors=10, sigma=None, p=1, kernel="linear", preprocess=None, each_class_labelled=True),
-    "g50c": dict(n_neighbors=50, sigma=17.5, p=5, kernel="gaussian", preprocess=None, each_class_labelled=False),
-    "uspst": dict(n_neighbors=10, sigma=9.4, p=2, kernel="gaussian", preprocess=None, each_class_labelled=False),
-    "coil20": dict(n_neighbors=2, sigma=0.6, p=1, kernel="gaussian", preprocess="unit_norm",
+    "lines": dict(n_neighbors=10, sigma=None, laplacian_power=1, kernel="linear", preprocess=None,
+                  each_class_labelled=True),
+    "g50c": dict(n_neighbors=50, sigma=17.5, laplacian_power=5, kernel="gaussian", preprocess=None,
+                 each_class_labelled=False),
+    "uspst": dict(n_neighbors=10, sigma=9.4, laplacian_power=2, kernel="gaussian", preprocess=None,
+                  each_class_labelled=False),
+    "coil20": dict(n_neighbors=2, sigma=0.6, laplacian_power=1, kernel="gaussian", preprocess="unit_norm",
                    each_class_labelled=False),
-    "pcmac": dict(n_neighbors=50, sigma=2.7, p=5, kernel="gaussian", preprocess=None, each_class_labelled=False),
+    "pcmac": dict(n_neighbors=50, sigma=2.7, laplacian_power=5, kernel="gaussian", preprocess=None,
+                  each_class_labelled=False),
 }
-"""nn, sigma, p of SR Table 4 (mu = 1), the ambient kernel (linear for LINES), our preprocessing and the
-labelled-set sampling.
+"""nn, sigma and p (``laplacian_power``: K2 = (M^p + 1e-6 I)^-1) of SR Table 4 (mu = 1), the ambient kernel
+(linear for LINES), our preprocessing and the labelled-set sampling. ``params={"p": ...}`` is accepted for
+``laplacian_power`` by :func:`prepare_split` and :func:`run_split`.
+
+sigma is also the width of the "kernel" graph weights exp(-d^2 / (2 sigma^2)) (:func:`graph_kernels`); LINES
+has no sigma in Table 4 (linear kernel), so it is run with binary graph weights only.
 
 Labelled sets are uniformly random ("10 random data splits", SR Table 1), so with COIL20 (l = 40, 20 classes)
 about 2.6 classes have no labelled point on average; only LINES (l = 2, one point per class) is redrawn until
@@ -255,11 +268,33 @@ def _resolve(dataset, params):
     if key not in SPLIT_SIZES:
         raise ValueError(f"unknown dataset {dataset!r}; expected one of {sorted(SPLIT_SIZES)}")
     par = dict(SR_PARAMETERS[key], graph_weights="binary")
-    unknown = set(params or {}) - set(par)
+    given = dict(params or {})
+    if "p" in given:  # the name of SR Table 4
+        if "laplacian_power" in given:
+            raise ValueError("give laplacian_power or its alias p, not both")
+        given["laplacian_power"] = given.pop("p")
+    unknown = set(given) - set(par)
     if unknown:
-        raise ValueError(f"unknown parameter(s) {sorted(unknown)}; expected some of {sorted(par)}")
-    par.update(params or {})
+        raise ValueError(f"unknown parameter(s) {sorted(unknown)}; expected some of {sorted(par)} (or p)")
+    par.update(given)
+    par["graph_weights"] = graph_weights_name(par["graph_weights"])
     return key, par
+
+
+def graph_kernels(sqdist, params, weights=None):
+    """The kNN graph of SR Section 4.3 on the training points and its intrinsic kernel, for one weight
+    convention (``weights``: "binary" or "kernel", default ``params["graph_weights"]``).
+
+    ``params`` holds n_neighbors, laplacian_power and sigma (the width of the kernel weights
+    exp(-d^2 / (2 sigma^2)); SR Table 4's sigma of the ambient Gaussian kernel). Returns a dict with ``M`` (the
+    normalized Laplacian), ``K2`` = (M^p + 1e-6 I)^-1 and ``R`` = M^p + 1e-6 I.
+    """
+    weights = graph_weights_name(params["graph_weights"] if weights is None else weights)
+    if weights == "kernel" and params.get("sigma") is None:
+        raise ValueError("kernel graph weights need sigma (SR Table 4 gives none for LINES)")
+    M = knn_graph_laplacian(sqdist, params["n_neighbors"], weights=weights, sigma=params.get("sigma"))
+    K2, R = intrinsic_graph_kernel(M, params["laplacian_power"])
+    return dict(M=M, K2=K2, R=R)
 
 
 def prepare_split(dataset, seed, data_dir=None, X=None, y=None, sizes=None, params=None):
@@ -267,8 +302,10 @@ def prepare_split(dataset, seed, data_dir=None, X=None, y=None, sizes=None, para
 
     Training points are ordered labelled first, then unlabelled; evaluation points validation first, then
     test. Returns a dict with ``key``, ``params``, ``split`` (index arrays into the data set), ``K1`` (n, n) and
-    ``K1_eval`` (v + t, n) of the ambient kernel, ``M`` (normalized kNN Laplacian), ``K2`` = (M^p + 1e-6 I)^-1
-    and ``R`` = M^p + 1e-6 I on the training points, ``labelled`` (= 0..l-1), ``Y_L`` (l, P) +-1 targets,
+    ``K1_eval`` (v + t, n) of the ambient kernel, ``sqdist`` (n, n) squared distances of the training points,
+    ``M`` (normalized kNN Laplacian with the weights ``params["graph_weights"]``, default binary),
+    ``K2`` = (M^p + 1e-6 I)^-1 and ``R`` = M^p + 1e-6 I on the training points (:func:`graph_kernels`; call it
+    with ``sqdist`` for the other weight convention), ``labelled`` (= 0..l-1), ``Y_L`` (l, P) +-1 targets,
     ``classes`` and encoded labels ``y_train``, ``y_val``, ``y_test``.
     """
     key, par = _resolve(dataset, params)
@@ -299,25 +336,31 @@ def prepare_split(dataset, seed, data_dir=None, X=None, y=None, sizes=None, para
         K1e = np.exp(-squared_distances(Xev, Xtr) / s2)
     else:
         raise ValueError(f"kernel must be 'linear' or 'gaussian', got {par['kernel']!r}")
-    M = knn_graph_laplacian(D_tr, par["n_neighbors"], weights=par["graph_weights"], sigma=par.get("sigma"))
-    K2, R = intrinsic_graph_kernel(M, par["p"])
+    graph = graph_kernels(D_tr, par)
     return dict(
-        key=key, params=par, split=split, K1=K1, K1_eval=K1e, M=M, K2=K2, R=R, labelled=np.arange(lab.size),
+        key=key, params=par, split=split, K1=K1, K1_eval=K1e, sqdist=D_tr, **graph, labelled=np.arange(lab.size),
         Y_L=encode_targets(enc[lab], classes.size), classes=classes,
         y_train=enc[train], y_val=enc[val], y_test=enc[tst],
     )
 
 
 def run_split(dataset, seed, data_dir=None, X=None, y=None, sizes=None, params=None, grid=GAMMA_GRID, mu=1.0,
-              all_grid=False, coreg_on="unlabelled", blas_threads=1):
-    """Run MR (Laplacian RLS) and CoMR on one seeded split of ``dataset`` (SR Section 4.3).
+              all_grid=False, coreg_on="unlabelled", blas_threads=1, graph_weights=None):
+    """Run MR (Laplacian RLS) and CoMR on one seeded split of ``dataset`` (SR Section 4.3) for every
+    (gamma_1, gamma_2) of the grid and every kNN graph weight convention.
 
     Training points are the l labelled and u unlabelled points; the kNN graph, its normalized Laplacian M,
     R = M^p + 1e-6 I and the intrinsic Gram matrix K2 = R^-1 live on them. MR: Laplacian RLS with k1 and R
     (SR eq 13). CoMR: co-regularized RLS with k1 and K2 on the unlabelled points, mu = 1 (SR eq 2, 7). Multi-
-    class problems are one-vs-rest with +-1 targets, prediction by the largest output. (gamma_1, gamma_2) is
-    chosen per split and per method on the validation points (ties: smaller validation squared loss). Test
-    and validation points are out of sample: MR predicts with f, CoMR with its ambient component f1 (SR eq 9).
+    class problems are one-vs-rest with +-1 targets, prediction by the largest output. Test and validation
+    points are out of sample: MR predicts with f, CoMR with its ambient component f1 (SR eq 9). The data,
+    split, ambient kernel and distances are shared by both weight conventions; the graph and K2 are built per
+    convention. MR solves the whole grid from one eigendecomposition (:func:`mvl.coreg.mr_grid`), CoMR with one
+    Cholesky factorisation per pair (:func:`mvl.coreg.comr_grid`).
+
+    The ``selected`` rows are per-split validation selection (protocol (a) of :mod:`mvl.workflow.coreg_report`):
+    within each (method, graph_weights), the pair with the smallest validation error, ties broken by the
+    smaller validation squared loss, then by grid order (:func:`mvl.coreg.select_on_validation`).
 
     Parameters
     ----------
@@ -325,96 +368,125 @@ def run_split(dataset, seed, data_dir=None, X=None, y=None, sizes=None, params=N
     seed : int; seeds the split (and the LINES sample).
     data_dir : directory (or file) of the benchmark files; unused for LINES or when ``X``, ``y`` are given.
     sizes : (l, u, t, v), default :data:`SPLIT_SIZES` (smaller sizes give a reduced run).
-    params : overrides of :data:`SR_PARAMETERS` (n_neighbors, sigma, p, kernel, preprocess,
-        each_class_labelled, graph_weights).
+    params : overrides of :data:`SR_PARAMETERS` (n_neighbors, sigma, laplacian_power (alias p), kernel,
+        preprocess, each_class_labelled, graph_weights).
     grid : values tried for gamma_1 and for gamma_2 (default :data:`mvl.coreg.GAMMA_GRID`).
     mu : co-regularization weight of CoMR (SR Table 4: 1).
     coreg_on : "unlabelled" (SR eq 2: agreement on the unlabelled points) or "all" (on all l + u training points,
         the between-view operator of JMLR eq 57 / :class:`mvl.MVLLeastSquares`).
-    all_grid : return one row per method and grid point (with a ``selected`` column) instead of the selected
-        rows only.
+    all_grid : return every grid row (with the ``selected`` column) instead of the selected rows only.
     blas_threads : BLAS threads during the run (threadpoolctl), default 1; numpy and scipy ship separate
         OpenBLAS pools whose busy-waiting threads compete when calls alternate between them (a Cholesky of
         size 1430 took 10x longer on 2 shared cores). None leaves the pools as they are.
+    graph_weights : a weight convention ("binary", "kernel"; "heat" = "kernel") or a sequence of them. Default:
+        ``params["graph_weights"]`` if given, else both conventions where SR Table 4 gives sigma (binary only
+        for LINES).
 
     Returns
     -------
-    pandas.DataFrame with columns dataset, seed, method (MR, CoMR), gamma1, gamma2, validation_error,
-    test_error, unlabelled_error (CoMR: the mean (f1 + f2)/2, its transductive prediction),
-    unlabelled_error_ambient (CoMR: f1; MR: same as unlabelled_error), selected, coreg_on, l, u, t, v, seconds.
-    Errors are in percent.
+    pandas.DataFrame with columns dataset, seed, method (MR, CoMR), graph_weights, gamma1, gamma2,
+    validation_error, validation_loss (mean squared loss of the outputs against the +-1 targets on the
+    validation points), test_error, unlabelled_error (CoMR: the mean (f1 + f2)/2, its transductive
+    prediction), unlabelled_error_ambient (CoMR: f1; MR: same as unlabelled_error), selected, coreg_on, l, u,
+    t, v, seconds (the whole call). Errors are in percent. Rows are ordered by graph_weights, method (MR, CoMR)
+    and grid order (gamma_1, then gamma_2).
     """
     if blas_threads is not None:
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=int(blas_threads), user_api="blas"):
             return run_split(dataset, seed, data_dir, X, y, sizes, params, grid, mu, all_grid, coreg_on,
-                             blas_threads=None)
+                             blas_threads=None, graph_weights=graph_weights)
     import pandas as pd
 
     if coreg_on not in ("unlabelled", "all"):
         raise ValueError(f"coreg_on must be 'unlabelled' or 'all', got {coreg_on!r}")
     t0 = time.perf_counter()
-    d = prepare_split(dataset, seed, data_dir, X, y, sizes, params)
+    key, par = _resolve(dataset, params)
+    if graph_weights is None:
+        if params and "graph_weights" in params:
+            conventions = [par["graph_weights"]]
+        else:
+            conventions = ["binary"] + (["kernel"] if par.get("sigma") is not None else [])
+    else:
+        conventions = [graph_weights] if isinstance(graph_weights, str) else list(graph_weights)
+        conventions = list(dict.fromkeys(graph_weights_name(w) for w in conventions))
+        if not conventions:
+            raise ValueError("graph_weights: give at least one weight convention")
+    d = prepare_split(dataset, seed, data_dir, X, y, sizes, dict(params or {}, graph_weights=conventions[0]))
     sp = d["split"]
     n_l, n_u, n_t, n_v = (sp[k].size for k in ("labelled", "unlabelled", "test", "validation"))
     K1, K1e, lab, Y_L = d["K1"], d["K1_eval"], d["labelled"], d["Y_L"]
     Y_val = encode_targets(d["y_val"], d["classes"].size)
     unl_rows = np.arange(n_l, n_l + n_u)
     y_unl = d["y_train"][unl_rows]
-    results = {
-        "MR": {k: (ft, ft, fe) for k, (ft, fe) in mr_grid(K1, d["R"], lab, Y_L, K1e, grid).items()},
-        "CoMR": comr_grid(K1, d["K2"], lab, Y_L, K1e, mu=mu, grid=grid,
-                          coreg_points=np.arange(K1.shape[0]) if coreg_on == "all" else None),
-    }
+    spectrum = ambient_spectrum(K1)
     rows = []
-    for method, res in results.items():
-        val_err = {k: _errors(r[2][:n_v], d["y_val"]) for k, r in res.items()}
-        val_loss = {k: float(np.mean((r[2][:n_v] - Y_val) ** 2)) for k, r in res.items()}
-        best = select_on_validation(val_err, val_loss)
-        for k, (f_tr, f1_tr, f_ev) in res.items():
-            if not all_grid and k != best:
-                continue
-            rows.append(dict(
-                dataset=d["key"], seed=int(seed), method=method, gamma1=k[0], gamma2=k[1],
-                validation_error=val_err[k],
-                test_error=_errors(f_ev[n_v:], d["y_test"]),
-                unlabelled_error=_errors(f_tr[unl_rows], y_unl),
-                unlabelled_error_ambient=_errors(f1_tr[unl_rows], y_unl),
-                selected=(k == best), coreg_on=coreg_on, l=n_l, u=n_u, t=n_t, v=n_v,
-            ))
+    for weights in conventions:
+        graph = d if weights == conventions[0] else graph_kernels(d["sqdist"], d["params"], weights)
+        results = {
+            "MR": {k: (ft, ft, fe) for k, (ft, fe) in
+                   mr_grid(K1, graph["R"], lab, Y_L, K1e, grid, K1_spectrum=spectrum).items()},
+            "CoMR": comr_grid(K1, graph["K2"], lab, Y_L, K1e, mu=mu, grid=grid,
+                              coreg_points=np.arange(K1.shape[0]) if coreg_on == "all" else None),
+        }
+        del graph
+        for method, res in results.items():
+            val_err = {k: _errors(r[2][:n_v], d["y_val"]) for k, r in res.items()}
+            val_loss = {k: float(np.mean((r[2][:n_v] - Y_val) ** 2)) for k, r in res.items()}
+            best = select_on_validation(val_err, val_loss)
+            for k, (f_tr, f1_tr, f_ev) in res.items():
+                if not all_grid and k != best:
+                    continue
+                rows.append(dict(
+                    dataset=d["key"], seed=int(seed), method=method, graph_weights=weights, gamma1=k[0],
+                    gamma2=k[1], validation_error=val_err[k], validation_loss=val_loss[k],
+                    test_error=_errors(f_ev[n_v:], d["y_test"]),
+                    unlabelled_error=_errors(f_tr[unl_rows], y_unl),
+                    unlabelled_error_ambient=_errors(f1_tr[unl_rows], y_unl),
+                    selected=(k == best), coreg_on=coreg_on, l=n_l, u=n_u, t=n_t, v=n_v,
+                ))
     df = pd.DataFrame(rows)
     df["seconds"] = time.perf_counter() - t0
     return df
 
 
+def _groups(df):
+    """Grouping columns of a results table: dataset, and graph_weights where present."""
+    return ["dataset"] + (["graph_weights"] if "graph_weights" in df else [])
+
+
 def summarize(rows, metrics=("test_error", "unlabelled_error")):
-    """Mean and standard deviation (ddof = 1, as MATLAB's std) over seeds of the selected rows, per dataset
-    and method."""
-    df = rows[rows["selected"]] if "selected" in rows else rows
-    agg = df.groupby(["dataset", "method"])[list(metrics)].agg(["mean", "std", "count"])
+    """Mean and standard deviation (ddof = 1, as MATLAB's std) over seeds of the selected rows (per-split
+    validation selection), per dataset, graph_weights (where the column exists) and method."""
+    df = rows[rows["selected"].astype(bool)] if "selected" in rows else rows
+    agg = df.groupby(_groups(df) + ["method"], sort=False)[list(metrics)].agg(["mean", "std", "count"])
     agg.columns = [f"{m}_{s}" for m, s in agg.columns]
     return agg.reset_index()
 
 
 def paired_ttest(rows, metric="test_error", a="MR", b="CoMR", alpha=0.05):
     """Paired t-test (scipy.stats.ttest_rel) of ``metric`` between methods ``a`` and ``b`` over the seeds of
-    each dataset (SR Section 4.3: 5% level). Returns a DataFrame with dataset, n, mean_a, mean_b, t, p_value
-    and significant (p < alpha; False when the differences are all zero, p = NaN)."""
+    each dataset (and graph_weights, where the column exists) on the selected rows (SR Section 4.3: 5% level).
+    Returns a DataFrame with dataset, (graph_weights,) metric, n, mean_a, mean_b, t, p_value and significant
+    (p < alpha; False when the differences are all zero, p = NaN)."""
     import pandas as pd
     from scipy import stats
 
-    df = rows[rows["selected"]] if "selected" in rows else rows
+    df = rows[rows["selected"].astype(bool)] if "selected" in rows else rows
+    keys = _groups(df)
     out = []
-    for ds, g in df.groupby("dataset", sort=False):
-        wide = g.pivot_table(index="seed", columns="method", values=metric)
+    for key, g in df.groupby(keys, sort=False):
+        if g.duplicated(["seed", "method"]).any():
+            raise ValueError(f"{dict(zip(keys, key, strict=True))}: more than one row per seed and method")
+        wide = g.pivot(index="seed", columns="method", values=metric)
         wide = wide.dropna(subset=[a, b])
         xa, xb = wide[a].to_numpy(), wide[b].to_numpy()
         if xa.size < 2 or np.all(xa == xb):
             t, pv = np.nan, np.nan
         else:
             t, pv = stats.ttest_rel(xa, xb)
-        out.append(dict(dataset=ds, metric=metric, n=int(xa.size), mean_a=float(np.mean(xa)),
+        out.append(dict(zip(keys, key, strict=True), metric=metric, n=int(xa.size), mean_a=float(np.mean(xa)),
                         mean_b=float(np.mean(xb)), t=float(t), p_value=float(pv),
                         significant=bool(np.isfinite(pv) and pv < alpha)))
     return pd.DataFrame(out)

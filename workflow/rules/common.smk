@@ -4,6 +4,9 @@ import sys
 
 from snakemake.utils import validate
 
+from mvl.workflow.methods import FAMILIES
+from mvl.workflow.runner import unit_tasks
+
 # The interpreter that runs Snakemake also runs every step (the venv or conda env of the package).
 PYTHON = sys.executable
 RES = "results"
@@ -15,10 +18,7 @@ _DATASET_SCHEMA = os.path.join(workflow.basedir, "workflow", "schemas", "dataset
 wildcard_constraints:
     dataset="(?!coreg/)[a-z0-9_]+",  # results/coreg/ belongs to the co-regularization rules
     seed=r"\d+",
-    lc=r"\d+",
-    uc=r"\d+|all",
-    view="[A-Za-z0-9_]+",
-    method="[a-z0-9_]+",
+    family="|".join(FAMILIES),
 
 
 def _merge(base, over):
@@ -56,14 +56,6 @@ def views(dataset):
     return list(dcfg(dataset)["views"])
 
 
-def u_max(dataset):
-    """Largest unlabelled count per class: fixes the nested layout of every draw ("all", the whole remaining
-    pool, takes that block and everything after the labelled samples)."""
-    d = dcfg(dataset)
-    counts = list(d["unlabelled_per_class"]) + list(d["ablation"]["unlabelled_per_class"]) + [0]
-    return max(u for u in counts if u != "all")
-
-
 PAPER_SOURCES = ("flowers17", "caltech101", "cub")
 
 
@@ -78,98 +70,26 @@ def prepared_path(dataset, seed):
     return f"{RES}/{dataset}/prepared/part{part}.pkl"
 
 
-def run_inputs(w):
-    """Inputs of run/select: the prepared paper dataset, or dataset npz + split + per-view kernels."""
+def unit_input(w):
+    """What a unit reads: the prepared paper dataset (per Caltech-101 split), or the dataset npz."""
     if is_paper(w.dataset):
-        return {"prepared": prepared_path(w.dataset, w.seed)}
-    method = getattr(w, "method", "")
-    return {
-        "data": f"{RES}/{w.dataset}/dataset.npz",
-        "split": f"{RES}/{w.dataset}/splits/seed{w.seed}.json",
-        "kernels": [f"{RES}/{w.dataset}/kernels/seed{w.seed}/{v}.npz" for v in method_views(w.dataset, method)],
-    }
+        return prepared_path(w.dataset, w.seed)
+    return f"{RES}/{w.dataset}/dataset.npz"
 
 
-def run_args(w, input):
-    """Command-line arguments for the inputs of :func:`run_inputs`."""
-    if is_paper(w.dataset):
-        d = dcfg(w.dataset)
-        return f"--prepared {input.prepared} --source {d['source']} --views '{json.dumps(d['views'])}'"
-    return f"--dataset-npz {input.data} --split {input.split} --kernels {' '.join(input.kernels)}"
+def families(dataset):
+    """Method families with at least one run for this dataset (one job per family and split)."""
+    return [f for f in FAMILIES if unit_tasks(dcfg(dataset), f)]
 
 
-def run_params(dataset):
-    """Parameters of every run of one dataset, as JSON for the command line."""
-    d = dcfg(dataset)
-    return json.dumps(
-        {
-            "gammas": d["gammas"],
-            "grid": d["grid"],
-            "graph": d["graph"],
-            "n_val_per_class": d["n_val_per_class"],
-            "u_max": u_max(dataset),
-            "svc_C": d["svc_C"],
-            "optc": d["optc"],
-            "draw_seed": d.get("draw_seed", 0),
-            "comparison": d.get("comparison", {}),
-        },
-        sort_keys=True,
-    )
+def run_targets(dataset):
+    """One job per (method family, split seed): every l_c, u_c and method of the family (mvl.workflow.runner)."""
+    return [f"{RES}/{dataset}/runs/{f}/seed{s}.csv" for f in families(dataset) for s in dcfg(dataset)["seeds"]]
 
 
 # Where raw data come from (cache, mirror, URLs) does not change what they are (files are verified),
 # so the options reach the jobs through the environment, not as params that would trigger reruns.
 os.environ.update(MVL_DATA_OPTIONS=json.dumps(config["data"], sort_keys=True))
-
-
-SELECTED_METHODS = ("mvl_ls_cv", "mvl_ls_cvgraph", "mvl_ls_ablation_cv", "mvl_ls_ablation_cvgraph")
-
-
-def selected_input(w):
-    """Runs with validation-selected graph/gammas use the selection made once per split and u_c at
-    l_c = grid_labels_per_class (rule select_gammas)."""
-    if w.method not in SELECTED_METHODS:
-        return []
-    lc = dcfg(w.dataset).get("grid_labels_per_class") or w.lc
-    return [f"{RES}/{w.dataset}/selected/u{w.uc}/l{lc}/seed{w.seed}.json"]
-
-
-def method_views(dataset, method):
-    return [method[len("view_"):]] if method.startswith("view_") else views(dataset)
-
-
-DEFAULT_METHODS = {
-    "supervised": ["mvl_ls", "mvl_svm", "mvl_binsvm", "svc_sum", "single_views"],
-    "semi": ["mvl_ls", "mvl_ls_cv", "mvl_ls_cvgraph", "mvl_svm", "mvl_binsvm", "single_views"],
-}
-
-
-def run_targets(dataset):
-    """One job per (split seed, l_c, u_c, method); u_c = 0 is the supervised setting."""
-    d = dcfg(dataset)
-    out = []
-    methods = dict(DEFAULT_METHODS, **d.get("methods", {}))
-    semi_lc = d.get("semi_labels_per_class") or d["labels_per_class"]
-    for seed in d["seeds"]:
-        for lc in d["labels_per_class"]:
-            # single_views: each view alone, one job writing one row per view
-            for method in methods["supervised"]:
-                out.append(f"{RES}/{dataset}/runs/u0/l{lc}/{method}/seed{seed}.csv")
-            for uc in d["unlabelled_per_class"] if lc in semi_lc else []:
-                for method in methods["semi"]:
-                    out.append(f"{RES}/{dataset}/runs/u{uc}/l{lc}/{method}/seed{seed}.csv")
-        for lc in d["optc"]["labels_per_class"]:
-            for it in d["optc"]["iterations"]:
-                out.append(f"{RES}/{dataset}/runs/u0/l{lc}/mvl_ls_optc{it}/seed{seed}.csv")
-        comparison = d.get("comparison") or {}
-        for lc in comparison.get("labels_per_class", []):
-            for method in comparison.get("methods", []):
-                out.append(f"{RES}/{dataset}/runs/u0/l{lc}/{method}/seed{seed}.csv")
-        for lc in d["ablation"]["labels_per_class"]:
-            for uc in d["ablation"]["unlabelled_per_class"]:
-                for method in d["ablation"].get("methods", ["mvl_ls_ablation"]):
-                    out.append(f"{RES}/{dataset}/runs/u{uc}/l{lc}/{method}/seed{seed}.csv")
-    return sorted(set(out))
 
 
 def report_targets(dataset):

@@ -1,9 +1,11 @@
-# Co-regularization benchmarks of Sindhwani & Rosenberg (2008): MR (Laplacian RLS) vs CoMR, their Tables 2-3.
-# (COREG, COREG_DATASETS and coreg_targets are in common.smk.)
+# Co-regularization benchmarks of Sindhwani & Rosenberg (2008): MR (Laplacian RLS) vs CoMR, their Tables 2-4,
+# under three ways of choosing (gamma_1, gamma_2) and two kNN graph weight conventions
+# (mvl.workflow.coreg_report). (COREG, COREG_DATASETS and coreg_targets are in common.smk.)
 
 
 rule coreg_run:
-    """MR and CoMR on one seeded split (l, u, t, v of SR Table 1), gammas chosen on the validation points."""
+    """MR and CoMR on one seeded split (l, u, t, v of SR Table 1): one row per (gamma_1, gamma_2) of the grid,
+    method and graph weights (binary, kernel), the per-split validation choice marked `selected`."""
     output:
         f"{RES}/coreg/runs/{{cds}}/seed{{seed}}.csv",
     wildcard_constraints:
@@ -20,7 +22,7 @@ rule coreg_run:
 
 
 rule coreg_collect:
-    """All splits of every co-regularization dataset in one tidy table."""
+    """All grid rows of every split and co-regularization dataset in one tidy table."""
     input:
         [f"{RES}/coreg/runs/{d}/seed{s}.csv" for d in COREG_DATASETS for s in COREG.get("seeds", [])],
     output:
@@ -36,7 +38,9 @@ rule coreg_collect:
 
 
 rule coreg_report:
-    """Our MR/CoMR test and unlabelled errors beside SR Tables 2-3, with a paired t-test (papermill)."""
+    """Our MR/CoMR test and unlabelled errors under protocols (a) per-split validation, (b) one pair per dataset,
+    (c) SR's Table-4 pairs, beside SR Tables 2-3, with paired t-tests and one generated verdict per dataset
+    (papermill); summary.csv: mean (std) per dataset, method, graph weights and protocol."""
     input:
         notebook="notebooks/coreg_report.ipynb",
         results=f"{RES}/coreg/results.csv",

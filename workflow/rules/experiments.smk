@@ -1,45 +1,22 @@
-rule select_gammas:
-    """(gamma_A, gamma_B, gamma_W) selected on the validation set over the grid, once per split and u_c,
-    at l_c = grid_labels_per_class (the paper, Section 7.3: selected at l_c = 10, kept for every l_c)."""
-    input:
-        unpack(run_inputs),
-    output:
-        f"{RES}/{{dataset}}/selected/u{{uc}}/l{{lc}}/seed{{seed}}.json",
-    params:
-        python=PYTHON,
-        inputs=run_args,
-        run=lambda w: run_params(w.dataset),
-    log:
-        f"{RES}/{{dataset}}/logs/select_u{{uc}}_l{{lc}}_seed{{seed}}.log",
-    conda:
-        "../envs/mvl.yaml"
-    shell:
-        '"{params.python}" -m mvl.cli select --dataset {wildcards.dataset} {params.inputs} '
-        "--lc {wildcards.lc} --uc {wildcards.uc} "
-        "--seed {wildcards.seed} --params {params.run:q} --out {output} > {log} 2>&1"
-
-
 rule run:
-    """One method on one draw (split seed, l_c labelled and u_c unlabelled per class)."""
+    """Every run of one method family on one split (all its l_c, u_c and methods) in one process, sharing the
+    split's kernels and the validation selection (mvl.workflow.runner); one progress line per run in the log."""
     input:
-        unpack(run_inputs),
-        selected=selected_input,
+        data=unit_input,
     output:
-        f"{RES}/{{dataset}}/runs/u{{uc}}/l{{lc}}/{{method}}/seed{{seed}}.csv",
+        f"{RES}/{{dataset}}/runs/{{family}}/seed{{seed}}.csv",
     params:
-        python=PYTHON,
-        inputs=run_args,
-        run=lambda w: run_params(w.dataset),
-        selected=lambda w, input: f"--selected {input.selected}" if input.selected else "",
+        settings=lambda w: dcfg(w.dataset),
     log:
-        f"{RES}/{{dataset}}/logs/runs/u{{uc}}_l{{lc}}_{{method}}_seed{{seed}}.log",
+        f"{RES}/{{dataset}}/logs/run_{{family}}_seed{{seed}}.log",
+    threads: 1
+    resources:
+        mem_mb=run_mem_mb,
+        runtime=run_runtime,
     conda:
         "../envs/mvl.yaml"
-    shell:
-        '"{params.python}" -m mvl.cli run --dataset {wildcards.dataset} {params.inputs} '
-        "--method {wildcards.method} "
-        "--lc {wildcards.lc} --uc {wildcards.uc} --seed {wildcards.seed} --params {params.run:q} "
-        "{params.selected} --out {output} > {log} 2>&1"
+    script:
+        "../scripts/run_unit.py"
 
 
 rule collect:

@@ -14,6 +14,8 @@
 # Precedence: --set-resources RULE:mem_mb=... / runtime=... (command line or profile) wins over these.
 import math as _math
 
+from mvl.workflow.runner import unit_cost
+
 # classes, images in the data set, test images (per split, for the paper protocols)
 _SOURCE_SIZES = {
     "mfeat": {"classes": 10, "total": 2000},
@@ -77,49 +79,29 @@ def _minutes(seconds, attempt, floor=10):
     return max(floor, _math.ceil((60 + 3 * seconds) / 60)) * attempt
 
 
-def _method_fits(dataset, method):
-    """Cost of one run in fits. Measured: optC with 25 iterations and 20 restarts = 22 fits. The SVMs
-    factorise like MVL-LS and add the SMO iterations; an ablation is four runs."""
-    d = dcfg(dataset)
-    if method.startswith("mvl_ls_optc"):
-        iterations = int(method[len("mvl_ls_optc"):] or 50)
-        return 2 + iterations * max(1, d["optc"]["n_restarts"]) / 20
-    base = 2 if "svm" in method else 1.5 if method == "single_views" else 1
-    return base * (4 if method.endswith("_ablation") else 1)
+def _largest_task(dataset, family):
+    """(l_c, u_c) of the unit's largest training set."""
+    tasks = unit_tasks(dcfg(dataset), family)
+    return max(((lc, uc) for lc, uc, _ in tasks), key=lambda t: _n_points(dataset, *t)[0])
 
 
-def _grid_fits(dataset):
-    """Grid selection in fits. Measured: a 8 x 5 x 5 grid = 138 fits (eigendecompositions reused)."""
-    d = dcfg(dataset)
-    g = d["grid"]
-    sel = d["graph"].get("select") or {}
-    graphs = 1 + len(sel.get("n_neighbors", [])) * len(sel.get("laplacian_power", [1]))
-    return 1 + 0.75 * graphs * len(g["A"]) * len(g["B"]) * len(g["W"])
+def run_mem_mb(wildcards, attempt):
+    """A unit holds the split's kernels (or the prepared paper data) and one solve at a time."""
+    lc, uc = _largest_task(wildcards.dataset, wildcards.family)
+    return _mem(_loaded_mb(wildcards.dataset) + _solver_mb(wildcards.dataset, lc, uc), attempt)
 
 
-def _run_mem(wildcards, attempt):
-    return _mem(_loaded_mb(wildcards.dataset) + _solver_mb(wildcards.dataset, wildcards.lc, wildcards.uc), attempt)
-
-
-def _run_runtime(wildcards, attempt):
-    fits = _method_fits(wildcards.dataset, wildcards.method)
-    return _minutes(fits * _fit_seconds(wildcards.dataset, wildcards.lc, wildcards.uc), attempt)
-
-
-def _select_runtime(wildcards, attempt):
-    return _minutes(_grid_fits(wildcards.dataset) * _fit_seconds(wildcards.dataset, wildcards.lc, wildcards.uc),
-                    attempt)
+def run_runtime(wildcards, attempt):
+    """The unit's cost in fits (mvl.workflow.runner.unit_cost: its runs and validation grids, each scaled to
+    its size) times one fit at the largest size."""
+    lc, uc = _largest_task(wildcards.dataset, wildcards.family)
+    fits = unit_cost(dcfg(wildcards.dataset), wildcards.family, lambda l, u: _n_points(wildcards.dataset, l, u)[0])
+    return _minutes(fits * _fit_seconds(wildcards.dataset, lc, uc), attempt)
 
 
 def _prepare_mem(wildcards, attempt):
     # raw files (float32 or float64) and the float64 arrays built from them
     return _mem(2 * _loaded_mb(wildcards.dataset), attempt)
-
-
-def _kernel_mem(wildcards, attempt):
-    # pool x pool and test x pool, plus the squared distances they are computed from
-    _, s = _sizes(wildcards.dataset)
-    return _mem(3 * s["train"] * (s["train"] + s["test"]) * _F8 / _MB, attempt)
 
 
 def _fixed(mb, minutes):
@@ -129,10 +111,7 @@ def _fixed(mb, minutes):
 _RULE_RESOURCES = {
     "dataset": _fixed(1024, 10),
     "split": _fixed(512, 10),
-    "kernel": {"mem_mb": _kernel_mem, "runtime": lambda wildcards, attempt: 10 * attempt},
     "prepare": {"mem_mb": _prepare_mem, "runtime": lambda wildcards, attempt: 30 * attempt},
-    "select_gammas": {"mem_mb": _run_mem, "runtime": _select_runtime},
-    "run": {"mem_mb": _run_mem, "runtime": _run_runtime},
     "collect": _fixed(1024, 10),
     "aggregate": _fixed(1024, 10),
     "report": _fixed(2048, 20),
@@ -150,8 +129,11 @@ def _overridden(rule_name, resource):
     return any(k == base or k.startswith(base + "_") for k in given)
 
 
-for _rule_name, _resources in _RULE_RESOURCES.items():
-    if workflow.is_rule(_rule_name):
-        workflow.get_rule(_rule_name).resources.update(
-            {k: v for k, v in _resources.items() if not _overridden(_rule_name, k)}
-        )
+def apply_rule_resources():
+    """mem_mb and runtime of the rules other than `run` (which names its own), unless set on the command line;
+    called at the end of the Snakefile, once every rule is defined."""
+    for rule_name, resources in _RULE_RESOURCES.items():
+        if workflow.is_rule(rule_name):
+            workflow.get_rule(rule_name).resources.update(
+                {k: v for k, v in resources.items() if not _overridden(rule_name, k)}
+            )

@@ -106,8 +106,9 @@ def paired_comparison(a, b):
 
 
 def _ablation_rows(res):
-    ab = res[res["method"].isin(list(SCOPES)) & res.get("ablation_cell", pd.Series(index=res.index)).notna()]
-    return ab
+    if "ablation_cell" not in res:  # no ablation in this run
+        return res.iloc[:0].assign(ablation_cell=pd.Series(dtype=object))
+    return res[res["method"].isin(list(SCOPES)) & res["ablation_cell"].notna()]
 
 
 def unlabelled_gain(res, cells=("B", "W", "BW", "any")):
@@ -159,6 +160,8 @@ def unlabelled_verdicts(gain, alpha=0.05, cell="any"):
     """One sentence per (scope, l_c, u_c) for the model selected over all cells against supervised MVL-LS:
     the numbers and whether the difference is significant at ``alpha`` by the paired t-test."""
     lines = []
+    if gain.empty:
+        return lines
     for r in gain[gain["cell"] == cell].to_dict("records"):
         d, p, pw = r["difference (points)"], r["p (paired t)"], r["p (Wilcoxon)"]
         if np.isfinite(p) and p < alpha:
@@ -191,8 +194,9 @@ def selected_graphs(res, method="mvl_ls_cvgraph"):
 def grid_cost(res):
     """Size and time of the validation grid per u_c: grid points, selections, seconds per selection (mean)
     and in total."""
-    g = res[res["method"].isin(["mvl_ls_cv", "mvl_ls_cvgraph", *SCOPES]) & res.get(
-        "grid_seconds", pd.Series(index=res.index)).notna()]
+    if "grid_seconds" not in res:
+        return pd.DataFrame()
+    g = res[res["method"].isin(["mvl_ls_cv", "mvl_ls_cvgraph", *SCOPES]) & res["grid_seconds"].notna()]
     if g.empty:
         return pd.DataFrame()
     one = g.drop_duplicates(["split", "u_c"])

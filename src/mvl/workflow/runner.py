@@ -1,0 +1,258 @@
+"""One workflow job: every run of one (dataset, split seed, method family) in one process.
+
+Starting a Python process with numpy, scipy and pandas costs about 1.5 s of CPU, while most fits of the
+mfeat study take milliseconds; so a job runs a whole unit of work (:func:`unit_tasks`: every l_c, u_c and
+method of one family for one split), sharing the data, the split's kernels and the validation selection
+(made once per split and u_c at l_c = ``grid_labels_per_class``, Section 7.3) across its runs. It writes
+one tidy CSV (atomically, with its checksum sidecar, :mod:`mvl.io`) and one progress line per run to its
+log. An interrupted job is rerun whole.
+
+:func:`unit_tasks` is also what the Snakefile reads to know which units exist and what they cost
+(:func:`unit_cost`, in MVL-LS fits, for the cluster resources).
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+import time
+
+import numpy as np
+
+from .. import io
+from ..experiments import run_method, run_on_draw, select_gammas, select_gammas_on_draw
+from ..kernels import gaussian_kernel, linear_kernel
+from ..protocols import official_split, stratified_split
+from .methods import FAMILIES, method
+
+__all__ = ["DEFAULT_METHODS", "PAPER_SOURCES", "unit_tasks", "unit_cost", "run_params", "split_for_seed",
+           "split_kernels", "run_unit"]
+
+PAPER_SOURCES = ("flowers17", "caltech101", "cub")
+
+DEFAULT_METHODS = {
+    "supervised": ["mvl_ls", "mvl_svm", "mvl_binsvm", "svc_sum", "single_views"],
+    "semi": ["mvl_ls", "mvl_ls_cv", "mvl_ls_cvgraph", "mvl_svm", "mvl_binsvm", "single_views"],
+}
+
+
+def _u_max(settings):
+    counts = list(settings["unlabelled_per_class"]) + list(settings["ablation"]["unlabelled_per_class"]) + [0]
+    return max(u for u in counts if u != "all")
+
+
+def run_params(settings):
+    """What the runs of one dataset need from its merged settings (``dataset_settings.<name>`` over the
+    defaults)."""
+    return {"gammas": settings["gammas"], "grid": settings["grid"], "graph": settings["graph"],
+            "n_val_per_class": settings["n_val_per_class"], "u_max": _u_max(settings), "svc_C": settings["svc_C"],
+            "optc": settings["optc"], "draw_seed": settings.get("draw_seed", 0),
+            "comparison": settings.get("comparison", {})}
+
+
+def _all_tasks(settings):
+    """Every (l_c, u_c, method) of one split; u_c = 0 is the supervised setting (duplicates removed)."""
+    out = []
+    methods = dict(DEFAULT_METHODS, **settings.get("methods", {}))
+    semi_lc = settings.get("semi_labels_per_class") or settings["labels_per_class"]
+    for lc in settings["labels_per_class"]:
+        out += [(lc, 0, m) for m in methods["supervised"]]
+        for uc in settings["unlabelled_per_class"] if lc in semi_lc else []:
+            out += [(lc, uc, m) for m in methods["semi"]]
+    for lc in settings["optc"]["labels_per_class"]:
+        out += [(lc, 0, f"mvl_ls_optc{it}") for it in settings["optc"]["iterations"]]
+    comparison = settings.get("comparison") or {}
+    for lc in comparison.get("labels_per_class", []):
+        out += [(lc, 0, m) for m in comparison.get("methods", [])]
+    ab = settings["ablation"]
+    for lc in ab["labels_per_class"]:
+        for uc in ab["unlabelled_per_class"]:
+            out += [(lc, uc, m) for m in ab.get("methods", ["mvl_ls_ablation"])]
+    seen, unique = set(), []
+    for t in out:
+        if t not in seen:
+            seen.add(t)
+            unique.append(t)
+    return unique
+
+
+def unit_tasks(settings, family):
+    """The runs of one unit: (l_c, u_c, method) of ``family`` for any split of the dataset, in a fixed order."""
+    if family not in FAMILIES:
+        raise ValueError(f"unknown family {family!r}; families are {FAMILIES}")
+    return [t for t in _all_tasks(settings) if method(t[2]).family == family]
+
+
+def unit_cost(settings, family, n_points):
+    """Cost of one unit in structured MVL-LS fits: the runs' fits, each at its size relative to the largest
+    (``n_points(l_c, u_c)`` gives a run's training points), plus the validation grids (0.75 fits per grid point
+    per graph, measured)."""
+    tasks = unit_tasks(settings, family)
+    if not tasks:
+        return 0.0
+    sizes = {(lc, uc): n_points(lc, uc) for lc, uc, _ in tasks}
+    big = max(sizes.values())
+    fits = sum(method(m).fits * (sizes[lc, uc] / big) ** 3 for lc, uc, m in tasks)
+    sel = {uc for lc, uc, m in tasks if method(m).uses_selection}
+    if sel:
+        g = settings["grid"]
+        pick = settings["graph"].get("select") or {}
+        graphs = 1 + len(pick.get("n_neighbors", [])) * len(pick.get("laplacian_power", [1]))
+        lc_sel = settings.get("grid_labels_per_class") or max(lc for lc, _, _ in tasks)
+        per = 0.75 * graphs * len(g["A"]) * len(g["B"]) * len(g["W"])
+        fits += sum(per * (n_points(lc_sel, uc) / big) ** 3 for uc in sel)
+    return fits
+
+
+# ------------------------------------------------------------------ data of one split
+
+
+def split_for_seed(data, protocol, seed):
+    """The split of ``seed`` under the dataset's protocol (random stratified, or its official splits)."""
+    y = data["y"]
+    if protocol["type"] == "random":
+        return stratified_split(y, protocol["n_test_per_class"], seed=seed)
+    if protocol["type"] == "official":
+        keys = [f"split{seed}_{role}" for role in ("labelled", "unlabelled", "validation", "test")]
+        absent = [k for k in keys if k not in data.files]
+        if absent:
+            have = sorted({k.split("_")[0] for k in data.files if k.startswith("split")})
+            raise ValueError(f"official split {seed} is not in the dataset (missing {absent}; it has {have})")
+        return official_split(y, *(data[k] for k in keys), seed=seed)
+    raise ValueError(f"unknown protocol type {protocol['type']!r}")
+
+
+def split_kernels(data, split, view, spec):
+    """Kernel of one view for one split: pool x pool and test x pool, parameters from the pool only."""
+    kind = spec.get("type", "gaussian")
+    if f"kernel_{view}" in data.files:  # a full kernel over all samples: rows/columns of pool and test
+        if kind != "precomputed":
+            raise ValueError(f"view {view} is stored as a kernel matrix; set kernel type: precomputed")
+        Kall = data[f"kernel_{view}"]
+        return Kall[np.ix_(split.pool, split.pool)], Kall[np.ix_(split.test, split.pool)]
+    if kind == "precomputed":
+        raise ValueError(f"kernel type precomputed, but view {view} is stored as features")
+    X = data[f"view_{view}"]
+    std = bool(spec.get("standardize", True))
+    if kind == "gaussian":
+        return gaussian_kernel(X[split.pool], X[split.test], bandwidth=spec.get("bandwidth", "median"),
+                               standardize_features=std)
+    if kind == "linear":
+        return linear_kernel(X[split.pool], X[split.test], standardize_features=std)
+    raise ValueError(f"unknown kernel type {kind!r}")
+
+
+def paper_draw(data, source, seed, l_c, u_c, params, views, needs_validation):
+    """Kernels of one draw of a paper dataset (the loaders' own protocols, Section 7.2)."""
+    from ..paper_datasets import caltech101_draw, cub_draw, flowers17_draw
+
+    if u_c == "all":
+        raise ValueError(f"u_c = 'all' is defined for the random protocol only, not for {source}")
+    n_val = int(params["n_val_per_class"]) if needs_validation else 0
+    if source == "flowers17":
+        draw = flowers17_draw(data, split=seed, l_c=l_c, u_c=u_c, seed=int(params.get("draw_seed", 0)))
+    elif source == "caltech101":
+        draw = caltech101_draw(data, l_c=l_c, u_c=u_c, n_val_per_class=n_val, seed=int(params.get("draw_seed", 0)))
+    elif source == "cub":
+        draw = cub_draw(data, l_c=l_c, u_c=u_c, seed=seed, u_max=max(u_c, int(params.get("u_max", 0))))
+    else:
+        raise ValueError(f"unknown paper dataset source {source!r}")
+    pr = data.problem(draw, views)
+    y_val = np.empty(0, dtype=np.int64) if pr.y_val is None else pr.y_val
+    return dict(K_tr=pr.K, y_train=pr.y, K_te=pr.K_test, y_test=pr.y_test, K_va=pr.K_val, y_val=y_val,
+                n_labelled=int(draw.labelled.size)), list(pr.view_names)
+
+
+# ------------------------------------------------------------------ the unit
+
+
+def _views_of(name, views):
+    return [name[5:]] if name.startswith("view_") else list(views)
+
+
+def run_unit(settings, dataset, seed, family, data_path, out, log=None):
+    """Run every task of the unit (``settings``: the dataset's merged settings; ``data_path``: its
+    ``dataset.npz``, or the prepared pickle of a paper dataset) and write the rows to ``out`` (CSV + sidecar).
+    Returns the rows."""
+    log = log or (lambda text: print(text, flush=True))
+    t_unit = time.perf_counter()
+    params = run_params(settings)
+    tasks = unit_tasks(settings, family)
+    views = list(settings["views"])
+    paper = settings["source"] in PAPER_SOURCES
+    log(f"[unit] {dataset} seed {seed} family {family}: {len(tasks)} runs")
+    if paper:
+        with open(data_path, "rb") as fh:
+            data = pickle.load(fh)
+    else:
+        data = np.load(data_path)
+        split = split_for_seed(data, settings["protocol"], seed)
+        y = data["y"]
+        K_pool, K_test = {}, {}
+        for v in views:
+            K_pool[v], K_test[v] = split_kernels(data, split, v, settings["kernel"])
+        log(f"[unit] split: pool {split.pool.size}, test {split.test.size}; kernels of {len(views)} views "
+            f"({time.perf_counter() - t_unit:.1f} s)")
+
+    def stack(names):
+        return np.stack([K_pool[v] for v in names]), np.stack([K_test[v] for v in names])
+
+    selections = {}
+
+    def selection(lc, uc):
+        lc_sel = settings.get("grid_labels_per_class") or lc
+        if (lc_sel, uc) not in selections:
+            t0 = time.perf_counter()
+            if paper:
+                d, _ = paper_draw(data, settings["source"], seed, lc_sel, uc, params, views, True)
+                sel = select_gammas_on_draw(d, lc_sel, uc, params)
+            else:
+                Kp, Kt = stack(views)
+                sel = select_gammas(Kp, Kt, y, split, lc_sel, uc, params)
+            g = sel["graph_selected"]
+            log(f"[select] l_c={lc_sel} u_c={uc}: paper graph gamma_A={sel['gamma_A']:g} gamma_B={sel['gamma_B']:g} "
+                f"gamma_W={sel['gamma_W']:g} (validation {sel['val_accuracy']:.4f}); selected graph "
+                f"n_neighbors={g['n_neighbors']} p={g['laplacian_power']} gamma_A={g['gamma_A']:g} "
+                f"gamma_B={g['gamma_B']:g} gamma_W={g['gamma_W']:g} (validation {g['val_accuracy']:.4f}); "
+                f"{sel['grid_size']} grid points in {time.perf_counter() - t0:.1f} s")
+            selections[lc_sel, uc] = sel
+        return selections[lc_sel, uc]
+
+    rows = []
+    for i, (lc, uc, name) in enumerate(tasks, 1):
+        t0 = time.perf_counter()
+        m = method(name)
+        sel = selection(lc, uc) if m.uses_selection else None
+        if paper:
+            d, names = paper_draw(data, settings["source"], seed, lc, uc, params, _views_of(name, views),
+                                  m.needs_validation)
+            new = run_on_draw(name, d, lc, uc, params, names, dataset=dataset, seed=seed, selected=sel)
+        else:
+            names = _views_of(name, views)
+            Kp, Kt = stack(names)
+            new = run_method(name, Kp, Kt, y, split, lc, uc, params, names, dataset=dataset, seed=seed,
+                             selected=sel)
+        rows += new
+        accs = ", ".join(f"{r['accuracy']:.4f}" for r in new)
+        log(f"[run {i}/{len(tasks)}] {name} l_c={lc} u_c={uc}: accuracy {accs} ({time.perf_counter() - t0:.2f} s)")
+    io.save_rows_csv(out, rows, checksum=True, inputs=[data_path])
+    log(f"[unit] {len(rows)} rows in {time.perf_counter() - t_unit:.1f} s -> {out}")
+    return rows
+
+
+def main(smk):
+    """Entry point of the Snakemake rule ``run`` (``script:``): the settings come from the rule's params, the
+    progress goes to the rule's log."""
+    from threadpoolctl import threadpool_limits
+
+    saved = sys.stdout, sys.stderr
+    with open(smk.log[0], "w", buffering=1) as fh:
+        sys.stdout = sys.stderr = fh
+        try:
+            # one BLAS thread per thread of the job: the units run side by side (snakemake --cores N), and
+            # numpy's and scipy's separate OpenBLAS pools busy-wait against each other when both are threaded
+            with threadpool_limits(limits=max(1, int(smk.threads)), user_api="blas"):
+                run_unit(smk.params.settings, smk.wildcards.dataset, int(smk.wildcards.seed),
+                         smk.wildcards.family, smk.input.data, smk.output[0])
+        finally:
+            sys.stdout, sys.stderr = saved
