@@ -76,6 +76,18 @@ def test_index_page_links_reports_and_figures(tmp_path):
     assert sorted(p.name for p in res.iterdir()) == ["coreg", "index.html", "mfeat"]  # no temporary file left
 
 
+def test_index_command_reads_the_config_hash_from_the_environment(tmp_path, monkeypatch):
+    """The workflow passes the hash through $MVL_CONFIG_SHA256 (a param would rerun the page on any config
+    change, also of data.mirror)."""
+    res = _run_tree(tmp_path)
+    monkeypatch.setenv("MVL_CONFIG_SHA256", "f00d")
+    assert I.main(["index", "--out", str(res / "index.html"), "--profile", "paper", "--datasets", "a", "b",
+                   "--reports", str(res / "mfeat" / "report.ipynb")]) == 0
+    page = (res / "index.html").read_text()
+    assert "sha256:f00d" in page and "<td>paper</td>" in page and "<td>a, b</td>" in page
+    assert "coreg/report" not in page and I.check_links(res / "index.html") == []
+
+
 def test_check_links_reports_broken_and_absolute_links(tmp_path):
     (tmp_path / "a.html").write_text("x")
     page = tmp_path / "index.html"
