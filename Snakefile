@@ -22,12 +22,15 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/experiments.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/coreg.smk"
+include: "workflow/rules/index.smk"
 
 
 rule all:
     input:
         [report_targets(d) for d in DATASETS],
         coreg_targets(),
+        REPORT_HTML,
+        f"{RES}/index.html",
     default_target: True
 
 

@@ -21,3 +21,14 @@ def test_environment_yml_in_step_with_pyproject():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     listed = dict(_norm(s) for s in env["dependencies"] if isinstance(s, str) and not s.startswith(("python", "pip")))
     assert listed == wanted
+
+
+def test_rule_environment_agrees_with_pyproject():
+    """workflow/envs/mvl.yaml (every rule's conda env) lists a subset of the package's dependencies, with the
+    same version ranges, including what the report rules run (papermill, nbconvert, jupytext)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = dict(_norm(s) for s in project["dependencies"])
+    env = yaml.safe_load((ROOT / "workflow" / "envs" / "mvl.yaml").read_text())
+    listed = dict(_norm(s) for s in env["dependencies"] if isinstance(s, str) and not s.startswith(("python", "pip")))
+    assert {k: wanted.get(k) for k in listed} == listed
+    assert {"papermill", "nbconvert", "jupytext", "ipykernel"} <= set(listed)

@@ -85,7 +85,11 @@ def test_paper_profile_end_to_end_on_fixtures(tmp_path):
     caltech = pd.read_csv(res_dir / "caltech101_v10" / "results.csv")
     assert set(caltech["n_views"]) >= {10, 1}
     report = (res_dir / "flowers17" / "report.ipynb").read_text()
-    assert "published_mean" in report and "39.41" in report  # Table 6 beside ours
+    assert "Published numbers" in report and "39.41" in report  # Table 6 beside ours
+    assert (res_dir / "flowers17" / "report.html").stat().st_size > 0
+    from mvl.workflow.index import check_links
+
+    assert check_links(res_dir / "index.html") == []
     # the second run has nothing to do (every output is complete and trusted)
     with pf.serve_directory(served) as server:
         data["base_url"] = server.url

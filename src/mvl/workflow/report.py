@@ -14,6 +14,10 @@ unlabelled data bring; cell "any" is the model selected over all cells.
 
 from __future__ import annotations
 
+import json
+import os
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -27,6 +31,28 @@ __all__ = [
     "unlabelled_verdicts",
     "selected_graphs",
     "grid_cost",
+    "settings_table",
+    "method_label",
+    "accuracy_table",
+    "best_single_view",
+    "multiview_vs_best_view",
+    "multiview_verdict",
+    "selected_gammas",
+    "configured_ablation_table",
+    "optc_table",
+    "optc_gain",
+    "comparison_family",
+    "comparison_table",
+    "published_table",
+    "published_summary",
+    "styled",
+    "lc_axis",
+    "accuracy_figure",
+    "comparison_figure",
+    "mvml_metric_figure",
+    "optc_weights_figure",
+    "optc_objective_figure",
+    "save_figure",
 ]
 
 SCOPES = {
@@ -115,15 +141,17 @@ def ablation_table(res):
     rows = []
     for (method, cell, lc, uc), g in ab.groupby(["method", "ablation_cell", "l_c", "u_c"], sort=True):
         order = list(CELL_LABELS).index(cell) if cell in CELL_LABELS else 9
-        rows.append({"scope": SCOPES[method], "cell": CELL_LABELS.get(cell, cell), "_order": order,
-                     "column": f"l_c={int(lc)}, u_c={u_label(uc)}",
+        rows.append({"scope": SCOPES[method], "_scope": list(SCOPES).index(method),
+                     "cell": CELL_LABELS.get(cell, cell), "_order": order,
+                     "column": f"l_c = {int(lc)}, u_c = {u_label(uc)}",
                      "_col": (int(lc), 10**9 if int(uc) == -1 else int(uc)), "value": mean_std(g["accuracy"])})
     if not rows:
         return pd.DataFrame()
     t = pd.DataFrame(rows)
     cols = [c for _, c in sorted({(k, c) for k, c in zip(t["_col"], t["column"], strict=True)})]
-    wide = t.pivot_table(index=["scope", "_order", "cell"], columns="column", values="value", aggfunc="first")
-    wide = wide[cols].reset_index().drop(columns="_order").set_index(["scope", "cell"])
+    wide = t.pivot_table(index=["_scope", "scope", "_order", "cell"], columns="column", values="value",
+                         aggfunc="first")
+    wide = wide[cols].reset_index().drop(columns=["_scope", "_order"]).set_index(["scope", "cell"])
     wide.columns.name = None
     return wide
 
@@ -158,13 +186,14 @@ def selected_graphs(res, method="mvl_ls_cvgraph"):
         return pd.DataFrame()
     one = g.drop_duplicates(["split", "u_c"])
     t = one.groupby(["graph_used", "u_c"]).size().unstack("u_c", fill_value=0)
-    t.columns = [f"u_c={u_label(u)}" for u in t.columns]
+    t.columns = [f"u_c = {u_label(u)}" for u in t.columns]
     t.index.name = "selected graph"
     return t
 
 
 def grid_cost(res):
-    """Size and time of the validation grid per u_c: grid points, selections, mean and total seconds."""
+    """Size and time of the validation grid per u_c: grid points, selections, seconds per selection (mean)
+    and in total."""
     if "grid_seconds" not in res:
         return pd.DataFrame()
     g = res[res["method"].isin(["mvl_ls_cv", "mvl_ls_cvgraph", *SCOPES]) & res["grid_seconds"].notna()]
@@ -173,6 +202,602 @@ def grid_cost(res):
     one = g.drop_duplicates(["split", "u_c"])
     t = one.groupby("u_c").agg(grid_points=("grid_size", "first"), selections=("split", "size"),
                                mean_seconds=("grid_seconds", "mean"), total_seconds=("grid_seconds", "sum"))
+    t["grid_points"] = t["grid_points"].astype(int)
+    t = t.rename(columns={"grid_points": "grid points", "mean_seconds": "seconds per selection (mean)",
+                          "total_seconds": "seconds (total)"})
     t.index = [u_label(u) for u in t.index]
     t.index.name = "u_c"
     return t.round(2)
+
+
+# --------------------------------------------------------------------------------------------- labels
+
+
+def method_label(name):
+    """Display label of a method name (``mvl_ls_cv`` -> "MVL-LS, selected gammas"), never abbreviated."""
+    from .methods import method
+
+    try:
+        return method(name).label
+    except ValueError:
+        return name
+
+
+def _view_names(res):
+    """Views in the order of the results' ``views`` column (the configured order), else sorted."""
+    if "views" in res and res["views"].notna().any():
+        order = str(res["views"].dropna().iloc[0]).split("+")
+    else:
+        order = []
+    present = sorted({m[5:] for m in res["method"] if str(m).startswith("view_")})
+    return [v for v in order if v in present] + [v for v in present if v not in order]
+
+
+def _gamma(v):
+    """A regularisation parameter as printed in the tables: "0" or "1e-06"."""
+    return "0" if v == 0 else f"{float(v):g}"
+
+
+def _lc_col(lc):
+    return f"l_c = {int(lc)}"
+
+
+def _main_rows(res):
+    """Runs of the main sweep (not ablation, optC or the related systems)."""
+    m = res["method"].astype(str)
+    return res[~m.str.contains("_ablation") & ~m.str.startswith("mvl_ls_optc") & ~m.str.match(r"^(mvml_|perceptron_)")]
+
+
+_MAIN_ORDER = ["mvl_ls", "mvl_ls_cv", "mvl_ls_cvgraph", "mvl_svm", "mvl_binsvm", "svc_sum"]
+
+
+# --------------------------------------------------------------------------------------------- tables
+
+
+def settings_table(dataset, source, results, graph="", kernel="", gammas=""):
+    """What the report is about, one row per setting: data set, source, result rows and splits, the graph
+    of the within-view term, the kernel and the fixed gammas (JSON strings as given by the workflow)."""
+    n_splits = int(results["split"].nunique()) if "split" in results else 0
+    rows = [("data set", dataset), ("source", source), ("result rows", str(len(results))),
+            ("splits", str(n_splits)), ("graph Laplacian (within-view term)", graph), ("kernel", kernel),
+            ("fixed gammas", gammas)]
+    return pd.DataFrame({"value": [v for _, v in rows]}, index=pd.Index([k for k, _ in rows], name="setting"))
+
+
+def accuracy_table(res):
+    """Mean (std) test accuracy in % of every method of the main sweep: rows (method, u_c), columns l_c.
+
+    u_c = 0 is the supervised setting. Methods in the order MVL-LS (fixed, selected gammas, selected graph),
+    MVL-SVM, MVL-binSVM, SVC, then the single views in the configured view order.
+    """
+    main = _main_rows(res)
+    if main.empty:
+        return pd.DataFrame()
+    order = _MAIN_ORDER + [f"view_{v}" for v in _view_names(main)]
+    rank = {m: k for k, m in enumerate(order)}
+    rows = {}
+    for (meth, uc, lc), g in main.groupby(["method", "u_c", "l_c"]):
+        rows.setdefault((rank.get(meth, len(order)), meth, int(uc) if int(uc) != -1 else 10**9, uc), {})[
+            _lc_col(lc)] = mean_std(g["accuracy"])
+    cols = [_lc_col(lc) for lc in sorted(main["l_c"].unique())]
+    index = pd.MultiIndex.from_tuples([(method_label(k[1]), u_label(k[3])) for k in sorted(rows)],
+                                      names=["method", "u_c"])
+    return pd.DataFrame([[rows[k].get(c, "") for c in cols] for k in sorted(rows)], index=index, columns=cols)
+
+
+def best_single_view(res):
+    """Per l_c, the supervised single view with the best mean *test* accuracy: Series l_c -> method name."""
+    single = res[res["method"].astype(str).str.startswith("view_") & (res["u_c"] == 0)]
+    if single.empty:
+        return pd.Series(dtype=object)
+    return single.groupby(["l_c", "method"])["accuracy"].mean().unstack("method").idxmax(axis=1)
+
+
+def multiview_vs_best_view(res):
+    """Supervised MVL-LS on all views against the best single view of each l_c, paired per split.
+
+    Columns: l_c, MVL-LS (all views), best single view, its accuracy, difference (points), better / worse
+    (splits), p (paired t), p (Wilcoxon). Accuracies as mean (std) in %.
+    """
+    best = best_single_view(res)
+    sup = res[res["u_c"] == 0]
+    out = []
+    for lc, view in best.items():
+        mv = sup[(sup["method"] == "mvl_ls") & (sup["l_c"] == lc)].set_index("split")["accuracy"]
+        sv = sup[(sup["method"] == view) & (sup["l_c"] == lc)].set_index("split")["accuracy"]
+        if mv.empty:
+            continue
+        c = paired_comparison(mv, sv)
+        out.append({"l_c": int(lc), "MVL-LS (all views)": mean_std(mv), "best single view": view[5:],
+                    "best single view accuracy": mean_std(sv), "difference (points)": c["difference"],
+                    "better / worse (splits)": f"{c['wins']} / {c['losses']} of {c['n']}",
+                    "p (paired t)": c["p_ttest"], "p (Wilcoxon)": c["p_wilcoxon"]})
+    return pd.DataFrame(out)
+
+
+def multiview_verdict(table):
+    """One sentence answering "does multi-view MVL-LS beat the best single view at every l_c?"."""
+    if table.empty:
+        return "No supervised MVL-LS and single-view runs to compare."
+    worse = [int(lc) for lc, d in zip(table["l_c"], table["difference (points)"], strict=True) if not d > 0]
+    if not worse:
+        return ("Yes: multi-view MVL-LS beats the best single view at every l_c "
+                f"({', '.join(str(v) for v in table['l_c'])}), although that view is chosen on the test set.")
+    return f"No: multi-view MVL-LS does not beat the best single view at l_c = {', '.join(map(str, worse))}."
+
+
+def selected_gammas(res, method="mvl_ls_cv"):
+    """The gammas chosen on validation, one row per (u_c, selection l_c, gamma_A, gamma_B, gamma_W): the
+    number of splits that chose them and their validation accuracy, mean (std) in %."""
+    cv = res[res["method"] == method]
+    if cv.empty:
+        return pd.DataFrame()
+    at = "selected_at_l_c" if "selected_at_l_c" in cv and cv["selected_at_l_c"].notna().any() else "l_c"
+    one = cv.drop_duplicates(["u_c", "split", at])
+    out = []
+    for (uc, lc, a, b, w), g in one.groupby(["u_c", at, "gamma_A", "gamma_B", "gamma_W"], sort=True):
+        out.append({"u_c": u_label(uc), "selected at l_c": int(lc), "gamma_A": _gamma(a), "gamma_B": _gamma(b),
+                    "gamma_W": _gamma(w), "splits": int(g["split"].nunique()),
+                    "validation accuracy": mean_std(g["val_accuracy"])})
+    return pd.DataFrame(out)
+
+
+_SOLVERS = {"mvl_ls_ablation": "MVL-LS", "mvl_svm_ablation": "MVL-SVM", "mvl_binsvm_ablation": "MVL-binSVM"}
+_CELL_ORDER = ("none", "B", "W", "BW")
+
+
+def configured_ablation_table(res):
+    """The Table-2 ablation with the configured gammas for every solver: rows (solver, gamma_B, gamma_W),
+    columns (l_c, u_c), mean (std) test accuracy in %."""
+    ab = res[res["method"].isin(list(_SOLVERS))]
+    if ab.empty:
+        return pd.DataFrame()
+    rows, cols = {}, set()
+    for (meth, b, w, lc, uc), g in ab.groupby(["method", "gamma_B", "gamma_W", "l_c", "u_c"]):
+        cell = ("B" if b > 0 else "") + ("W" if w > 0 else "") or "none"
+        key = (list(_SOLVERS).index(meth), _CELL_ORDER.index(cell), _SOLVERS[meth], _gamma(b), _gamma(w))
+        col = (int(lc), 10**9 if int(uc) == -1 else int(uc), f"l_c = {int(lc)}, u_c = {u_label(uc)}")
+        cols.add(col)
+        rows.setdefault(key, {})[col[2]] = mean_std(g["accuracy"])
+    names = [c[2] for c in sorted(cols)]
+    keys = sorted(rows)
+    index = pd.MultiIndex.from_tuples([k[2:] for k in keys], names=["solver", "gamma_B", "gamma_W"])
+    return pd.DataFrame([[rows[k].get(c, "") for c in names] for k in keys], index=index, columns=names)
+
+
+def _optc_rows(res):
+    optc = res[res["method"].astype(str).str.fullmatch(r"mvl_ls_optc\d+")].copy()
+    optc["iterations"] = optc["method"].str[len("mvl_ls_optc"):].astype(int)
+    return optc
+
+
+def optc_table(res):
+    """Uniform c = 1/m against optC per iteration count (paper Tables 7-9): rows method, columns l_c,
+    mean (std) test accuracy in %."""
+    optc = _optc_rows(res)
+    if optc.empty:
+        return pd.DataFrame()
+    lcs = sorted(optc["l_c"].unique())
+    uni = res[(res["method"] == "mvl_ls") & (res["u_c"] == 0)]
+    groups = [("MVL-LS (uniform c = 1/m)", uni)]
+    groups += [(f"MVL-LS-optC ({it} iterations)", g) for it, g in optc.groupby("iterations")]
+    table = pd.DataFrame({_lc_col(lc): [mean_std(g.loc[g["l_c"] == lc, "accuracy"]) for _, g in groups]
+                          for lc in lcs}, index=pd.Index([name for name, _ in groups], name="method"))
+    return table
+
+
+def optc_gain(res):
+    """optC (largest iteration count) minus uniform c per l_c, paired per split: difference in points,
+    better / worse splits, p-values."""
+    optc = _optc_rows(res)
+    if optc.empty:
+        return pd.DataFrame()
+    it = int(optc["iterations"].max())
+    best = optc[optc["iterations"] == it]
+    uni = res[(res["method"] == "mvl_ls") & (res["u_c"] == 0)]
+    out = []
+    for lc, g in best.groupby("l_c"):
+        u = uni[uni["l_c"] == lc].set_index("split")["accuracy"]
+        c = paired_comparison(g.set_index("split")["accuracy"], u)
+        out.append({"l_c": int(lc), "iterations": it, "optC": mean_std(g["accuracy"]), "uniform c": mean_std(u),
+                    "difference (points)": c["difference"],
+                    "better / worse (splits)": f"{c['wins']} / {c['losses']} of {c['n']}",
+                    "p (paired t)": c["p_ttest"], "p (Wilcoxon)": c["p_wilcoxon"]})
+    return pd.DataFrame(out)
+
+
+COMPARISON_REFERENCE = ("mvl_ls", "mvl_svm", "mvl_binsvm", "svc_sum")
+"""Methods of this paper and the SVC baseline, shown beside the related systems."""
+
+
+def comparison_family(name):
+    """Panel of the related-systems comparison a method belongs to."""
+    name = str(name)
+    if name in COMPARISON_REFERENCE:
+        return "MVL (this paper) and SVC"
+    if name.startswith("perceptron_"):
+        return "multi-view perceptrons"
+    if name.startswith("mvml_"):
+        return f"MVML, {name.split('_')[1]} metric"
+    return "other"
+
+
+def _comparison_rows(res):
+    m = res["method"].astype(str)
+    rel = res[(res["u_c"] == 0) & m.str.match(r"^(mvml_|perceptron_)")]
+    if rel.empty:
+        return rel
+    lcs = rel["l_c"].unique()
+    return res[(res["u_c"] == 0) & res["l_c"].isin(lcs) & (m.str.match(r"^(mvml_|perceptron_)")
+                                                         | m.isin(COMPARISON_REFERENCE))]
+
+
+_FAMILY_ORDER = ("MVL (this paper) and SVC", "MVML, full metric", "MVML, sparse metric", "MVML, cov metric",
+                 "MVML, identity metric", "multi-view perceptrons")
+
+
+def _comparison_order(names):
+    """Reference methods first, then MVML by metric (full, sparse, cov, identity) and Nystrom size
+    (largest first), then the perceptrons."""
+    def key(n):
+        fam = comparison_family(n)
+        pct = re.search(r"_n(\d+)$", n)
+        return (_FAMILY_ORDER.index(fam) if fam in _FAMILY_ORDER else len(_FAMILY_ORDER), fam,
+                -int(pct.group(1)) if pct else 0,
+                COMPARISON_REFERENCE.index(n) if n in COMPARISON_REFERENCE else 0, n)
+    return sorted(names, key=key)
+
+
+def comparison_table(res):
+    """MVML and the perceptrons beside MVL and SVC (supervised): rows (family, method), columns
+    (test accuracy in % as mean (std) | mean fit time in seconds) x l_c."""
+    comp = _comparison_rows(res)
+    if comp.empty:
+        return pd.DataFrame()
+    lcs = sorted(comp["l_c"].unique())
+    rows = []
+    for meth in _comparison_order(comp["method"].unique()):
+        g = comp[comp["method"] == meth]
+        acc = [mean_std(g.loc[g["l_c"] == lc, "accuracy"]) for lc in lcs]
+        secs = [_seconds(g.loc[g["l_c"] == lc, "fit_seconds"].mean()) for lc in lcs]
+        rows.append(((comparison_family(meth), method_label(meth)), acc + secs))
+    cols = pd.MultiIndex.from_tuples([("test accuracy (%)", _lc_col(lc)) for lc in lcs]
+                                     + [("fit time (s)", _lc_col(lc)) for lc in lcs])
+    index = pd.MultiIndex.from_tuples([r[0] for r in rows], names=["family", "method"])
+    return pd.DataFrame([r[1] for r in rows], index=index, columns=cols)
+
+
+def _seconds(x):
+    if not np.isfinite(x):
+        return ""
+    return f"{x:.3f}" if x < 10 else f"{x:.1f}"
+
+
+def _pm(mean, std):
+    if pd.isna(mean):
+        return ""
+    return f"{mean:.2f} ({std:.2f})" if pd.notna(std) else f"{mean:.2f}"
+
+
+def _cell(v):
+    """A table cell as text: "" for missing, integral numbers without ".0"."""
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return ""
+    if isinstance(v, (int, float, np.integer, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def published_table(cmp):
+    """The frame of :func:`mvl.compare.published_comparison` as shown: published and ours as mean (std)
+    in %, the difference with its sign, two decimals; rows without our counterpart keep empty cells."""
+    if cmp.empty:
+        return pd.DataFrame()
+    out = pd.DataFrame({
+        "table": cmp["table"].astype(int),
+        "method": cmp["method"],
+        "setting": cmp["setting"].fillna(""),
+        "views": cmp["views"].map(_cell),
+        "l_c": cmp["l_c"].map(lambda v: "" if pd.isna(v) else str(int(v))),
+        "u_c": cmp["u_c"].map(lambda v: "" if pd.isna(v) else u_label(v)),
+        "iterations": cmp["iterations"].map(lambda v: "" if pd.isna(v) else str(int(v))),
+        "published": [_pm(m, s) for m, s in zip(cmp["published_mean"], cmp["published_std"], strict=True)],
+        "ours": [_pm(m, s) for m, s in zip(cmp["ours_mean"], cmp["ours_std"], strict=True)],
+        "splits": cmp["n_splits"].astype(int),
+        "difference (points)": cmp["difference"].map(lambda d: "" if pd.isna(d) else f"{d:+.2f}"),
+    })
+    return out
+
+
+def published_summary(cmp):
+    """One sentence: how many published numbers have a counterpart here and the mean |difference|."""
+    matched = cmp.dropna(subset=["published_mean", "ours_mean"]) if not cmp.empty else cmp
+    if matched.empty:
+        return "No published number has a counterpart in this run."
+    return (f"{len(matched)} published numbers have a counterpart in this run; mean |difference| "
+            f"{matched['difference'].abs().mean():.2f} points.")
+
+
+# --------------------------------------------------------------------------------------------- display
+
+
+_P_COLUMNS = ("p (paired t)", "p (Wilcoxon)")
+
+
+def styled(table, caption=None):
+    """A table as a pandas Styler for the notebooks: every label in full (no truncation), p-values with two
+    significant digits, differences with a sign and two decimals, other floats with two decimals, index
+    hidden when it is a plain row number."""
+    fmt = {}
+    for col in table.columns:
+        name = col[-1] if isinstance(col, tuple) else col
+        if name in _P_COLUMNS:
+            fmt[col] = _p
+        elif isinstance(name, str) and name.startswith("difference"):
+            fmt[col] = lambda v: v if isinstance(v, str) else f"{v:+.2f}"
+        elif pd.api.types.is_float_dtype(table[col]):
+            fmt[col] = "{:.2f}"
+    st = table.style.format(fmt, na_rep="")
+    if isinstance(table.index, pd.RangeIndex):
+        st = st.hide(axis="index")
+    st = st.set_table_styles([
+        {"selector": "th, td", "props": "text-align: left; padding: 2px 8px; white-space: nowrap;"},
+        {"selector": "caption", "props": "caption-side: top; text-align: left; font-weight: bold;"},
+    ])
+    if caption:
+        st = st.set_caption(caption)
+    return st
+
+
+# --------------------------------------------------------------------------------------------- figures
+
+MAX_SERIES = 8
+"""Most series drawn on one axes (legibility)."""
+
+
+def _new_figure(nrows, ncols, width, height, **kw):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, **kw)
+    return fig, axes
+
+
+def _legend_below(ax, ncol=1):
+    """The legend under the axes (it never hides a point)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, ncol=ncol, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
+
+
+def lc_axis(ax, lcs):
+    """Log x axis with one labelled tick per l_c value (plain integers) and no minor tick labels."""
+    from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
+
+    lcs = sorted({int(v) for v in lcs})
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(lcs))
+    ax.xaxis.set_major_formatter(FixedFormatter([str(v) for v in lcs]))
+    ax.xaxis.set_minor_locator(NullLocator())
+    lo, hi = (lcs[0], lcs[-1]) if lcs else (1, 10)
+    pad = max((hi / lo) ** 0.06, 1.25)
+    ax.set_xlim(lo / pad, hi * pad)
+    ax.set_xlabel("labelled samples per class $l_c$")
+
+
+def _dodge(k, n, spread=0.04):
+    """Multiplicative x offset of series k of n on a log axis, so that error bars do not hide each other."""
+    return float(np.exp(spread * (k - (n - 1) / 2)))
+
+
+def _errorbar(ax, g, k, n, **kw):
+    """Mean and std over splits of one series (rows of one method) per l_c, in %."""
+    s = g.groupby("l_c")["accuracy"].agg(["mean", "std"]).sort_index()
+    ax.errorbar(s.index.to_numpy(float) * _dodge(k, n), s["mean"] * 100, yerr=s["std"].fillna(0) * 100,
+                marker=kw.pop("marker", "o"), ms=4, capsize=2, lw=1.4, **kw)
+
+
+def accuracy_figure(res, dataset="", n_splits=None):
+    """Accuracy vs l_c: a supervised panel (MVL-LS, MVL-SVM, MVL-binSVM, SVC, best single view chosen on
+    test per l_c) and one semi-supervised panel per u_c (supervised MVL-LS as a dashed reference; MVL-LS with
+    fixed gammas, selected gammas, selected graph and gammas; MVL-SVM, MVL-binSVM). Shared y axis."""
+    main = _main_rows(res)
+    ucs = sorted(u for u in main["u_c"].unique() if u != 0) if not main.empty else []
+    ucs = sorted(ucs, key=lambda u: 10**9 if u == -1 else u)
+    n = 1 + len(ucs)
+    fig, axes = _new_figure(1, n, 4.6 * n + 0.6, 6.2, sharey=True)
+    lcs = sorted(main["l_c"].unique()) if not main.empty else []
+    colors = {"mvl_ls": "C0", "mvl_ls_cv": "C2", "mvl_ls_cvgraph": "C4", "mvl_svm": "C1", "mvl_binsvm": "C3",
+              "svc_sum": "C5"}
+    ax = axes[0, 0]
+    sup = main[main["u_c"] == 0] if not main.empty else main
+    series = [(m, sup[sup["method"] == m]) for m in ("mvl_ls", "mvl_svm", "mvl_binsvm", "svc_sum")]
+    series = [(m, g) for m, g in series if not g.empty]
+    best = best_single_view(res)
+    for k, (m, g) in enumerate(series):
+        _errorbar(ax, g, k, len(series) + 1, color=colors[m], label=method_label(m))
+    if len(best):
+        g = pd.concat([sup[(sup["method"] == v) & (sup["l_c"] == lc)] for lc, v in best.items()])
+        _errorbar(ax, g, len(series), len(series) + 1, color="k", ls="--", marker="s",
+                  label="best single view (chosen on test per $l_c$; its name beside each point)")
+        means = g.groupby("l_c")["accuracy"].mean() * 100
+        for lc, v in best.items():
+            ax.annotate(v[5:], (lc * _dodge(len(series), len(series) + 1), means[lc]), xytext=(6, -3),
+                        textcoords="offset points", fontsize=8)
+    ax.set_title("supervised (labelled data only)")
+    for j, uc in enumerate(ucs, start=1):
+        ax = axes[0, j]
+        semi = main[main["u_c"] == uc]
+        ref = sup[sup["method"] == "mvl_ls"]
+        ser = [(m, semi[semi["method"] == m]) for m in ("mvl_ls", "mvl_ls_cv", "mvl_ls_cvgraph", "mvl_svm",
+                                                         "mvl_binsvm")]
+        ser = [(m, g) for m, g in ser if not g.empty]
+        total = len(ser) + (not ref.empty)
+        if not ref.empty:
+            _errorbar(ax, ref[ref["l_c"].isin(semi["l_c"].unique())], 0, total, color="0.4", ls="--",
+                      marker="x", label="MVL-LS supervised (reference)")
+        for k, (m, g) in enumerate(ser, start=int(not ref.empty)):
+            label = method_label(m) + (", fixed gammas" if m == "mvl_ls" else "")
+            _errorbar(ax, g, k, total, color=colors[m], label=label)
+        ax.set_title(f"semi-supervised, $u_c$ = {u_label(uc)} unlabelled per class")
+    for ax in axes[0]:
+        lc_axis(ax, lcs)
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            _legend_below(ax)
+        else:
+            ax.text(0.5, 0.5, "no runs", ha="center", transform=ax.transAxes)
+    axes[0, 0].set_ylabel("test accuracy (%)")
+    splits = n_splits if n_splits is not None else (res["split"].nunique() if "split" in res else 0)
+    fig.suptitle(f"{dataset}: test accuracy vs labelled samples per class (mean and std over {splits} splits)")
+    return fig
+
+
+def comparison_figure(res, dataset=""):
+    """Related systems, one row per family (MVL and SVC; MVML full / sparse / identity metric;
+    perceptrons): test accuracy (left) and mean fit time (right, log) vs l_c. Supervised MVL-LS is drawn in
+    grey dashed in every row as the common reference."""
+    comp = _comparison_rows(res)
+    fams = []
+    for m in _comparison_order(comp["method"].unique()) if not comp.empty else []:
+        if comparison_family(m) not in fams:
+            fams.append(comparison_family(m))
+    n = max(len(fams), 1)
+    fig, axes = _new_figure(n, 2, 12.0, 2.6 * n + 0.8, sharey="col", sharex=True)
+    if comp.empty:
+        for ax in axes.ravel():
+            ax.axis("off")
+        axes[0, 0].text(0.5, 0.5, "no MVML / perceptron runs in this profile", ha="center",
+                        transform=axes[0, 0].transAxes)
+        return fig
+    lcs = sorted(comp["l_c"].unique())
+    ref = comp[comp["method"] == "mvl_ls"]
+    for i, fam in enumerate(fams):
+        members = [m for m in _comparison_order(comp["method"].unique())
+                   if comparison_family(m) == fam and m != "mvl_ls"]
+        draw_ref = not ref.empty
+        total = len(members) + draw_ref
+        acc, secs = axes[i, 0], axes[i, 1]
+        if draw_ref:
+            _errorbar(acc, ref, 0, total, color="0.4", ls="--", marker="x", label="MVL-LS" + (
+                "" if i == 0 else " (reference)"))
+            t = ref.groupby("l_c")["fit_seconds"].mean()
+            secs.plot(t.index * _dodge(0, total), t.to_numpy(), color="0.4", ls="--", marker="x")
+        for k, m in enumerate(members, start=int(draw_ref)):
+            g = comp[comp["method"] == m]
+            _errorbar(acc, g, k, total, color=f"C{k}", label=method_label(m))
+            t = g.groupby("l_c")["fit_seconds"].mean()
+            secs.plot(t.index * _dodge(k, total), t.to_numpy(), color=f"C{k}", marker="o", ms=4)
+        acc.set_title(fam, loc="left", fontsize=10)
+        for ax in (acc, secs):
+            lc_axis(ax, lcs)
+            ax.grid(alpha=0.3)
+            if i < n - 1:
+                ax.set_xlabel("")
+        acc.set_ylabel("test accuracy (%)")
+        secs.set_yscale("log")
+        secs.set_ylabel("fit time (s)")
+        secs.legend(*acc.get_legend_handles_labels(), fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5),
+                    frameon=False)
+    fig.suptitle(f"{dataset}: related systems, supervised (mean and std over {res['split'].nunique()} splits)")
+    return fig
+
+
+def mvml_metric_figure(res, dataset=""):
+    """MVML's learned metric: mean Frobenius norm of each view-pair block of A (largest l_c, first split,
+    the first MVML method with a learned metric), as an annotated heat map."""
+    fig, axes = _new_figure(1, 1, 6.0, 5.0)
+    ax = axes[0, 0]
+    rows = res[res["method"].astype(str).str.startswith("mvml_")] if "mvml_block_norms" in res else res.iloc[:0]
+    rows = rows[rows["mvml_block_norms"].notna()] if not rows.empty else rows
+    if rows.empty:
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no learned MVML metric in this profile", ha="center", transform=ax.transAxes)
+        return fig
+    rows = rows[rows["l_c"] == rows["l_c"].max()]
+    h = rows.loc[sorted(rows.index, key=lambda i: (rows.at[i, "split"], _comparison_order(
+        rows["method"].unique()).index(rows.at[i, "method"])))[0]]
+    B = np.array(json.loads(h["mvml_block_norms"]), dtype=float)
+    views = str(h["views"]).split("+")
+    im = ax.imshow(B, cmap="viridis")
+    ax.set_xticks(range(len(views)), views, rotation=45, ha="right")
+    ax.set_yticks(range(len(views)), views)
+    if B.shape[0] <= 12:
+        mid = (B.max() + B.min()) / 2
+        for (i, j), v in np.ndenumerate(B):
+            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8, color="k" if v > mid else "w")
+    fig.colorbar(im, ax=ax, fraction=0.046, label="block norm")
+    ax.set_title(f"{dataset}: {method_label(h['method'])}, $l_c$ = {int(h['l_c'])}, split {h['split']}")
+    return fig
+
+
+def optc_weights_figure(res, dataset=""):
+    """Learned view weights c_i^2 of optC (largest iteration count): mean and std over splits per view,
+    one bar per l_c."""
+    optc = _optc_rows(res)
+    views = str(res["views"].dropna().iloc[0]).split("+") if "views" in res and res["views"].notna().any() else []
+    fig, axes = _new_figure(1, 1, max(7.5, 0.9 * len(views) + 2), 4.2)
+    ax = axes[0, 0]
+    if optc.empty:
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no optC runs in this profile", ha="center", transform=ax.transAxes)
+        return fig
+    it = int(optc["iterations"].max())
+    g = optc[optc["iterations"] == it]
+    lcs = sorted(g["l_c"].unique())
+    width = 0.8 / len(lcs)
+    x = np.arange(len(views))
+    for k, lc in enumerate(lcs):
+        c2 = np.array([np.square(json.loads(v)) for v in g.loc[g["l_c"] == lc, "optc_c"]], dtype=float)
+        ax.bar(x + (k - (len(lcs) - 1) / 2) * width, c2.mean(0), width, yerr=c2.std(0), capsize=2,
+               color=f"C{k}", label=f"$l_c$ = {int(lc)}")
+    ax.axhline(1 / len(views), color="0.3", ls=":", lw=1, label="equal weights $c_i^2 = 1/m$")
+    ax.set_xticks(x, views, rotation=30 if max(map(len, views)) > 6 else 0,
+                  ha="right" if max(map(len, views)) > 6 else "center")
+    ax.set_ylabel("learned weight $c_i^2$")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, ncol=2)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(f"{dataset}: view weights learned by optC ({it} iterations)")
+    return fig
+
+
+def optc_objective_figure(res, dataset=""):
+    """Objective (84) vs iteration on one split and l_c: the restart kept by validation, and the range
+    (min to max) and median of the other restarts."""
+    optc = _optc_rows(res)
+    fig, axes = _new_figure(1, 1, 7.5, 4.2)
+    ax = axes[0, 0]
+    if optc.empty:
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no optC runs in this profile", ha="center", transform=ax.transAxes)
+        return fig
+    g = optc[optc["iterations"] == optc["iterations"].max()]
+    lcs = sorted(g["l_c"].unique())
+    lc = lcs[len(lcs) // 2]
+    row = g[g["l_c"] == lc].sort_values("split").iloc[0]
+    hist = pd.DataFrame(json.loads(row["optc_objective"]), dtype=float).T  # iterations x restarts
+    hist.index = np.arange(1, len(hist) + 1)
+    kept = int(row["optc_best_restart"])
+    others = hist.drop(columns=kept)
+    if others.shape[1]:
+        ax.fill_between(hist.index, others.min(axis=1), others.max(axis=1), color="0.85",
+                        label=f"other {others.shape[1]} restarts: range")
+        ax.plot(hist.index, others.median(axis=1), color="0.4", lw=1, ls="--", label="other restarts: median")
+    ax.plot(hist.index, hist[kept], color="C3", lw=1.8, label=f"restart {kept}, kept by validation")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("objective (84)")
+    ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(alpha=0.3)
+    ax.set_title(f"{dataset}: optC objective, {hist.shape[1]} restarts, $l_c$ = {int(lc)}, split {row['split']}")
+    return fig
+
+
+def save_figure(fig, *paths, dpi=150):
+    """Write ``fig`` to every path atomically (temporary file beside it, then rename)."""
+    from mvl.io import atomic_path
+
+    for path in paths:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=dpi, format=os.path.splitext(str(path))[1][1:] or "png")
+            os.chmod(tmp, 0o644)

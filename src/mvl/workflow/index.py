@@ -1,0 +1,245 @@
+"""The results index (``results/index.html``) and the HTML export of executed notebooks.
+
+:func:`build_index` writes one plain HTML page linking every report (its HTML export and the executed
+notebook) and every figure of a run, with the profile name, a hash of the merged config, the package version,
+the date and the datasets; every link is relative to the page. :func:`check_links` lists the links of a page
+that do not resolve to a file. :func:`export_html` converts an executed notebook to HTML with nbconvert (code
+cells shown) and writes it atomically.
+
+Command line (what the workflow rules call)::
+
+    python -m mvl.workflow.index html NOTEBOOK.ipynb OUT.html
+    python -m mvl.workflow.index index --out results/index.html --profile ci --config-hash H \\
+        --datasets mfeat --reports results/mfeat/report.ipynb results/coreg/report.ipynb
+    (without --config-hash: $MVL_CONFIG_SHA256, which the workflow sets)
+    python -m mvl.workflow.index check results/index.html
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import hashlib
+import html
+import json
+import os
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit
+
+__all__ = ["config_hash", "profile_name", "report_entries", "build_index", "write_index", "check_links",
+           "export_html", "FIGURE_SUFFIXES"]
+
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+"""Files counted as figures (in a report's folder or its ``figures/`` subfolder)."""
+
+
+def config_hash(config):
+    """sha256 (hex) of the merged config dumped as JSON with sorted keys."""
+    text = json.dumps(config, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def profile_name(config):
+    """The config key ``profile`` if set, else "default"."""
+    return str(config.get("profile") or "default")
+
+
+def _figures(folder):
+    """Figures of a report folder: ``folder/*`` and ``folder/figures/*`` with a figure suffix, grouped by
+    stem (``{stem: [paths]}``, PNG first), hidden and temporary files left out."""
+    groups = {}
+    for sub in (folder, folder / "figures"):
+        if not sub.is_dir():
+            continue
+        for p in sorted(sub.iterdir()):
+            if p.is_file() and p.suffix.lower() in FIGURE_SUFFIXES and not p.name.startswith(".") \
+                    and ".tmp" not in p.name:
+                groups.setdefault(str(p.with_suffix("")), []).append(p)
+    order = {s: k for k, s in enumerate(FIGURE_SUFFIXES)}
+    return {stem: sorted(paths, key=lambda p: order[p.suffix.lower()]) for stem, paths in sorted(groups.items())}
+
+
+def report_entries(notebooks):
+    """One entry per executed notebook: its title (first markdown heading), the notebook, the HTML beside it
+    and the figures of its folder."""
+    out = []
+    for nb in map(Path, notebooks):
+        out.append({"notebook": nb, "html": nb.with_suffix(".html"), "title": _title(nb),
+                    "figures": _figures(nb.parent)})
+    return out
+
+
+def _title(notebook):
+    try:
+        cells = json.loads(Path(notebook).read_text()).get("cells", [])
+    except (OSError, ValueError):
+        return Path(notebook).stem
+    for cell in cells:
+        if cell.get("cell_type") == "markdown":
+            src = "".join(cell.get("source", []))
+            for line in src.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return Path(notebook).stem
+
+
+def _link(target, base):
+    return quote(os.path.relpath(target, base).replace(os.sep, "/"))
+
+
+_CSS = """
+body { font-family: sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.4; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+table.run td, table.run th { text-align: left; padding: 2px 12px 2px 0; vertical-align: top; }
+code { background: #f3f3f3; padding: 0 3px; }
+ul.figures { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 1.5em; }
+ul.figures li { width: 20em; }
+ul.figures img { width: 100%; border: 1px solid #ddd; }
+"""
+
+
+def build_index(out, notebooks, *, profile="default", config_sha="", version="", date=None, datasets=()):
+    """The HTML text of the index page ``out`` (links relative to its folder) for the executed
+    ``notebooks``."""
+    base = Path(out).parent
+    date = date or _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    e = html.escape
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>mvl results</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>mvl results: vector-valued multi-view learning (Minh, Bazzani &amp; Murino, JMLR 2016)</h1>",
+        '<table class="run">',
+        f"<tr><th>profile</th><td>{e(profile)}</td></tr>",
+        f"<tr><th>config hash</th><td><code>sha256:{e(config_sha)}</code> (merged config as JSON, sorted keys)"
+        "</td></tr>",
+        f"<tr><th>mvl version</th><td>{e(version)}</td></tr>",
+        f"<tr><th>date</th><td>{e(date)}</td></tr>",
+        f"<tr><th>datasets</th><td>{e(', '.join(datasets)) if datasets else '(none)'}</td></tr>",
+        "</table>",
+    ]
+    entries = report_entries(notebooks)
+    if not entries:
+        parts.append("<p>No report in this run.</p>")
+    parts.append("<h2>Reports</h2><ul>")
+    for ent in entries:
+        folder = os.path.relpath(ent["notebook"].parent, base).replace(os.sep, "/")
+        links = [f'<a href="{_link(ent["html"], base)}">HTML</a>']
+        links.append(f'<a href="{_link(ent["notebook"], base)}">notebook</a>')
+        parts.append(f"<li><strong>{e(folder)}</strong>: {e(ent['title'])} ({', '.join(links)})</li>")
+    parts.append("</ul>")
+    for ent in entries:
+        if not ent["figures"]:
+            continue
+        folder = os.path.relpath(ent["notebook"].parent, base).replace(os.sep, "/")
+        parts.append(f"<h2>Figures: {e(folder)}</h2>")
+        parts.append('<ul class="figures">')
+        for stem, paths in ent["figures"].items():
+            name = e(Path(stem).name)
+            first = paths[0]
+            thumb = (f'<a href="{_link(first, base)}"><img src="{_link(first, base)}" alt="{name}"></a><br>'
+                     if first.suffix.lower() in (".png", ".svg") else "")
+            formats = ", ".join(f'<a href="{_link(p, base)}">{e(p.suffix[1:].upper())}</a>' for p in paths)
+            parts.append(f"<li>{thumb}{name} ({formats})</li>")
+        parts.append("</ul>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _atomic_write_text(path, text):
+    from mvl.io import atomic_path
+
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+        os.chmod(tmp, 0o644)
+
+
+def write_index(out, notebooks, **kw):
+    """Write :func:`build_index` to ``out`` atomically."""
+    _atomic_write_text(out, build_index(out, notebooks, **kw))
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links = []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name in ("href", "src") and value:
+                self.links.append(value)
+
+
+def check_links(page):
+    """Links (``href``, ``src``) of the HTML file ``page`` that are not relative paths to an existing file:
+    absolute URLs, absolute paths and missing targets. Empty list: every link resolves."""
+    page = Path(page)
+    parser = _Links()
+    parser.feed(page.read_text(encoding="utf-8"))
+    bad = []
+    for link in parser.links:
+        parts = urlsplit(link)
+        if parts.scheme or parts.netloc or link.startswith("/"):
+            bad.append(link)
+            continue
+        target = page.parent / unquote(parts.path)
+        if not target.is_file():
+            bad.append(link)
+    return bad
+
+
+def export_html(notebook, out):
+    """An executed notebook as HTML (nbconvert's HTML exporter, code cells and outputs shown), written
+    atomically. Of a papermill run, the cell of default parameters is left out (the injected cell after it
+    holds the values used)."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.read(str(notebook), as_version=4)
+    # papermill's injected-parameters cell shows the values used; the notebook's own defaults (the cell
+    # tagged "parameters") would only repeat them with other values
+    if any("injected-parameters" in c.get("metadata", {}).get("tags", []) for c in nb.cells):
+        nb.cells = [c for c in nb.cells if "parameters" not in c.get("metadata", {}).get("tags", [])]
+    exporter = HTMLExporter()
+    body, _ = exporter.from_notebook_node(nb)
+    _atomic_write_text(out, body)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m mvl.workflow.index", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("html", help="export an executed notebook to HTML")
+    s.add_argument("notebook")
+    s.add_argument("out")
+    s = sub.add_parser("index", help="write the results index page")
+    s.add_argument("--out", required=True)
+    s.add_argument("--reports", nargs="*", default=[])
+    s.add_argument("--profile", default="default")
+    s.add_argument("--config-hash", default=os.environ.get("MVL_CONFIG_SHA256", ""),
+                   help="shown on the page (default: $MVL_CONFIG_SHA256, set by the workflow)")
+    s.add_argument("--datasets", nargs="*", default=[])
+    s = sub.add_parser("check", help="fail unless every link of an HTML page resolves to a file")
+    s.add_argument("page")
+    a = p.parse_args(argv)
+    if a.cmd == "html":
+        export_html(a.notebook, a.out)
+    elif a.cmd == "index":
+        from mvl import __version__
+
+        write_index(a.out, a.reports, profile=a.profile, config_sha=a.config_hash, version=__version__,
+                    datasets=a.datasets)
+    else:
+        bad = check_links(a.page)
+        for link in bad:
+            print(f"{a.page}: broken link {link}", file=sys.stderr)
+        if bad:
+            return 1
+        print(f"{a.page}: every link resolves")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

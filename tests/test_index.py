@@ -1,0 +1,135 @@
+"""mvl.workflow.index: the results page, its link checker and the HTML export of notebooks; and, on a CI
+workflow run, that every link of results/index.html resolves."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from mvl.workflow import index as I
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+
+
+def test_config_hash_is_sha256_of_sorted_json():
+    by_hand = hashlib.sha256(b'{"a": 1, "b": {"c": [2, 3], "d": null}}').hexdigest()
+    assert I.config_hash({"b": {"d": None, "c": [2, 3]}, "a": 1}) == by_hand
+    assert I.config_hash({"a": 1}) != I.config_hash({"a": 2})
+
+
+def test_profile_name():
+    assert I.profile_name({"profile": "ci"}) == "ci"
+    assert I.profile_name({}) == "default"
+
+
+def _notebook(path, title, executed=True):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(f"# {title}\nText."),
+                nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("x = 2", metadata={"tags": ["injected-parameters"]}),
+                nbformat.v4.new_code_cell("print(x + 40)")]
+    if executed:
+        nb.cells[3].outputs = [nbformat.v4.new_output("stream", name="stdout", text="42\n")]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
+    return path
+
+
+def _run_tree(root):
+    res = root / "results"
+    _notebook(res / "mfeat" / "report.ipynb", "Single-view vs multi-view")
+    (res / "mfeat" / "report.html").write_text("<html></html>")
+    figs = res / "mfeat" / "figures"
+    figs.mkdir()
+    for name in ("accuracy_vs_labels.png", "accuracy_vs_labels.pdf", "optc weights.png", ".hidden.png",
+                 ".accuracy_vs_labels.png.x1.png"):
+        (figs / name).write_bytes(b"x")
+    _notebook(res / "coreg" / "report.ipynb", "Co-regularization")
+    (res / "coreg" / "report.html").write_text("<html></html>")
+    return res
+
+
+def test_index_page_links_reports_and_figures(tmp_path):
+    res = _run_tree(tmp_path)
+    out = res / "index.html"
+    I.write_index(out, [res / "mfeat" / "report.ipynb", res / "coreg" / "report.ipynb"], profile="ci",
+                  config_sha="abc123", version="9.9", date="2030-01-02", datasets=["mfeat"])
+    page = out.read_text()
+    for text in ("<th>profile</th><td>ci</td>", "sha256:abc123", "<td>9.9</td>", "<td>2030-01-02</td>",
+                 "<th>datasets</th><td>mfeat</td>", "Single-view vs multi-view", "Co-regularization"):
+        assert text in page, text
+    for link in ('href="mfeat/report.html"', 'href="mfeat/report.ipynb"', 'href="coreg/report.html"',
+                 'href="coreg/report.ipynb"', 'src="mfeat/figures/accuracy_vs_labels.png"',
+                 'href="mfeat/figures/accuracy_vs_labels.pdf"', 'href="mfeat/figures/optc%20weights.png"'):
+        assert link in page, link
+    assert "hidden" not in page and ".x1." not in page  # hidden and temporary files are not figures
+    assert I.check_links(out) == []
+    assert sorted(p.name for p in res.iterdir()) == ["coreg", "index.html", "mfeat"]  # no temporary file left
+
+
+def test_index_command_reads_the_config_hash_from_the_environment(tmp_path, monkeypatch):
+    """The workflow passes the hash through $MVL_CONFIG_SHA256 (a param would rerun the page on any config
+    change, also of data.mirror)."""
+    res = _run_tree(tmp_path)
+    monkeypatch.setenv("MVL_CONFIG_SHA256", "f00d")
+    assert I.main(["index", "--out", str(res / "index.html"), "--profile", "paper", "--datasets", "a", "b",
+                   "--reports", str(res / "mfeat" / "report.ipynb")]) == 0
+    page = (res / "index.html").read_text()
+    assert "sha256:f00d" in page and "<td>paper</td>" in page and "<td>a, b</td>" in page
+    assert "coreg/report" not in page and I.check_links(res / "index.html") == []
+
+
+def test_check_links_reports_broken_and_absolute_links(tmp_path):
+    (tmp_path / "a.html").write_text("x")
+    page = tmp_path / "index.html"
+    page.write_text('<a href="a.html">ok</a> <a href="b.html">missing</a> <img src="/etc/hostname">'
+                    '<a href="https://example.org/x">web</a> <a href="sub/">folder</a>')
+    assert I.check_links(page) == ["b.html", "/etc/hostname", "https://example.org/x", "sub/"]
+    assert I.main(["check", str(page)]) == 1
+
+
+def test_export_html_shows_code_and_outputs_without_the_default_parameters(tmp_path):
+    nb = _notebook(tmp_path / "r.ipynb", "Title")
+    I.export_html(nb, tmp_path / "out" / "r.html")
+    text = re.sub(r"<[^>]+>", "", (tmp_path / "out" / "r.html").read_text())
+    assert "Title" in text and "print(x + 40)" in text and "42" in text  # code cells and outputs shown
+    assert "x = 2" in text and "x = 1" not in text  # the injected values, not the defaults they replace
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["r.html"]
+
+
+@pytest.mark.slow
+def test_ci_run_index_links_resolve(tmp_path, shared_data):
+    """The CI profile in a copy of the workflow: results/index.html links both reports (HTML and notebook)
+    and every figure, every link resolves, and the reports show tables, not printed text."""
+    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
+    exe = str(SNAKEMAKE) if SNAKEMAKE.exists() else shutil.which("snakemake")
+    data = f"data={{mirror: {shared_data}, offline: true}}"
+    proc = subprocess.run([exe, "--profile", "profiles/ci", "--config", data], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=1200, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    index = tmp_path / "results" / "index.html"
+    assert I.check_links(index) == []
+    page = index.read_text()
+    assert "<th>profile</th><td>ci</td>" in page
+    for link in ("mfeat/report.html", "mfeat/report.ipynb", "coreg/report.html", "coreg/report.ipynb"):
+        assert f'href="{link}"' in page, link
+    figures = sorted(p.relative_to(tmp_path / "results").as_posix()
+                     for p in (tmp_path / "results" / "mfeat" / "figures").iterdir())
+    assert figures and all(f'"{f}"' in page for f in figures)
+    report = (tmp_path / "results" / "mfeat" / "report.html").read_text()
+    assert report.count("<table") >= 8 and "data:image/png;base64" in report
+    nb = json.loads((tmp_path / "results" / "mfeat" / "report.ipynb").read_text())
+    printed = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "stream"
+               and o.get("name") == "stdout"]
+    assert printed == []  # every result is a table, a figure or a sentence, none printed as text

@@ -1,0 +1,55 @@
+# What a reader opens: every executed notebook exported to HTML beside it, and results/index.html linking
+# every report (HTML and notebook) and every figure of the run (mvl.workflow.index).
+from mvl.workflow.index import config_hash as _config_hash, profile_name as _profile_name
+
+
+# every executed notebook the run produces: the report and co-regularization targets ending in .ipynb
+REPORT_NOTEBOOKS = sorted(
+    {t for t in [t for d in DATASETS for t in report_targets(d)] + list(coreg_targets()) if t.endswith(".ipynb")}
+)
+# their HTML exports, beside them
+REPORT_HTML = [nb[: -len(".ipynb")] + ".html" for nb in REPORT_NOTEBOOKS]
+# The config hash reaches the index job through the environment (MVL_CONFIG_SHA256, read by
+# mvl.workflow.index), not as a param: a param would rerun the job
+# whenever any key changes, also those that change no result (data.mirror, data.base_url, as in common.smk);
+# the page shows the hash of the config of the run that last wrote it.
+os.environ.update(MVL_CONFIG_SHA256=_config_hash(config))
+
+
+rule notebook_html:
+    """An executed notebook as HTML beside it (nbconvert, code cells shown), written atomically."""
+    input:
+        f"{RES}/{{nbdir}}/{{nbname}}.ipynb",
+    output:
+        f"{RES}/{{nbdir}}/{{nbname}}.html",
+    wildcard_constraints:
+        nbdir="[A-Za-z0-9_]+(/[A-Za-z0-9_]+)*",
+        nbname="[A-Za-z0-9_]+",
+    params:
+        python=PYTHON,
+    log:
+        f"{RES}/{{nbdir}}/logs/{{nbname}}_html.log",
+    conda:
+        "../envs/mvl.yaml"
+    shell:
+        '"{params.python}" -m mvl.workflow.index html {input} {output} > {log} 2>&1'
+
+
+rule index:
+    """results/index.html: profile, config hash, version, date, datasets; links to every report and figure."""
+    input:
+        notebooks=REPORT_NOTEBOOKS,
+        html=REPORT_HTML,
+    output:
+        f"{RES}/index.html",
+    params:
+        python=PYTHON,
+        profile=_profile_name(config),
+        datasets=" ".join(DATASETS),
+    log:
+        f"{RES}/logs/index.log",
+    conda:
+        "../envs/mvl.yaml"
+    shell:
+        '"{params.python}" -m mvl.workflow.index index --out {output} --profile {params.profile:q} '
+        "--datasets {params.datasets} --reports {input.notebooks} > {log} 2>&1"
