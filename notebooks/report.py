@@ -103,8 +103,9 @@ say(R.multiview_verdict(mv))
 # off or on) against cell "none" (γ_B = γ_W = 0, which is supervised MVL-LS: unlabelled points then
 # get zero coefficients, Corollary 19), paired per split, for the run's u_c (5 and 50; the paper profile adds
 # "all", every pool sample that is neither labelled nor validation, shown as u_c = all). Three scopes: the
-# paper's graph (dense kernel weights, p = 1) with the configured gammas; the paper's graph with each cell's gammas selected on the validation set; and the graph
-# (kNN size, Laplacian power L^p) selected on validation too. Cell "any" is the model selected over all cells
+# paper's graph (dense kernel weights, p = 1) with the configured gammas; the paper's graph with each
+# cell's gammas selected on the validation set; and the graph (kNN size, Laplacian power L^p) selected on
+# validation too. Cell "any" is the model selected over all cells
 # (it may be "none": then the selection found no use for the unlabelled data). The selection is made once per
 # split and u_c at l_c = `grid_labels_per_class` on 5 validation samples per class, never on test data.
 # Differences in points; p-values of the paired t-test and the Wilcoxon signed-rank test.
