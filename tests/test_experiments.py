@@ -11,7 +11,9 @@ from sklearn.svm import SVC
 
 from mvl import MVLLeastSquares, io
 from mvl.datasets import load_mfeat
-from mvl.experiments import method_views, run_method
+from mvl.experiments import run_method
+from mvl.workflow.methods import method
+from mvl.workflow.runner import views_of
 from mvl.protocols import draw_training_set, stratified_split
 
 PARAMS = dict(gammas={"A": 1e-5, "B": 1e-6, "W": 1e-6}, grid={"A": [1e-6, 1e-4], "B": [0.0, 1e-5], "W": [0.0, 1e-5]},
@@ -94,11 +96,12 @@ def test_ablation_rows_and_single_view(mfeat_problem):
     rows = run_method("single_views", Kp, Kt, y, split, 2, 0, PARAMS, views)
     assert [r["method"] for r in rows] == ["view_fac", "view_kar", "view_mor"]
     assert rows[1]["accuracy"] == row["accuracy"] and rows[1]["views"] == "kar"
-    assert method_views("view_kar", views) == ["kar"] and method_views("mvl_ls", views) == views
+    assert views_of("view_kar", views) == ["kar"] and views_of("mvl_ls", views) == views
+    assert method("view_kar").family == "ls" and method("mvl_ls_optc25").family == "optc"
     with pytest.raises(ValueError, match="unknown method"):
-        method_views("nope", views)
+        method("nope")
     with pytest.raises(ValueError, match="unknown view"):
-        method_views("view_xyz", views)
+        views_of("view_xyz", views)
 
 
 def test_optc_run_matches_direct_fit(mfeat_problem):

@@ -1,6 +1,7 @@
 """One experiment run = (dataset, split seed, l_c, u_c, method) -> tidy result rows.
 
-The Snakemake rules call :func:`run_method`; it is also usable directly.
+The workflow's units (:mod:`mvl.workflow.runner`, which reads the method registry
+:mod:`mvl.workflow.methods`) call :func:`run_method` / :func:`run_on_draw`; they are also usable directly.
 Methods:
 
 ``mvl_ls``           MVL-LS on all views with the configured (fixed) gammas.
@@ -49,11 +50,7 @@ from .least_squares import MVLLeastSquares
 from .optc import MVLLeastSquaresOptC
 from .protocols import ALL, Split, draw_training_set
 
-__all__ = ["run_method", "run_on_draw", "select_gammas", "select_gammas_on_draw", "METHODS", "method_views"]
-
-METHODS = ("mvl_ls", "mvl_ls_cv", "mvl_ls_cvgraph", "mvl_ls_ablation", "mvl_ls_ablation_cv", "mvl_ls_ablation_cvgraph",
-           "svc_sum", "single_views", "mvl_svm", "mvl_binsvm", "mvl_svm_ablation", "mvl_binsvm_ablation")
-
+__all__ = ["run_method", "run_on_draw", "select_gammas", "select_gammas_on_draw"]
 
 def _mvml_spec(method):
     """(metric, Nystrom fraction) of ``mvml_<metric>_n<pct>``, or None."""
@@ -65,20 +62,6 @@ def _optc_iterations(method):
     """N of ``mvl_ls_optc<N>``, or None."""
     m = re.fullmatch(r"mvl_ls_optc(\d+)", method)
     return int(m.group(1)) if m else None
-
-
-def method_views(method, view_names):
-    """Views a method uses: one for ``view_<name>``, all otherwise."""
-    if _optc_iterations(method) or _mvml_spec(method) or method in ("perceptron_matrix", "perceptron_orth"):
-        return list(view_names)
-    if method.startswith("view_"):
-        name = method[len("view_"):]
-        if name not in view_names:
-            raise ValueError(f"method {method!r}: unknown view {name!r}; views are {list(view_names)}")
-        return [name]
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose from {list(METHODS)} or view_<name>")
-    return list(view_names)
 
 
 def paper_graph(params):

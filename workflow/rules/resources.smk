@@ -1,11 +1,12 @@
 # Per-rule resources (mem_mb, runtime in minutes) estimated from each job's problem size, for cluster
-# execution (profiles/slurm). Include it after the rule files. Local runs ignore mem_mb and runtime
-# unless --resources caps them, so the local profiles behave as before.
+# execution (profiles/slurm). Included before the rule files (rule `run` names run_mem_mb and run_runtime);
+# the Snakefile calls apply_rule_resources() at its end for the other rules. Local runs ignore mem_mb and
+# runtime unless --resources caps them.
 #
 # Sizes: P classes, m views, n = training points of the job (labelled + unlabelled + validation, per
 # class, times two for Caltech-101's flipped copies), t test points, N the whole data set.
-#  - run / select_gammas hold the split's kernels (m N_pool (N_pool + t) float64, or the prepared paper
-#    data) plus the structured MVL-LS solve: about 4 m n^2 float64 (kernels, Laplacians, eigenvectors,
+#  - a run unit holds the split's kernels (m N_pool (N_pool + t) float64, or the prepared paper
+#    data) plus the structured MVL-LS solve of its largest run: about 4 m n^2 float64 (kernels, Laplacians, eigenvectors,
 #    work space), the coupled (l + n)^2 system, and the m t n test kernels; measured reference: n = 2040,
 #    m = 10 peaks at 1.19 GiB for the whole process (README, benchmarks).
 #  - prepare (paper datasets) loads the raw kernels once: up to ~1.1 GB for Caltech-101 (10 views).

@@ -26,7 +26,7 @@ from ..protocols import official_split, stratified_split
 from .methods import FAMILIES, method
 
 __all__ = ["DEFAULT_METHODS", "PAPER_SOURCES", "unit_tasks", "unit_cost", "run_params", "split_for_seed",
-           "split_kernels", "run_unit"]
+           "split_kernels", "views_of", "run_unit"]
 
 PAPER_SOURCES = ("flowers17", "caltech101", "cub")
 
@@ -166,8 +166,13 @@ def paper_draw(data, source, seed, l_c, u_c, params, views, needs_validation):
 # ------------------------------------------------------------------ the unit
 
 
-def _views_of(name, views):
-    return [name[5:]] if name.startswith("view_") else list(views)
+def views_of(name, views):
+    """The views a method uses: one for ``view_<name>``, all otherwise."""
+    if not name.startswith("view_"):
+        return list(views)
+    if name[5:] not in views:
+        raise ValueError(f"method {name!r}: unknown view {name[5:]!r}; views are {list(views)}")
+    return [name[5:]]
 
 
 def run_unit(settings, dataset, seed, family, data_path, out, log=None):
@@ -224,11 +229,11 @@ def run_unit(settings, dataset, seed, family, data_path, out, log=None):
         m = method(name)
         sel = selection(lc, uc) if m.uses_selection else None
         if paper:
-            d, names = paper_draw(data, settings["source"], seed, lc, uc, params, _views_of(name, views),
+            d, names = paper_draw(data, settings["source"], seed, lc, uc, params, views_of(name, views),
                                   m.needs_validation)
             new = run_on_draw(name, d, lc, uc, params, names, dataset=dataset, seed=seed, selected=sel)
         else:
-            names = _views_of(name, views)
+            names = views_of(name, views)
             Kp, Kt = stack(names)
             new = run_method(name, Kp, Kt, y, split, lc, uc, params, names, dataset=dataset, seed=seed,
                              selected=sel)
