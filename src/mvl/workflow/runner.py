@@ -193,14 +193,20 @@ def run_unit(settings, dataset, seed, family, data_path, out, log=None):
         data = np.load(data_path)
         split = split_for_seed(data, settings["protocol"], seed)
         y = data["y"]
-        K_pool, K_test = {}, {}
-        for v in views:
-            K_pool[v], K_test[v] = split_kernels(data, split, v, settings["kernel"])
+        # every view's kernels once per unit, stacked (m, N, N) and (m, T, N); runs slice them
+        K_pool = np.empty((len(views), split.pool.size, split.pool.size))
+        K_test = np.empty((len(views), split.test.size, split.pool.size))
+        for i, v in enumerate(views):
+            K_pool[i], K_test[i] = split_kernels(data, split, v, settings["kernel"])
         log(f"[unit] split: pool {split.pool.size}, test {split.test.size}; kernels of {len(views)} views "
             f"({time.perf_counter() - t_unit:.1f} s)")
 
     def stack(names):
-        return np.stack([K_pool[v] for v in names]), np.stack([K_test[v] for v in names])
+        """The kernels of ``names``: the unit's arrays themselves for all views, a slice for one."""
+        if names == views:
+            return K_pool, K_test
+        i = views.index(names[0])
+        return K_pool[i:i + 1], K_test[i:i + 1]
 
     selections = {}
 
