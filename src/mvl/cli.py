@@ -1,9 +1,9 @@
-"""Command-line steps called by the Snakemake rules (``python -m mvl.cli STEP ...``).
+"""Command-line steps of the workflow: python -m mvl.cli STEP [options]  (python -m mvl.cli STEP -h for one step).
 
-Each step reads its inputs, writes its single output atomically with a SHA-256 sidecar
-(``<out>.sha256``, also recording the inputs' digests; checked by :func:`mvl.io.verify_outputs` when the
-workflow starts) and prints a short progress line. Steps: ``dataset``, ``split``, ``kernel``, ``select``, ``run``,
-``collect``, ``aggregate``.
+Each step reads its inputs, writes its single output atomically with a SHA-256 sidecar (<out>.sha256, which
+also records the digests of the inputs; checked by mvl.io.verify_outputs when the workflow starts) and prints
+a short progress line. Steps: dataset, prepare, collect, aggregate, coreg, check. The runs themselves are the
+workflow's rule run (mvl.workflow.runner).
 """
 
 from __future__ import annotations
@@ -168,39 +168,49 @@ def step_coreg(a):
           f"({time.perf_counter() - t0:.1f} s) -> {a.out}")
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m mvl.cli", description=__doc__)
-    sub = p.add_subparsers(dest="step", required=True)
-    s = sub.add_parser("dataset")
+def build_parser():
+    """The argument parser of every step (each subcommand and option with its help text)."""
+    p = argparse.ArgumentParser(prog="python -m mvl.cli", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="step", required=True, metavar="STEP")
+    out_help = "output file (written atomically, with a .sha256 sidecar)"
+    data_help = "download/mirror options as JSON, the config key data, e.g. '{\"mirror\": \"../shared/data\"}'"
+    s = sub.add_parser("dataset", help="raw data of a dataset (embedded or downloaded) as one npz")
     s.add_argument("--dataset", required=True, help="name of the dataset entry (results/<name>)")
-    s.add_argument("--source", default=None, help="loader of the raw data (default: the dataset name)")
+    s.add_argument("--source", default=None, choices=["mfeat", "mvmnist"],
+                   help="loader of the raw data (default: the dataset name)")
     s.add_argument("--views", nargs="*", default=None, help="views to keep, in this order (default: all)")
-    s.add_argument("--data", default=None, help="JSON download/mirror options (config key data)")
-    s.add_argument("--out", required=True)
-    s = sub.add_parser("prepare", help="paper datasets: fetch, verify and load the raw files once")
-    s.add_argument("--dataset", required=True)
-    s.add_argument("--source", required=True, choices=PAPER_SOURCES)
-    s.add_argument("--views", nargs="+", required=True)
-    s.add_argument("--part", type=int, default=0, help="Caltech-101: the split whose kernels to load")
-    s.add_argument("--data", default=None, help="JSON download/mirror options (config key data)")
-    s.add_argument("--loader", default=None, help="JSON extra loader options (e.g. CUB image_view)")
-    s.add_argument("--out", required=True)
-    s = sub.add_parser("collect")
-    s.add_argument("--out", required=True)
-    s.add_argument("inputs", nargs="+")
-    s = sub.add_parser("aggregate")
-    s.add_argument("--results", required=True)
-    s.add_argument("--out", required=True)
+    s.add_argument("--data", default=None, help=data_help)
+    s.add_argument("--out", required=True, help=out_help)
+    s = sub.add_parser("prepare", help="paper datasets: fetch, verify and load the raw files once (a pickle)")
+    s.add_argument("--dataset", required=True, help="name of the dataset entry (results/<name>)")
+    s.add_argument("--source", required=True, choices=PAPER_SOURCES, help="which paper dataset")
+    s.add_argument("--views", nargs="+", required=True, help="views to load, in this order")
+    s.add_argument("--part", type=int, default=0, help="Caltech-101: the split whose kernels to load (1-3)")
+    s.add_argument("--data", default=None, help=data_help)
+    s.add_argument("--loader", default=None, help="extra loader options as JSON, e.g. '{\"image_view\": \"f.npz\"}'")
+    s.add_argument("--out", required=True, help=out_help)
+    s = sub.add_parser("collect", help="concatenate run CSVs into one tidy table (one row per run)")
+    s.add_argument("--out", required=True, help=out_help)
+    s.add_argument("inputs", nargs="+", help="the run CSVs (results/<dataset>/runs/<family>/seed<k>.csv)")
+    s = sub.add_parser("aggregate", help="mean, std and count of the accuracy over splits, per group")
+    s.add_argument("--results", required=True, help="the tidy table written by collect")
+    s.add_argument("--out", required=True, help=out_help)
     s = sub.add_parser("coreg", help="MR and CoMR on one split of a Sindhwani-Rosenberg benchmark (every grid row)")
-    s.add_argument("--dataset", required=True, choices=["lines", "g50c", "uspst", "coil20", "pcmac"])
-    s.add_argument("--seed", type=int, required=True)
-    s.add_argument("--data", default=None, help="JSON download/mirror options (default: $MVL_DATA_OPTIONS)")
-    s.add_argument("--out", required=True)
+    s.add_argument("--dataset", required=True, choices=["lines", "g50c", "uspst", "coil20", "pcmac"],
+                   help="benchmark (SR 2008 Table 1)")
+    s.add_argument("--seed", type=int, required=True, help="seed of the split (and of the LINES sample)")
+    s.add_argument("--data", default=None, help=data_help + " (default: $MVL_DATA_OPTIONS)")
+    s.add_argument("--out", required=True, help=out_help)
     s = sub.add_parser("check", help="compare a summary with expected values (results regression)")
-    s.add_argument("--summary", required=True)
-    s.add_argument("--expected", required=True)
+    s.add_argument("--summary", required=True, help="the summary.csv of a run")
+    s.add_argument("--expected", required=True, help="the committed expected summary (results/expected/...)")
     s.add_argument("--atol", type=float, default=0.01, help="absolute tolerance on accuracies (default 0.01)")
-    a = p.parse_args(argv)
+    return p
+
+
+def main(argv=None):
+    a = build_parser().parse_args(argv)
     if a.step == "dataset" and a.source is None:
         a.source = a.dataset
     steps = {"prepare": step_prepare, "dataset": step_dataset, "collect": step_collect, "aggregate": step_aggregate,
