@@ -108,7 +108,9 @@ say(R.multiview_verdict(mv))
 # validation too. Cell "any" is the model selected over all cells
 # (it may be "none": then the selection found no use for the unlabelled data). The selection is made once per
 # split and u_c at l_c = `grid_labels_per_class` on 5 validation samples per class, never on test data.
-# Differences in points; p-values of the paired t-test and the Wilcoxon signed-rank test.
+# Differences in points; p-values of the paired t-test and the Wilcoxon signed-rank test. With few splits the
+# tests have little power (with 3 splits, the default profile, the two-sided Wilcoxon p cannot fall below 0.25):
+# read the answers of `profiles/mfeat_full` (10 splits) before concluding.
 
 # %%
 gain = R.unlabelled_gain(res)
