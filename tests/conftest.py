@@ -144,3 +144,52 @@ def shared_data():
             pytest.skip(msg)
         pytest.fail(msg)
     return SHARED
+
+
+# ---------------------------------------------------------------- running the Snakemake workflow
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOW_FILES = ("Snakefile", "workflow", "config", "profiles", "notebooks")
+
+
+def snakemake_exe():
+    """The snakemake next to the test interpreter (the project's venv), else the one on PATH."""
+    import shutil
+    import sys
+
+    exe = Path(sys.executable).with_name("snakemake")
+    found = str(exe) if exe.exists() else shutil.which("snakemake")
+    assert found, "snakemake is not installed in the test environment"
+    return found
+
+
+def copy_workflow(dest):
+    """The workflow's files (no results) copied into ``dest``; returns ``dest``."""
+    import shutil
+
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    for item in WORKFLOW_FILES:
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
+    return dest
+
+
+def run_snakemake(*args, cwd=ROOT, timeout=300, env=None):
+    """``snakemake *args`` in ``cwd``; the CompletedProcess (text output captured, never raises on failure)."""
+    import subprocess
+
+    return subprocess.run([snakemake_exe(), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env=env, check=False)
+
+
+def job_stats(text):
+    """The first "Job stats" table of a Snakemake run or dry run: {rule: count}, "total" included."""
+    assert "Job stats:" in text, text[-3000:]
+    counts = {}
+    for line in text.split("Job stats:", 1)[1].splitlines()[3:]:
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit():
+            break
+        counts[parts[0]] = int(parts[1])
+    return counts

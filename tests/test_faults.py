@@ -17,14 +17,12 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from conftest import copy_workflow, snakemake_exe
 
-ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 RES = Path("results") / "mfeat"
 TARGET = str(RES / "summary.csv")
 TIMING = ("fit_seconds", "grid_seconds")
@@ -44,24 +42,15 @@ dataset_settings:
 """
 
 
-def _exe():
-    exe = str(SNAKEMAKE) if SNAKEMAKE.exists() else shutil.which("snakemake")
-    assert exe, "snakemake is not installed in the test environment"
-    return exe
-
-
 def _copy_workflow(dest):
-    dest.mkdir(parents=True, exist_ok=True)
-    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
+    copy_workflow(dest)
     (dest / "config" / "faults.yaml").write_text(TINY)
     return dest
 
 
 def _cmd(*extra, configfiles=("config/ci.yaml", "config/faults.yaml")):
     # --configfile takes several files: keep it last
-    return [_exe(), *extra, "--profile", "profiles/ci", "--configfile", *configfiles]
+    return [snakemake_exe(), *extra, "--profile", "profiles/ci", "--configfile", *configfiles]
 
 
 def _snakemake(wf, *extra, timeout=300, **kw):
@@ -139,7 +128,13 @@ def reference(tmp_path_factory):
 def _interrupt(wf, sig, when):
     """Start the workflow in its own process group, wait until ``when(wf)``, send ``sig`` to the whole group."""
     log = open(wf / "interrupted.log", "w")
-    proc = subprocess.Popen(_cmd(TARGET), cwd=wf, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    # a shell that starts the tests in the background ignores SIGINT, and an ignored SIGINT is inherited (Python then
+    # never raises KeyboardInterrupt); a caught one is reset to the default by exec: catch it while starting the child
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen(_cmd(TARGET), cwd=wf, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         deadline = time.monotonic() + 240
         while not when(wf):

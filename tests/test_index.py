@@ -6,18 +6,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import copy_workflow, run_snakemake
 
 from mvl.workflow import index as I
 
-ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 
 
 def test_config_hash_is_sha256_of_sorted_json():
@@ -110,13 +105,9 @@ def test_export_html_shows_code_and_outputs_without_the_default_parameters(tmp_p
 def test_ci_run_index_links_resolve(tmp_path, shared_data):
     """The CI profile in a copy of the workflow: results/index.html links both reports (HTML and notebook)
     and every figure, every link resolves, and the reports show tables, not printed text."""
-    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / item)
-    exe = str(SNAKEMAKE) if SNAKEMAKE.exists() else shutil.which("snakemake")
+    copy_workflow(tmp_path)
     data = f"data={{mirror: {shared_data}, offline: true}}"
-    proc = subprocess.run([exe, "--profile", "profiles/ci", "--config", data], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=1200, check=False)
+    proc = run_snakemake("--profile", "profiles/ci", "--config", data, cwd=tmp_path, timeout=1200)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     index = tmp_path / "results" / "index.html"
     assert I.check_links(index) == []

@@ -13,33 +13,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import paper_fixtures as pf
 import pandas as pd
 import pytest
+from conftest import ROOT, copy_workflow, run_snakemake
 
-ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
-
-
-def _workflow_copy(dest):
-    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
 
 
 def _snakemake(cwd, *args, timeout=1500):
-    exe = str(SNAKEMAKE) if SNAKEMAKE.exists() else shutil.which("snakemake")
-    assert exe, "snakemake is not installed in the test environment"
     env = dict(os.environ, MPLBACKEND="Agg")
     for k in ("MVL_DATA_MIRROR", "MVL_DATA_CACHE", "MVL_OFFLINE"):
         env.pop(k, None)
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env,
-                          check=False)
+    return run_snakemake(*args, cwd=cwd, timeout=timeout, env=env)
 
 
 def _data_arg(data):
@@ -52,7 +39,7 @@ def test_paper_profile_end_to_end_on_fixtures(tmp_path):
     assert real_splits.is_file(), f"the real Flowers-17 splits {real_splits} (../shared/data) are required"
     wf = tmp_path / "wf"
     wf.mkdir()
-    _workflow_copy(wf)
+    copy_workflow(wf)
     served = tmp_path / "served"
     pf.write_flowers17(served, n_per_class=80)       # 1360 images, as the real distance matrices
     pf.write_caltech101(served, n_classes=3)          # 3 classes, the 3 splits, 10 kernels each
@@ -101,7 +88,7 @@ def test_paper_profile_end_to_end_on_fixtures(tmp_path):
 def test_paper_profile_offline_without_files_stops_before_any_job(tmp_path):
     wf = tmp_path / "wf"
     wf.mkdir()
-    _workflow_copy(wf)
+    copy_workflow(wf)
     data = {"cache_dir": str(tmp_path / "cache"), "mirror": None, "offline": True}
     proc = _snakemake(wf, "--profile", "profiles/paper", "--config", _data_arg(data), timeout=300)
     out = proc.stdout + proc.stderr

@@ -14,7 +14,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import warnings
@@ -22,9 +21,8 @@ from pathlib import Path
 
 import pytest
 import slurm_local
+from conftest import ROOT, copy_workflow, job_stats, snakemake_exe
 
-ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 RESOURCES_INCLUDE = 'include: "workflow/rules/resources.smk"'
 # the CI profile's config, reduced to one split at l_c = 1 (optC: 5 iterations) and one co-regularization split
 # on the synthetic two-lines data (g50c's file comes from the shared data folder, not available here)
@@ -37,16 +35,8 @@ RUN_TIMEOUT = 1200
 
 
 def _workflow_copy(dest):
-    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
+    copy_workflow(dest)
     (dest / "small.yaml").write_text(SMALL)
-
-
-def _exe():
-    exe = str(SNAKEMAKE) if SNAKEMAKE.exists() else shutil.which("snakemake")
-    assert exe, "snakemake is not installed in the test environment"
-    return exe
 
 
 def _env(extra=None):
@@ -57,7 +47,7 @@ def _env(extra=None):
 
 def _snakemake(cwd, *args, env=None, timeout=300):
     """Run snakemake in its own session; on timeout SIGTERM it (it cancels its SLURM jobs), then SIGKILL."""
-    proc = subprocess.Popen([_exe(), *args], cwd=cwd, env=env or _env(), stdout=subprocess.PIPE,
+    proc = subprocess.Popen([snakemake_exe(), *args], cwd=cwd, env=env or _env(), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         out, _ = proc.communicate(timeout=timeout)
@@ -78,16 +68,8 @@ def _snakemake(cwd, *args, env=None, timeout=300):
 
 
 def _job_counts(out):
-    """The first "Job stats" table of a Snakemake run or dry run: {rule: count}."""
-    assert "Job stats:" in out, out[-3000:]
-    counts = {}
-    for line in out.split("Job stats:", 1)[1].splitlines()[3:]:
-        parts = line.split()
-        if len(parts) != 2 or not parts[1].isdigit():
-            break
-        if parts[0] != "total":
-            counts[parts[0]] = int(parts[1])
-    return counts
+    """The first "Job stats" table of a Snakemake run or dry run: {rule: count}, without the total."""
+    return {k: v for k, v in job_stats(out).items() if k != "total"}
 
 
 def _planned(out, rule):

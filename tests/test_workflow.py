@@ -1,42 +1,25 @@
 """The Snakemake workflow parses, validates its config and lints clean (dry runs, no jobs executed)."""
 
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from conftest import ROOT, copy_workflow, job_stats, run_snakemake
 
-ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 
 
 def _snakemake(*args, cwd=ROOT):
-    exe = str(SNAKEMAKE) if SNAKEMAKE.exists() else shutil.which("snakemake")
-    assert exe, "snakemake is not installed in the test environment"
-    return subprocess.run([exe, *args], check=False, cwd=cwd, capture_output=True, text=True, timeout=300)
-
-
-def _copy_workflow(dest):
-    """The workflow's files (no results) copied into ``dest``."""
-    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
+    return run_snakemake(*args, cwd=cwd)
 
 
 def _job_count(stdout, rule):
-    for line in stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[0] == rule and parts[1].isdigit():
-            return int(parts[1])
-    raise AssertionError(f"rule {rule} not in the dry-run job stats:\n{stdout[-2000:]}")
+    counts = job_stats(stdout)
+    assert rule in counts, f"rule {rule} not in the dry-run job stats:\n{stdout[-2000:]}"
+    return counts[rule]
 
 
 @pytest.mark.parametrize("profile, seeds", [("ci", 2), ("default", 3), ("mfeat_full", 10)])
 def test_dry_run(profile, seeds, tmp_path):
     """One job per (method family, split seed): ls, svm, optc, comparison; the default profile stays under 150 jobs
     (issue 14: a job carries enough work to be worth a process)."""
-    _copy_workflow(tmp_path)  # an empty folder, so that no earlier results are reused
+    copy_workflow(tmp_path)  # an empty folder, so that no earlier results are reused
     proc = _snakemake("-n", "--profile", f"profiles/{profile}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-3000:]
     # no rule is tried on a file it cannot make (results/coreg/summary.csv once matched `collect`, whose
@@ -55,7 +38,7 @@ def test_lint_clean():
 
 
 def test_config_schema_rejects_bad_config(tmp_path):
-    _copy_workflow(tmp_path)
+    copy_workflow(tmp_path)
     proc = _snakemake("-n", "--config", "n_val_per_class=0", cwd=tmp_path)
     assert proc.returncode != 0
     assert "n_val_per_class" in proc.stdout + proc.stderr
@@ -64,7 +47,7 @@ def test_config_schema_rejects_bad_config(tmp_path):
 def test_empty_dataset_list_runs_only_coregularization(tmp_path, shared_data):
     """datasets=[] plans only the co-regularization benchmarks, and the paper profile's up-front raw-data
     check then asks only for their files (the image datasets' files are not on this machine)."""
-    _copy_workflow(tmp_path)
+    copy_workflow(tmp_path)
     data = f"data={{mirror: {shared_data}, offline: true, cache_dir: {tmp_path / 'cache'}}}"
     proc = _snakemake("-n", "--profile", "profiles/paper", "--config", "datasets=[]", data, cwd=tmp_path)
     out = proc.stdout + proc.stderr
