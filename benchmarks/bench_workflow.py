@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from mvl.workflow.snakemake_log import job_stats
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "benchmarks"
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
@@ -44,19 +46,6 @@ def startup_cpu(repeats=5):
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         times.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
     return statistics.median(times)
-
-
-def job_stats(text):
-    """{rule: count} from the first "Job stats" table of Snakemake's output."""
-    counts = {}
-    if "Job stats:" not in text:
-        return counts
-    for line in text.split("Job stats:", 1)[1].splitlines()[3:]:
-        parts = line.split()
-        if len(parts) != 2 or not parts[1].isdigit():
-            break
-        counts[parts[0]] = int(parts[1])
-    return counts
 
 
 def main(argv=None):

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mvl.workflow import snakemake_log
+
 
 def _gaussian_gram(X, X_test, rng):
     """Gaussian Gram matrices with a median-distance bandwidth (training points only)."""
@@ -186,10 +188,4 @@ def run_snakemake(*args, cwd=ROOT, timeout=300, env=None):
 def job_stats(text):
     """The first "Job stats" table of a Snakemake run or dry run: {rule: count}, "total" included."""
     assert "Job stats:" in text, text[-3000:]
-    counts = {}
-    for line in text.split("Job stats:", 1)[1].splitlines()[3:]:
-        parts = line.split()
-        if len(parts) != 2 or not parts[1].isdigit():
-            break
-        counts[parts[0]] = int(parts[1])
-    return counts
+    return snakemake_log.job_stats(text)
