@@ -62,14 +62,14 @@ def test_flowers17_kernels_are_exp_minus_d_over_mean(flowers):
     sp = flowers.splits[2]
     train, test = sp["trn"][:50], sp["tst"][:7]
     K, Kt = flowers.kernels(train, test)
-    assert K.shape == (7, 50, 50) and Kt.shape == (7, 7, 50)
+    assert K.shape == (50, 50, 7) and Kt.shape == (7, 50, 7)  # sample-first, views on the last axis
     for i in range(7):
         D = flowers.distances[i]
         scale = D[np.ix_(train, train)].mean()
-        np.testing.assert_allclose(K[i], np.exp(-D[np.ix_(train, train)] / scale), rtol=1e-13)
-        np.testing.assert_allclose(Kt[i], np.exp(-D[np.ix_(test, train)] / scale), rtol=1e-13)
+        np.testing.assert_allclose(K[..., i], np.exp(-D[np.ix_(train, train)] / scale), rtol=1e-13)
+        np.testing.assert_allclose(Kt[..., i], np.exp(-D[np.ix_(test, train)] / scale), rtol=1e-13)
     Ks, _ = flowers.kernels(train, views=["shapegc", "hog"])
-    np.testing.assert_array_equal(Ks, K[[6, 0]])
+    np.testing.assert_array_equal(Ks, K[..., [6, 0]])
     with pytest.raises(ValueError, match="unknown view"):
         flowers.kernels(train, views=["sift"])
 
@@ -130,8 +130,8 @@ def test_flowers17_problem(flowers):
     d = P.flowers17_draw(flowers, 1, l_c=4, u_c=2, seed=0)
     prob = flowers.problem(d, views=("hog", "hsv", "siftint"))
     n = d.labelled.size + d.unlabelled.size
-    assert prob.K.shape == (3, n, n) and prob.K_test.shape == (3, d.test.size, n)
-    assert prob.K_val.shape == (3, d.validation.size, n) and prob.view_names == ("hog", "hsv", "siftint")
+    assert prob.K.shape == (n, n, 3) and prob.K_test.shape == (d.test.size, n, 3)
+    assert prob.K_val.shape == (d.validation.size, n, 3) and prob.view_names == ("hog", "hsv", "siftint")
     assert (prob.y[: d.labelled.size] >= 0).all() and (prob.y[d.labelled.size:] == -1).all()
     np.testing.assert_array_equal(prob.y_test, flowers.y[d.test])
     K, Kt = flowers.kernels(d.train, d.test, views=("hog", "hsv", "siftint"))
@@ -236,10 +236,10 @@ def test_caltech101_draws(caltech_paths):
     assert data.original[orig.train].all() and orig.labelled.size == 15
     prob = data.problem(opt)
     n = opt.labelled.size
-    assert prob.K.shape == (4, n, n) and prob.K_val.shape == (4, opt.validation.size, n)
-    assert prob.K_test.shape == (4, data.y_test.size, n) and (prob.y >= 0).all()
-    np.testing.assert_array_equal(prob.K_val[0], data.K_train[0][np.ix_(opt.validation, opt.train)])
-    np.testing.assert_array_equal(prob.K_test[2], data.K_test[2][:, opt.train])
+    assert prob.K.shape == (n, n, 4) and prob.K_val.shape == (opt.validation.size, n, 4)
+    assert prob.K_test.shape == (data.y_test.size, n, 4) and (prob.y >= 0).all()
+    np.testing.assert_array_equal(prob.K_val[..., 0], data.K_train[0][np.ix_(opt.validation, opt.train)])
+    np.testing.assert_array_equal(prob.K_test[..., 2], data.K_test[2][:, opt.train])
 
 
 # ----------------------------------------------------------------------------------------------- CUB
@@ -271,8 +271,8 @@ def test_cub_loader_attributes(cub, cub_fixture):
     X, Xt = data.attributes[train], data.attributes[test]
     d = np.sqrt(sqdist(X, X)[np.triu_indices(40, 1)])
     s2 = 2 * np.median(d) ** 2  # median pairwise distance of the training points
-    np.testing.assert_allclose(K[0], np.exp(-sqdist(X, X) / s2), rtol=1e-12)
-    np.testing.assert_allclose(Kt[0], np.exp(-sqdist(Xt, X) / s2), rtol=1e-12)
+    np.testing.assert_allclose(K[..., 0], np.exp(-sqdist(X, X) / s2), rtol=1e-12)
+    np.testing.assert_allclose(Kt[..., 0], np.exp(-sqdist(Xt, X) / s2), rtol=1e-12)
 
 
 def test_cub_image_view_formats(cub, cub_fixture, tmp_path):
@@ -287,20 +287,21 @@ def test_cub_image_view_formats(cub, cub_fixture, tmp_path):
     K, Kt = data.kernels(train, test)
     D, Dt = pf.chi2_dist(H[train]), pf.chi2_dist(H[test], H[train])
     s = np.median(D[~np.eye(30, dtype=bool)])
-    np.testing.assert_allclose(K[0], np.exp(-D / s), rtol=1e-10)
-    np.testing.assert_allclose(Kt[0], np.exp(-Dt / s), rtol=1e-10)
+    np.testing.assert_allclose(K[..., 0], np.exp(-D / s), rtol=1e-10)
+    np.testing.assert_allclose(Kt[..., 0], np.exp(-Dt / s), rtol=1e-10)
     data_mean = P.load_cub(cub, image_view=tmp_path / "features.npz", chi2_scale="mean")
-    np.testing.assert_allclose(data_mean.kernels(train, views=["image"])[0][0], np.exp(-D / D.mean()), rtol=1e-10)
+    np.testing.assert_allclose(data_mean.kernels(train, views=["image"])[0][..., 0], np.exp(-D / D.mean()),
+                               rtol=1e-10)
     Dall = pf.chi2_dist(H)
     np.fill_diagonal(Dall, 0)
     np.savez(tmp_path / "dist.npz", distances=0.5 * (Dall + Dall.T))
     Kd, _ = P.load_cub(cub, image_view=tmp_path / "dist.npz").kernels(train, views=["image"])
-    np.testing.assert_allclose(Kd[0], np.exp(-D / s), rtol=1e-10)
+    np.testing.assert_allclose(Kd[..., 0], np.exp(-D / s), rtol=1e-10)
     G = H @ H.T
     np.savez(tmp_path / "kernel.npz", kernel=G)
     Kk, Kkt = P.load_cub(cub, image_view=tmp_path / "kernel.npz").kernels(train, test, views=["image"])
-    np.testing.assert_array_equal(Kk[0], G[np.ix_(train, train)])
-    np.testing.assert_array_equal(Kkt[0], G[np.ix_(test, train)])
+    np.testing.assert_array_equal(Kk[..., 0], G[np.ix_(train, train)])
+    np.testing.assert_array_equal(Kkt[..., 0], G[np.ix_(test, train)])
     np.savez(tmp_path / "bad.npz", features=H[:-1])
     with pytest.raises(ValueError, match="does not cover images"):
         P.load_cub(cub, image_view=tmp_path / "bad.npz")
@@ -354,5 +355,5 @@ def test_cub_problem(cub):
     d = P.cub_draw(data, 3, u_c=5, seed=1)
     prob = data.problem(d)
     n = d.train.size
-    assert prob.K.shape == (1, n, n) and prob.K_test.shape == (1, d.test.size, n) and prob.K_val is None
+    assert prob.K.shape == (n, n, 1) and prob.K_test.shape == (d.test.size, n, 1) and prob.K_val is None
     assert (prob.y == -1).sum() == d.unlabelled.size

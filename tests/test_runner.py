@@ -51,7 +51,7 @@ def test_unit_rows_equal_separate_runs(tmp_path):
     data = np.load(path)
     split = stratified_split(data["y"], 10, seed=0)
     K = [split_kernels(data, split, v, SETTINGS["kernel"]) for v in ("fou", "kar")]
-    Kp, Kt = np.stack([k[0] for k in K]), np.stack([k[1] for k in K])
+    Kp, Kt = np.stack([k[0] for k in K], axis=-1), np.stack([k[1] for k in K], axis=-1)
     params = run_params(SETTINGS)
     # the unit selects once at l_c = grid_labels_per_class = 3 and keeps the choice for l_c = 1 (Section 7.3)
     sel = select_gammas(Kp, Kt, data["y"], split, 3, 2, params)
@@ -62,5 +62,5 @@ def test_unit_rows_equal_separate_runs(tmp_path):
     for key in ("accuracy", "gamma_A", "gamma_B", "gamma_W", "graph_used"):
         assert got[0][key] == ref[0][key], key
     view = [r for r in rows if r["method"] == "view_kar" and r["l_c"] == 3 and r["u_c"] == 0]
-    one = run_method("view_kar", Kp[1:2], Kt[1:2], data["y"], split, 3, 0, params, ["kar"], dataset="mfeat")
+    one = run_method("view_kar", Kp[..., 1:2], Kt[..., 1:2], data["y"], split, 3, 0, params, ["kar"], dataset="mfeat")
     assert view[0]["accuracy"] == one[0]["accuracy"]

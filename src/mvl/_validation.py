@@ -64,6 +64,26 @@ def check_multiview_kernels(K, name="K", symmetric_tol=1e-8):
     return arr
 
 
+def check_precomputed(X, name="K"):
+    """Sample-first per-view kernels (n, n, m) (or one view (n, n)) -> validated (m, n, n), the solvers' layout."""
+    arr = _as_float_array(X, name)
+    if arr.ndim == 2:
+        arr = arr[:, :, None]
+    if arr.ndim != 3 or arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"{name} must have shape (n_samples, n_samples, n_views), got {arr.shape}")
+    return check_multiview_kernels(np.moveaxis(arr, -1, 0), name=name)
+
+
+def check_precomputed_test(X, m, n, name="K_test"):
+    """Sample-first test kernels (t, n, m) (or (t, n) for one view) -> validated (m, t, n)."""
+    arr = _as_float_array(X, name)
+    if arr.ndim == 2 and m == 1:
+        arr = arr[:, :, None]
+    if arr.ndim != 3 or arr.shape[1:] != (n, m):
+        raise ValueError(f"{name} must have shape (t, n_samples_fit, n_views) = (t, {n}, {m}), got {arr.shape}")
+    return check_test_kernels(np.moveaxis(arr, -1, 0), m, n, name=name)
+
+
 def check_test_kernels(K_test, m, n, name="K_test"):
     """Return test-vs-train kernels as float64 (m, t, n), or raise ``ValueError``."""
     if isinstance(K_test, (list, tuple)):
@@ -146,10 +166,15 @@ def check_combination(c, m, name="c"):
         raise ValueError(f"{name} must have one weight per view (m = {m}), got shape {np.shape(c)}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or inf")
+    if not np.any(arr):
+        raise ValueError(f"{name} is all zeros: C f = sum_i c_i f^i would be 0 for every input and the model "
+                         "would predict one class; give at least one non-zero weight (None = 1/m)")
     return arr
 
 
 def check_gamma(value, name, positive=False):
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise ValueError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
     try:
         v = float(value)
     except (TypeError, ValueError) as exc:

@@ -102,13 +102,14 @@ def _u_rows(u_c):
 
 
 def _draw_kernels(K_pool, K_test, y, split, l_c, u_c, params):
-    """Kernels and labels of one draw: train (labelled then unlabelled), test and validation."""
+    """Kernels (sample-first, n x n x m) and labels of one draw: train (labelled then unlabelled), test and
+    validation."""
     draw = draw_training_set(split, l_c, u_c, params["n_val_per_class"], u_max=params.get("u_max", u_c))
     pos = {int(g): i for i, g in enumerate(split.pool)}  # dataset index -> pool position
     train = np.array([pos[int(i)] for i in draw.train])
     val = np.array([pos[int(i)] for i in draw.validation])
     y_train = np.concatenate([y[draw.labelled], -np.ones(len(draw.unlabelled), dtype=np.int64)])
-    return dict(K_tr=K_pool[:, train][:, :, train], K_te=K_test[:, :, train], K_va=K_pool[:, val][:, :, train],
+    return dict(K_tr=K_pool[np.ix_(train, train)], K_te=K_test[:, train], K_va=K_pool[np.ix_(val, train)],
                 y_train=y_train, y_test=y[split.test], y_val=y[draw.validation], n_labelled=len(draw.labelled))
 
 
@@ -198,8 +199,8 @@ def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, d
                selected=None):
     """Run one method on one draw and return a list of result rows (dicts).
 
-    ``K_pool`` (m, N, N): kernels between the pool samples of ``split`` (in the
-    sorted order of ``split.pool``); ``K_test`` (m, T, N): test vs pool.
+    ``K_pool`` (N, N, m): kernels between the pool samples of ``split`` (in the
+    sorted order of ``split.pool``), sample-first as the estimators take them; ``K_test`` (T, N, m): test vs pool.
     ``y``: labels of the whole dataset. ``params``: dict with ``gammas``
     (A, B, W), ``grid`` (A, B, W lists), ``laplacian``, ``n_neighbors``,
     ``n_val_per_class``, ``u_max``, ``svc_C``. ``selected``: for ``mvl_ls_cv``, the output of
@@ -215,8 +216,8 @@ def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, d
 
 
 def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, selected=None):
-    """:func:`run_method` on the kernels of one draw: a dict with ``K_tr`` (m, n, n; labelled first),
-    ``y_train`` (-1 = unlabelled), ``K_te`` (m, t, n), ``y_test``, ``K_va`` (m, v, n) and ``y_val``
+    """:func:`run_method` on the kernels of one draw: a dict with ``K_tr`` (n, n, m; labelled first),
+    ``y_train`` (-1 = unlabelled), ``K_te`` (t, n, m), ``y_test``, ``K_va`` (v, n, m) and ``y_val``
     (validation; may be empty) and ``n_labelled``. The paper datasets' loaders produce these directly."""
     K_tr, K_te, y_train, y_test = d["K_tr"], d["K_te"], d["y_train"], d["y_test"]
     gA, gB, gW = (float(params["gammas"][k]) for k in ("A", "B", "W"))
@@ -233,7 +234,7 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
         nn, pw = (g["n_neighbors"], g["laplacian_power"]) if graph is None else graph
         t0 = time.perf_counter()
         model = estimator(*gammas, laplacian=g["laplacian"], n_neighbors=nn, laplacian_power=pw,
-                          graph_weights=g["weights"]).fit(K_tr, y_train)
+                          graph_weights=g["weights"], kernel="precomputed").fit(K_tr, y_train)
         seconds = time.perf_counter() - t0
         if hasattr(model, "n_iter_"):  # the SVMs: solver iterations and final KKT violation (Lemma 31)
             extra = dict(extra or {}, n_iter=int(np.sum(model.n_iter_)),
@@ -252,8 +253,8 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
     if method == "single_views":
         rows = []
         for p, name in enumerate(view_names):
-            one = dict(d, K_tr=K_tr[p:p + 1], K_te=K_te[p:p + 1],
-                       K_va=None if d.get("K_va") is None else d["K_va"][p:p + 1])
+            one = dict(d, K_tr=K_tr[..., p:p + 1], K_te=K_te[..., p:p + 1],
+                       K_va=None if d.get("K_va") is None else d["K_va"][..., p:p + 1])
             rows += run_on_draw(f"view_{name}", one, l_c, u_c, params, [name], dataset=dataset, seed=seed)
         return rows
     if method == "mvl_ls" or method.startswith("view_"):
@@ -308,7 +309,8 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
                                     tol=float(opt.get("tol", 1e-8)), laplacian=g["laplacian"],
                                     n_neighbors=g["n_neighbors"],
                                     laplacian_power=g["laplacian_power"], graph_weights=g["weights"],
-                                    random_state=[int(opt.get("seed", 0)), int(seed), int(l_c), _u_rows(u_c)])
+                                    random_state=[int(opt.get("seed", 0)), int(seed), int(l_c), _u_rows(u_c)],
+                                    kernel="precomputed")
         model.fit(K_tr, y_train, d_va, y_va)
         seconds = time.perf_counter() - t0
         rows.append(dict(base, gamma_A=gA, gamma_B=gB, gamma_W=gW, gamma_choice="fixed",
@@ -326,10 +328,11 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
         lab = np.arange(d["n_labelled"])  # supervised: MVML uses the labelled points
         t0 = time.perf_counter()
         model = MVML(lmbda=float(cfg.get("mvml_lambda", 0.1)), eta=float(cfg.get("mvml_eta", 1.0)), learn_A=metric,
-                     n_iter=int(cfg.get("mvml_iterations", 10)), nystrom=frac, random_state=int(seed))
-        model.fit(K_tr[:, lab][:, :, lab], y_train[lab])
+                     n_iter=int(cfg.get("mvml_iterations", 10)), nystrom=frac, random_state=int(seed),
+                     kernel="precomputed")
+        model.fit(K_tr[np.ix_(lab, lab)], y_train[lab])
         seconds = time.perf_counter() - t0
-        acc = float(np.mean(model.predict(K_te[:, :, lab]) == y_test))
+        acc = float(np.mean(model.predict(K_te[:, lab]) == y_test))
         norms = np.asarray(model.block_norms_).mean(axis=0) if metric in ("full", "sparse") else None
         rows.append(dict(base, setting="supervised", gamma_A=np.nan, gamma_B=np.nan, gamma_W=np.nan,
                          gamma_choice=f"lambda={cfg.get('mvml_lambda', 0.1)}", accuracy=acc, fit_seconds=seconds,
@@ -341,18 +344,18 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
         est = KernelMultiViewPerceptron if method == "perceptron_matrix" else OrthogonalMultiViewPerceptron
         lab = np.arange(d["n_labelled"])
         t0 = time.perf_counter()
-        model = est(n_epochs=int(cfg.get("perceptron_epochs", 10)), random_state=int(seed))
-        model.fit(K_tr[:, lab][:, :, lab], y_train[lab])
+        model = est(n_epochs=int(cfg.get("perceptron_epochs", 10)), random_state=int(seed), kernel="precomputed")
+        model.fit(K_tr[np.ix_(lab, lab)], y_train[lab])
         seconds = time.perf_counter() - t0
         rows.append(dict(base, setting="supervised", gamma_A=np.nan, gamma_B=np.nan, gamma_W=np.nan,
                          gamma_choice=f"epochs={cfg.get('perceptron_epochs', 10)}",
-                         accuracy=float(np.mean(model.predict(K_te[:, :, lab]) == y_test)), fit_seconds=seconds))
+                         accuracy=float(np.mean(model.predict(K_te[:, lab]) == y_test)), fit_seconds=seconds))
     elif method == "svc_sum":
         from sklearn.svm import SVC
 
         lab = np.arange(d["n_labelled"])
-        K_sum_tr = K_tr.mean(axis=0)[np.ix_(lab, lab)]
-        K_sum_te = K_te.mean(axis=0)[:, lab]
+        K_sum_tr = K_tr.mean(axis=-1)[np.ix_(lab, lab)]
+        K_sum_te = K_te.mean(axis=-1)[:, lab]
         t0 = time.perf_counter()
         svc = SVC(kernel="precomputed", C=float(params.get("svc_C", 1.0))).fit(K_sum_tr, y_train[lab])
         seconds = time.perf_counter() - t0

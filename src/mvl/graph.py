@@ -23,6 +23,8 @@ import numbers
 import numpy as np
 from scipy.linalg import blas
 
+from ._validation import check_multiview_kernels
+
 __all__ = [
     "laplacian",
     "knn_weights",
@@ -225,3 +227,44 @@ def between_view_penalty(F):
 def within_view_penalty(L, F):
     """<f, M_W f> = sum_i sum_{j<k} W^i_jk ||f^i(x_j) - f^i(x_k)||^2 (eq 64, unnormalized L)."""
     return float(np.sum(F * apply_within_view(L, F)))
+
+
+def within_view_operators(K, laplacian, n_neighbors, gamma_W, power=1, weights="kernel"):
+    """The m within-view operators (L^i)^p (eq 60-63), or None when gamma_W = 0 (they do not enter).
+
+    ``laplacian`` "normalized"/"unnormalized" builds each L^i from the view's Gram matrix (dense
+    weights W = K^i, or a kNN graph with ``n_neighbors``, edge weights per ``weights``: "kernel" or
+    "binary"); an explicit array (m, n, n), in the solvers' per-view layout, is used as given, and
+    ``power`` = p applies to it too: the within-view operator is then (laplacian[i])^p. Every argument
+    is validated even when gamma_W = 0; the messages name the estimator parameters (laplacian_power, graph_weights, n_neighbors).
+    """
+    m, n, _ = K.shape
+    power = check_power(power, name="laplacian_power")
+    if laplacian is None:
+        raise ValueError("laplacian must be 'normalized', 'unnormalized' or an array of shape (m, n, n), got None")
+    if isinstance(laplacian, str):
+        if laplacian not in ("normalized", "unnormalized"):
+            raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape "
+                             f"(m, n, n), got {laplacian!r}")
+        k = check_n_neighbors(n_neighbors)
+        check_graph_weights(weights, k, name="graph_weights")
+        if gamma_W == 0:
+            return None
+        return view_laplacians(K, normalized=(laplacian == "normalized"), n_neighbors=k, weights=weights,
+                               power=power)
+    if n_neighbors is not None:
+        raise ValueError("n_neighbors builds the graph from the kernels; it cannot be combined with an "
+                         "explicit laplacian array")
+    if not isinstance(weights, str) or weights not in GRAPH_WEIGHTS:
+        raise ValueError(f"graph_weights must be 'kernel' or 'binary', got {weights!r}")
+    if weights != "kernel":
+        raise ValueError("graph_weights sets the edge weights of the graph built from the kernels; it cannot be "
+                         "'binary' with an explicit laplacian array")
+    L = check_multiview_kernels(laplacian, name="laplacian")
+    if L.shape != K.shape:
+        raise ValueError(f"laplacian has shape {L.shape}, kernels have {K.shape}")
+    if gamma_W == 0:
+        return None
+    if power == 1:
+        return L
+    return np.stack([laplacian_power(L[i], power) for i in range(m)])

@@ -34,12 +34,11 @@ from scipy.linalg import blas, lapack
 from ._validation import (
     check_combination,
     check_gamma,
-    check_labels,
-    check_multiview_kernels,
-    check_test_kernels,
+    check_precomputed,
+    check_precomputed_test,
 )
+from .base import encode_targets, unlabelled_mask
 from .graph import GRAPH_WEIGHTS, check_n_neighbors, check_power, view_laplacians
-from .least_squares import encode_targets
 
 __all__ = ["grid_decision_functions"]
 
@@ -125,10 +124,11 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
 
     Parameters
     ----------
-    K : (m, n, n) training kernels; y : (n,) labels, -1 = unlabelled; K_test : (m, t, n) evaluation kernels.
+    K : (n, n, m) training kernels, sample-first as the estimators' ``kernel="precomputed"`` input; y : (n,)
+    labels, -1 = unlabelled (any sortable labels, as for the estimators); K_test : (t, n, m) evaluation kernels.
     gammas_A, gammas_B, gammas_W : sequences of values (multiplied by l as in eq 67-68).
     c : combination vector (None: 1/m).
-    laplacian : "normalized" or "unnormalized" (built from the kernels), or an explicit (m, n, n) array
+    laplacian : "normalized" or "unnormalized" (built from the kernels), or an explicit (n, n, m) array
         (then ``graphs`` must be None and ``n_neighbors`` None; ``laplacian_power`` still applies).
     n_neighbors, laplacian_power, graph_weights : the graph when ``graphs`` is None (see
         :class:`mvl.MVLLeastSquares`).
@@ -137,14 +137,21 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
 
     Returns
     -------
-    (outputs, classes): outputs of shape (len(gammas_A), len(gammas_B), len(gammas_W), t, P), or with a
+    (outputs, classes): combined outputs C f(v) (columns in the order of ``classes``, the sorted distinct
+    labels), of shape (len(gammas_A), len(gammas_B), len(gammas_W), t, P), or with a
     leading axis len(graphs) when ``graphs`` is given. Points with gamma_W = 0 do not depend on the graph
     and are computed once.
     """
-    K = check_multiview_kernels(K)
+    K = check_precomputed(K)
     m, n, _ = K.shape
-    y, labelled, classes, encoded = check_labels(y, n)
-    Kt = check_test_kernels(K_test, m, n)
+    y = np.asarray(y)
+    if y.shape != (n,):
+        raise ValueError(f"y has shape {y.shape}; the kernels have n = {n} samples")
+    labelled = np.flatnonzero(~unlabelled_mask(y))
+    classes, encoded = np.unique(y[labelled], return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(f"y has labelled samples of {classes.size} class(es); need >= 2")
+    Kt = check_precomputed_test(K_test, m, n)
     c = check_combination(c, m)
     gammas_A = [check_gamma(g, "gamma_A", positive=True) for g in gammas_A]
     gammas_B = [check_gamma(g, "gamma_B") for g in gammas_B]
@@ -158,7 +165,7 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
     if explicit:
         if not single or n_neighbors is not None:
             raise ValueError("an explicit laplacian array is one graph: give neither graphs nor n_neighbors")
-        Lx = check_multiview_kernels(laplacian, name="laplacian")
+        Lx = check_precomputed(laplacian, name="laplacian")
         if Lx.shape != K.shape:
             raise ValueError(f"laplacian has shape {Lx.shape}, kernels have {K.shape}")
     elif laplacian not in ("normalized", "unnormalized"):

@@ -2,8 +2,9 @@
 
 The paper's matrix-valued kernel is diagonal (Section 7.1, eq 93-94):
 G(x, t) = sum_i k^i(x^i, t^i) e_i e_i^T, so a multi-view Gram matrix is stored
-as an array of shape (m, n, n) -- one scalar Gram matrix per view -- and the
-test-vs-train kernels as (m, t, n). Every function here returns the training
+sample-first as an array of shape (n, n, m) -- one scalar Gram matrix per view on
+the last axis -- and the test-vs-train kernels as (t, n, m) (the estimators'
+``kernel="precomputed"`` input, :mod:`mvl.base`). Every function here returns the training
 Gram matrix and, when test data are given, the test-vs-train matrix computed
 with parameters (bandwidth, standardisation, chi2 scale) estimated on the
 training data only.
@@ -15,7 +16,10 @@ import numpy as np
 
 
 __all__ = [
+    "chi2_distances",
     "chi2_kernel",
+    "gaussian_bandwidth",
+    "squared_distances",
     "gaussian_kernel",
     "linear_kernel",
     "multiview_kernels",
@@ -84,6 +88,45 @@ def chi2_kernel(D, D_test=None):
     return K, np.exp(-D_test / scale)
 
 
+def squared_distances(Z, X):
+    """Squared Euclidean distances between the rows of Z (t, d) and X (n, d), shape (t, n)."""
+    from scipy.spatial.distance import cdist  # imported lazily: keeps `import mvl` fast
+
+    return cdist(Z, X, "sqeuclidean")
+
+
+def chi2_distances(Z, X):
+    """chi2 distances sum_k (z_k - x_k)^2 / (z_k + x_k) between non-negative rows (0/0 counts 0), (t, n)."""
+    Z = np.asarray(Z, dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    out = np.empty((Z.shape[0], X.shape[0]))
+    for i, z in enumerate(Z):  # one row at a time: t x n x d memory would be too much for real data
+        num = (z[None, :] - X) ** 2
+        den = z[None, :] + X
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[i] = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0).sum(axis=1)
+    return out
+
+
+def gaussian_bandwidth(X, rule="median"):
+    """sigma of the Gaussian kernel from the training points X: ``"median"`` or ``"mean"`` of the pairwise
+    Euclidean distances between distinct points, or a positive number used as it is."""
+    from scipy.spatial.distance import pdist
+
+    if isinstance(rule, str):
+        if rule not in ("median", "mean"):
+            raise ValueError(f"bandwidth must be 'median', 'mean' or a positive number, got {rule!r}")
+        if X.shape[0] < 2:
+            raise ValueError("need >= 2 training samples to set the bandwidth from distances (n_samples = 1)")
+        d = pdist(X, "euclidean")
+        sigma = float(np.median(d) if rule == "median" else np.mean(d))
+    else:
+        sigma = float(rule)
+    if not np.isfinite(sigma) or sigma <= 0:
+        raise ValueError(f"Gaussian bandwidth must be > 0, got {sigma} (are all training points equal?)")
+    return sigma
+
+
 def gaussian_kernel(X, X_test=None, bandwidth="median", standardize_features=False):
     """Gaussian kernel ``exp(-||x - t||^2 / (2 sigma^2))``.
 
@@ -95,7 +138,7 @@ def gaussian_kernel(X, X_test=None, bandwidth="median", standardize_features=Fal
 
     Returns ``(K, K_test)``; ``K_test`` is None when ``X_test`` is None.
     """
-    from scipy.spatial.distance import cdist, pdist  # imported lazily: keeps `import mvl` fast
+    from scipy.spatial.distance import cdist  # imported lazily: keeps `import mvl` fast
 
     X = _check_features(X, "X")
     if X_test is not None:
@@ -105,20 +148,7 @@ def gaussian_kernel(X, X_test=None, bandwidth="median", standardize_features=Fal
     if standardize_features:
         X, X_test = standardize(X, X_test)
     sq = cdist(X, X, "sqeuclidean")
-    if isinstance(bandwidth, str):
-        if X.shape[0] < 2:
-            raise ValueError("need >= 2 training points to set the bandwidth from distances")
-        d = pdist(X, "euclidean")
-        if bandwidth == "median":
-            sigma = float(np.median(d))
-        elif bandwidth == "mean":
-            sigma = float(np.mean(d))
-        else:
-            raise ValueError(f"bandwidth must be 'median', 'mean' or a positive number, got {bandwidth!r}")
-    else:
-        sigma = float(bandwidth)
-    if not np.isfinite(sigma) or sigma <= 0:
-        raise ValueError(f"Gaussian bandwidth must be > 0, got {sigma} (are all training points equal?)")
+    sigma = gaussian_bandwidth(X, bandwidth)
     K = np.exp(-sq / (2.0 * sigma**2))
     if X_test is None:
         return K, None
@@ -142,7 +172,8 @@ _KERNELS = {"gaussian": gaussian_kernel, "linear": linear_kernel}
 
 
 def multiview_kernels(views, views_test=None, kernel="gaussian", standardize_features=True, **kwargs):
-    """Per-view kernels stacked as (m, n, n) train and (m, t, n) test arrays.
+    """Per-view kernels stacked sample-first: (n, n, m) train and (t, n, m) test arrays, the input of the
+    estimators with ``kernel="precomputed"``.
 
     ``views`` is a list of m feature matrices with the same number of rows n
     (``views_test`` likewise with t rows). ``kernel`` is ``"gaussian"`` or
@@ -171,5 +202,5 @@ def multiview_kernels(views, views_test=None, kernel="gaussian", standardize_fea
         K, Kt = fn(X, Xt, standardize_features=standardize_features, **kwargs)
         Ks.append(K)
         Kts.append(Kt)
-    K = np.stack(Ks)
-    return K, (None if views_test is None else np.stack(Kts))
+    K = np.stack(Ks, axis=-1)
+    return K, (None if views_test is None else np.stack(Kts, axis=-1))

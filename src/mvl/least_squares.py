@@ -45,78 +45,15 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import blas, lapack
 
-from ._validation import (
-    check_combination,
-    check_gamma,
-    check_labels,
-    check_multiview_kernels,
-    check_n_classes,
-    check_test_kernels,
-)
-from .graph import (
-    GRAPH_WEIGHTS,
-    check_graph_weights,
-    check_n_neighbors,
-    check_power,
-    laplacian_power,
-    view_laplacians,
-)
+from ._validation import check_combination
+from .base import MVLClassifier, encode_targets
 
 __all__ = [
     "MVLLeastSquares",
-    "MultiViewEstimatorMixin",
     "encode_targets",
     "solve_structured",
     "solve_dense",
 ]
-
-
-def encode_targets(y_encoded, n_classes):
-    """Targets y_i = (-1, ..., 1, ..., -1) in R^P with 1 at the class index (Section 5.1)."""
-    Y = -np.ones((len(y_encoded), n_classes))
-    Y[np.arange(len(y_encoded)), y_encoded] = 1.0
-    return Y
-
-
-def _laplacians(K, laplacian, n_neighbors, gamma_W, power=1, weights="kernel"):
-    """The m within-view operators (L^i)^p (eq 60-63), or None when gamma_W = 0 (they do not enter).
-
-    ``laplacian`` "normalized"/"unnormalized" builds each L^i from the view's Gram matrix (dense weights
-    W = K^i, or a kNN graph with ``n_neighbors``, edge weights per ``weights``: "kernel" or "binary");
-    an explicit (m, n, n) array is used as given, and ``power`` = p applies to it too: the within-view
-    operator is then (laplacian[i])^p. Every argument is validated even when gamma_W = 0; the
-    messages name the estimator parameters (laplacian_power, graph_weights, n_neighbors).
-    """
-    m, n, _ = K.shape
-    power = check_power(power, name="laplacian_power")
-    if laplacian is None:
-        raise ValueError("laplacian must be 'normalized', 'unnormalized' or an array of shape (m, n, n), got None")
-    if isinstance(laplacian, str):
-        if laplacian not in ("normalized", "unnormalized"):
-            raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape "
-                             f"(m, n, n), got {laplacian!r}")
-        k = check_n_neighbors(n_neighbors)
-        check_graph_weights(weights, k, name="graph_weights")
-        if gamma_W == 0:
-            return None
-        return view_laplacians(K, normalized=(laplacian == "normalized"), n_neighbors=k, weights=weights,
-                               power=power)
-    if n_neighbors is not None:
-        raise ValueError("n_neighbors builds the graph from the kernels; it cannot be combined with an "
-                         "explicit laplacian array")
-    if not isinstance(weights, str) or weights not in GRAPH_WEIGHTS:
-        raise ValueError(f"graph_weights must be 'kernel' or 'binary', got {weights!r}")
-    if weights != "kernel":
-        raise ValueError("graph_weights sets the edge weights of the graph built from the kernels; it cannot be "
-                         "'binary' with an explicit laplacian array")
-    L = check_multiview_kernels(laplacian, name="laplacian")
-    if L.shape != K.shape:
-        raise ValueError(f"laplacian has shape {L.shape}, kernels have {K.shape}")
-    if gamma_W == 0:
-        return None
-    if power == 1:
-        return L
-    return np.stack([laplacian_power(L[i], power) for i in range(m)])
 
 
 def _factor_view(Kp, Lp, m, delta, beta, omega, p=0, rconds=None, w=None):
@@ -328,84 +265,37 @@ class IllConditionedWarning(UserWarning):
     """A solve was numerically ill-conditioned (see ``condition_estimate_``)."""
 
 
-class ParamsMixin:
-    """scikit-learn style get_params/set_params over the constructor arguments listed in ``_param_names``."""
+_INPUT_DOC = """
+    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
+        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
+        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Otherwise X is a feature matrix
+        (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and each view gets
+        a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s), non-negative
+        features) kernel with parameters from the training samples only.
+    views : None, sequence of int or sequence of index arrays
+        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
+        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
+        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view
+        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
+        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
+        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune.
+"""
 
-    _param_names = ()
-
-    def get_params(self, deep=True):
-        return {k: getattr(self, k) for k in self._param_names}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            if k not in self._param_names:
-                raise ValueError(f"unknown parameter {k!r}")
-            setattr(self, k, v)
-        return self
-
-
-class SignOrArgmaxClassifierMixin(ParamsMixin):
-    """predict/score for estimators whose ``decision_function`` gives (t,) scores for two classes
-    (positive = ``classes_[1]``) and (t, P) one-vs-all scores otherwise (MVML, the perceptrons)."""
-
-    def predict(self, K_test):
-        scores = self.decision_function(K_test)
-        if self.classes_.size == 2:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
-
-    def score(self, K_test, y_test):
-        """Accuracy of :meth:`predict` on ``y_test``."""
-        return float(np.mean(self.predict(K_test) == np.asarray(y_test)))
+_INPUT_ATTRS = """
+    n_views_ : int
+    n_train_ : int
+        Training samples n (columns of the kernels at prediction).
+    n_features_in_ : int
+    bandwidths_ : list or None
+        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
+    view_columns_ : list of arrays
+        Column indices of each view (feature matrix input).
+"""
 
 
-class MultiViewEstimatorMixin(ParamsMixin):
-    """Parameters and prediction shared by the multi-view least-squares estimators.
-
-    Subclasses list their constructor arguments in ``_param_names`` and, once fitted, set
-    ``coef_`` (m, n, P), ``c_`` (m,), ``classes_``, ``n_views_`` and ``n_train_``.
-    """
-
-    def _fit_inputs(self, K, y):
-        """Validated gammas, kernels (m, n, n), labelled indices, classes, targets Y_L and the within-view
-        operators (L^i)^p (m, n, n), None when gamma_W = 0; the graph parameters are validated in any case."""
-        gammas = (check_gamma(self.gamma_A, "gamma_A", positive=True), check_gamma(self.gamma_B, "gamma_B"),
-                  check_gamma(self.gamma_W, "gamma_W"))
-        K = check_multiview_kernels(K)
-        y, labelled, classes, encoded = check_labels(y, K.shape[1])
-        classes = check_n_classes(classes, self.n_classes)
-        if self.n_classes is not None:
-            encoded = y[labelled]
-        L = _laplacians(K, self.laplacian, self.n_neighbors, gammas[2], power=self.laplacian_power,
-                        weights=self.graph_weights)
-        return gammas, K, labelled, classes, encode_targets(encoded, len(classes)), L
-
-    def _check_fitted(self):
-        if not hasattr(self, "coef_"):
-            raise ValueError(f"this {type(self).__name__} instance is not fitted yet; call fit(K, y) first")
-
-    def view_decision_function(self, K_test):
-        """Per-view outputs f^i(v) of shape (t, m, P) (Algorithm 1 output before C)."""
-        self._check_fitted()
-        Kt = check_test_kernels(K_test, self.n_views_, self.n_train_)
-        return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
-
-    def decision_function(self, K_test):
-        """Combined outputs C f(v) = sum_i c_i f^i(v), shape (t, P), columns as ``classes_``."""
-        return np.einsum("tpk,p->tk", self.view_decision_function(K_test), self.c_)
-
-    def predict(self, K_test):
-        """Class with the largest combined output (Algorithm 1, classification)."""
-        scores = self.decision_function(K_test)  # checks that the model is fitted
-        return self.classes_[np.argmax(scores, axis=1)]
-
-    def score(self, K_test, y_test):
-        """Accuracy of :meth:`predict` on ``y_test``."""
-        return float(np.mean(self.predict(K_test) == np.asarray(y_test)))
-
-
-class MVLLeastSquares(MultiViewEstimatorMixin):
-    """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
+class MVLLeastSquares(MVLClassifier):
+    __doc__ = """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
 
     Parameters
     ----------
@@ -417,11 +307,11 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
         Within-view manifold regularisation weight (eq 53, 60-64).
     c : array of shape (m,) or None
         Combination vector of C = c^T (x) I_P (eq 52); None is the average 1/m
-        (eq 50-51). Any real values are allowed, negative ones too.
-    laplacian : "normalized", "unnormalized" or array (m, n, n)
+        (eq 50-51). Any real values are allowed, negative ones too, but not all zeros.
+    laplacian : "normalized", "unnormalized" or array (n, n, m)
         Graph Laplacian per view, built from the view's own Gram matrix as the
-        weights (Section 7.1), or given directly (then ``laplacian_power``
-        applies to the given matrices too).
+        weights (Section 7.1), or given directly, sample-first like the kernels (then
+        ``laplacian_power`` applies to the given matrices too).
     solver : "auto", "structured" or "dense"
         "auto"/"structured" solve view by view (O(m n^3)); "dense" is the
         textbook (u+l)m system solved by one LU, for tests and benchmarks.
@@ -429,8 +319,8 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
         None uses dense kernel weights (the paper); an integer uses a
         symmetrised kNN graph for the Laplacians.
     n_classes : int or None
-        Number of classes P. If given, labels must lie in 0..P-1 and each class
-        needs a labelled sample; if None, P is the number of distinct labels.
+        Number of classes P. If given, labels must be integers in 0..P-1 and each class
+        needs a labelled sample; if None, the classes are the distinct labels.
     between_weights : array (n,) of non-negative numbers, or None
         Per-point weights w of the between-view term, M_B = diag(w) (x) M_m; None is w = 1 (eq 57). The
         indicator of the unlabelled points gives co-regularization on them (Section 3.4, eq 43-48;
@@ -442,9 +332,10 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
     graph_weights : "kernel" or "binary"
         Edge weights of the kNN graph: the kernel value K^i_jk, or 1 (the default of the
         manifold-regularization code). "binary" needs ``n_neighbors``.
-
+""" + _INPUT_DOC + """
     The gammas enter multiplied by l, the number of labelled samples, exactly
-    as in eq (67)-(68), so values from the paper mean the same here.
+    as in eq (67)-(68), so values from the paper mean the same here. Labels: any sortable labels,
+    -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.base`).
 
     Attributes
     ----------
@@ -454,14 +345,13 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
     c_ : array (m,)
     n_labelled_ : int
     fit_seconds_ : float
-    """
-
-    _param_names = ("gamma_A", "gamma_B", "gamma_W", "c", "laplacian", "solver", "n_neighbors", "n_classes",
-                    "between_weights", "laplacian_power", "graph_weights")
+    condition_estimate_ : float
+        1-norm condition estimate of the factored systems (structured solver).
+""" + _INPUT_ATTRS
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, laplacian="normalized",
                  solver="auto", n_neighbors=None, n_classes=None, between_weights=None, laplacian_power=1,
-                 graph_weights="kernel"):
+                 graph_weights="kernel", kernel="rbf", views=None, bandwidth=None):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -473,13 +363,18 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
         self.between_weights = between_weights
         self.laplacian_power = laplacian_power
         self.graph_weights = graph_weights
+        self.kernel = kernel
+        self.views = views
+        self.bandwidth = bandwidth
 
-    def fit(self, K, y):
-        """Fit on training kernels ``K`` (m, n, n) and labels ``y`` (n,), -1 = unlabelled."""
-        if self.solver not in _SOLVERS:
+    def fit(self, X, y):
+        """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
+        if not isinstance(self.solver, str) or self.solver not in _SOLVERS:
             raise ValueError(f"solver must be one of {sorted(_SOLVERS)}, got {self.solver!r}")
-        (gamma_A, gamma_B, gamma_W), K, labelled, classes, Y_L, L = self._fit_inputs(K, y)
+        K = self._fit_kernels(X)
         m, n, _ = K.shape
+        y_enc, labelled = self._fit_labels(y, n)
+        (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled)
         c = check_combination(self.c, m)
         t0 = time.perf_counter()
         info = {}
@@ -489,17 +384,15 @@ class MVLLeastSquares(MultiViewEstimatorMixin):
             if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
                 raise ValueError(f"between_weights must be {n} finite non-negative numbers (one per training point)")
         if self.solver == "dense":
-            self.coef_ = solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L, between_weights=w)
+            coef = solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L, between_weights=w)
         else:
-            self.coef_ = solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L, info=info,
-                                          between_weights=w)
+            coef = solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L, info=info,
+                                    between_weights=w)
         self.fit_seconds_ = time.perf_counter() - t0
         rcond = info.get("rcond", np.nan)  # not estimated by the dense textbook solver
         self.condition_estimate_ = 1.0 / rcond if rcond != 0 else np.inf
-        _check_solution(self.coef_, self.condition_estimate_, gamma_A)
-        self.classes_ = classes
+        _check_solution(coef, self.condition_estimate_, gamma_A)
+        self.coef_ = coef
         self.c_ = c
-        self.n_views_ = m
-        self.n_train_ = n
         self.n_labelled_ = len(labelled)
         return self

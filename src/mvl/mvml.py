@@ -52,9 +52,10 @@ import warnings
 
 import numpy as np
 from scipy import linalg
+from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_labels, check_multiview_kernels, check_test_kernels
-from .least_squares import SignOrArgmaxClassifierMixin
+from .base import MultiViewClassifier
+from .least_squares import _INPUT_ATTRS, _INPUT_DOC
 
 __all__ = ["MVML", "MetricNotPSDWarning", "nystrom_features"]
 
@@ -474,8 +475,8 @@ class _Problem:
 # ----------------------------------------------------------------------------- estimator
 
 
-class MVML(SignOrArgmaxClassifierMixin):
-    """Multi-view metric learning classifier (Huusari, Kadri & Capponi 2017, Algorithm 1).
+class MVML(MultiViewClassifier):
+    __doc__ = """Multi-view metric learning classifier (Huusari, Kadri & Capponi 2017, Algorithm 1).
 
     Parameters
     ----------
@@ -505,8 +506,9 @@ class MVML(SignOrArgmaxClassifierMixin):
     random_state : int, numpy Generator or None
         Seeds the random sample ordering that picks the landmarks (shared by all views).
 
-    Kernels are (m, n, n) training and (m, t, n) test-vs-train arrays, as for :class:`mvl.MVLLeastSquares`;
-    labels y use -1 for unlabelled samples, which MVML (supervised) leaves out.
+""" + _INPUT_DOC + """
+    X as for :class:`mvl.MVLLeastSquares`; labels y use -1 for unlabelled samples, which MVML (supervised)
+    leaves out. ``decision_function``: (t,) for two classes (positive: ``classes_[1]``), (t, P) one-vs-all.
 
     Attributes
     ----------
@@ -529,13 +531,10 @@ class MVML(SignOrArgmaxClassifierMixin):
     labelled_ : array (l,)
         Training samples used (labels >= 0).
     fit_seconds_ : float
-    """
-
-    _param_names = ("lmbda", "eta", "learn_A", "learn_w", "n_iter", "n_iter_A", "tol", "step", "nystrom",
-                    "random_state")
+""" + _INPUT_ATTRS
 
     def __init__(self, lmbda=0.1, eta=1.0, learn_A="full", learn_w=False, n_iter=10, n_iter_A=1, tol=1e-4,
-                 step=None, nystrom=1.0, random_state=None):
+                 step=None, nystrom=1.0, random_state=None, kernel="rbf", views=None, bandwidth=None):
         self.lmbda = lmbda
         self.eta = eta
         self.learn_A = learn_A
@@ -546,6 +545,9 @@ class MVML(SignOrArgmaxClassifierMixin):
         self.step = step
         self.nystrom = nystrom
         self.random_state = random_state
+        self.kernel = kernel
+        self.views = views
+        self.bandwidth = bandwidth
 
     # ------------------------------------------------------------------ checks
 
@@ -591,12 +593,13 @@ class MVML(SignOrArgmaxClassifierMixin):
 
     # ------------------------------------------------------------------ fit / predict
 
-    def fit(self, K, y):
-        """Fit on training kernels ``K`` (m, n, n) and labels ``y`` (n,), -1 = unlabelled (left out)."""
+    def fit(self, X, y):
+        """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled (left out)."""
         lmbda, eta, tol, n_iter, n_iter_A, step, nys = self._check_params()
-        K = check_multiview_kernels(K)
+        K = self._fit_kernels(X)
         m, n, _ = K.shape
-        y, labelled, classes, encoded = check_labels(y, n)
+        y_enc, labelled = self._fit_labels(y, n)
+        classes, encoded = self.classes_, y_enc[labelled]
         t0 = time.perf_counter()
         KL = K[:, labelled][:, :, labelled] if labelled.size < n else K
         nl = labelled.size
@@ -666,9 +669,6 @@ class MVML(SignOrArgmaxClassifierMixin):
         self.A_is_psd_ = np.array(psd)
         self.landmarks_ = landmarks
         self.labelled_ = labelled
-        self.classes_ = classes
-        self.n_views_ = m
-        self.n_train_ = n
         self._T = T
         self._landmark_pos = None if exact else S
         self._offsets = offsets
@@ -711,22 +711,19 @@ class MVML(SignOrArgmaxClassifierMixin):
         return self._block_norms
 
     def _check_fitted(self):
-        if not hasattr(self, "g_"):
-            raise ValueError(f"this {type(self).__name__} instance is not fitted yet; call fit(K, y) first")
+        check_is_fitted(self, "g_")
 
-    def _test_features(self, K_test):
-        self._check_fitted()
-        Kt = check_test_kernels(K_test, self.n_views_, self.n_train_)
+    def _test_features(self, Kt):
         Kt = Kt[:, :, self.labelled_] if self.labelled_.size < self.n_train_ else Kt
         if self._T is None:
             return [Kt[l] for l in range(self.n_views_)]
         S = self._landmark_pos
         return [Kt[l][:, S] @ self._T[l] for l in range(self.n_views_)]
 
-    def decision_function(self, K_test):
+    def _decision(self, Kt):
         """f(x) = sum_l w_l K_l(x, .) g_l (or U_l(x) g~_l with Nystrom): (t,) for two classes
         (positive = ``classes_[1]``), (t, P) one-vs-all scores otherwise."""
-        Ft = self._test_features(K_test)
+        Ft = self._test_features(Kt)
         o = self._offsets
         out = np.stack([sum(w[l] * (Ft[l] @ g[o[l]:o[l + 1]]) for l in range(self.n_views_))
                         for g, w in zip(self.g_, self.w_, strict=True)], axis=1)

@@ -43,12 +43,12 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import blas, lapack
 
-from ._validation import (
-    check_gamma,
-    check_test_kernels,
-)
+from sklearn.utils.validation import column_or_1d
+
 from . import _nogil
-from .least_squares import MultiViewEstimatorMixin, _factor_view, _view_Q
+from ._validation import check_gamma
+from .base import MVLClassifier
+from .least_squares import _INPUT_ATTRS, _INPUT_DOC, _factor_view, _view_Q
 from .sphere import sphere_least_squares
 
 __all__ = ["MVLLeastSquaresOptC", "OptCSystem"]
@@ -302,8 +302,8 @@ def _triangle(Ab, m, lwork):
     return Rab[:m, :m], Rab[:m, m]
 
 
-class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
-    """MVL-LS with the combination vector c optimised on the sphere ||c|| = alpha (Section 6).
+class MVLLeastSquaresOptC(MVLClassifier):
+    __doc__ = """MVL-LS with the combination vector c optimised on the sphere ||c|| = alpha (Section 6).
 
     Parameters
     ----------
@@ -322,7 +322,7 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
         (p = ``laplacian_power``, eq 60-63), the kNN edge weights "kernel" or "binary".
     random_state : int or None
         Seed of the starting vectors.
-
+""" + _INPUT_DOC + """
     Attributes
     ----------
     c_ : (m,) learned combination vector of the kept restart
@@ -331,14 +331,11 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
     validation_scores_ : (n_restarts,) validation accuracy of each restart (None without validation)
     best_restart_ : index of the kept restart
     restart_c_ : (n_restarts, m) final c of every restart
-    """
-
-    _param_names = ("gamma_A", "gamma_B", "gamma_W", "alpha", "n_restarts", "n_iter", "tol", "laplacian",
-                    "random_state", "n_neighbors", "n_classes", "laplacian_power", "graph_weights")
+""" + _INPUT_ATTRS
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
                  laplacian="normalized", random_state=None, n_neighbors=None, n_classes=None, laplacian_power=1,
-                 graph_weights="kernel"):
+                 graph_weights="kernel", kernel="rbf", views=None, bandwidth=None):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -352,23 +349,36 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
         self.n_classes = n_classes
         self.laplacian_power = laplacian_power
         self.graph_weights = graph_weights
+        self.kernel = kernel
+        self.views = views
+        self.bandwidth = bandwidth
 
-    def fit(self, K, y, K_val=None, y_val=None):
-        """Fit on kernels K (m, n, n) and labels y (-1 = unlabelled); K_val (m, v, n) and y_val select the restart."""
+    def fit(self, X, y, X_val=None, y_val=None):
+        """Fit on X (see ``kernel``) and labels y (-1 = unlabelled); X_val (in the form of :meth:`predict`'s
+        input: with "precomputed" (v, n_samples_fit, m)) and y_val select the restart by validation accuracy.
+
+        Under cross-validation with ``kernel="precomputed"`` leave X_val out (its columns must be the
+        training samples of each fold); the restart is then the one with the smallest objective (84).
+        """
         alpha = check_gamma(self.alpha, "alpha", positive=True)
         for name in ("n_restarts", "n_iter"):
             v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 1:
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-        (gamma_A, gamma_B, gamma_W), K, labelled, classes, Y_L, L = self._fit_inputs(K, y)
+        K = self._fit_kernels(X)
         m, n, _ = K.shape
-        if (K_val is None) != (y_val is None):
-            raise ValueError("give both K_val and y_val, or neither")
-        if K_val is not None:
-            K_val = check_test_kernels(K_val, m, n, name="K_val")
-            y_val = np.asarray(y_val)
+        y_enc, labelled = self._fit_labels(y, n)
+        classes = self.classes_
+        (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled)
+        if (X_val is None) != (y_val is None):
+            raise ValueError("give both X_val and y_val, or neither")
+        if X_val is not None:
+            K_val = self._test_kernels(X_val, name="X_val")
+            y_val = column_or_1d(y_val)
             if y_val.shape != (K_val.shape[1],):
-                raise ValueError(f"y_val has shape {y_val.shape}, K_val has {K_val.shape[1]} samples")
+                raise ValueError(f"y_val has shape {y_val.shape}, X_val has {K_val.shape[1]} samples")
+        else:
+            K_val = None
         l = len(labelled)
         t0 = time.perf_counter()
         system = OptCSystem(K, labelled, Y_L, gamma_A, gamma_B, gamma_W, L)
@@ -432,6 +442,5 @@ class MVLLeastSquaresOptC(MultiViewEstimatorMixin):
         self.final_objectives_ = final_obj
         self.validation_scores_ = scores
         self.best_restart_ = best
-        self.classes_ = classes
-        self.n_views_, self.n_train_, self.n_labelled_ = m, n, l
+        self.n_labelled_ = l
         return self

@@ -124,9 +124,10 @@ class PaperDraw:
 
 @dataclass
 class Problem:
-    """Everything a solver needs for one draw: ``K`` (m, n, n) over labelled then unlabelled
-    training points, ``y`` (n,) with -1 for unlabelled, ``K_test`` (m, t, n), ``y_test``, and the
-    validation block ``K_val`` (m, v, n), ``y_val`` (None when the draw has no validation set)."""
+    """Everything a solver needs for one draw, sample-first as the estimators' ``kernel="precomputed"`` input:
+    ``K`` (n, n, m) over labelled then unlabelled training points, ``y`` (n,) with -1 for unlabelled,
+    ``K_test`` (t, n, m), ``y_test``, and the validation block ``K_val`` (v, n, m), ``y_val`` (None when the
+    draw has no validation set)."""
 
     K: np.ndarray
     y: np.ndarray
@@ -231,7 +232,8 @@ class Flowers17(Flowers17Splits):
     name: str = "flowers17"
 
     def kernels(self, train, test=None, views=None):
-        """chi2 kernels exp(-D / mean(D[train, train])) per view: ``(K (m,n,n), K_test (m,t,n) or None)``."""
+        """chi2 kernels exp(-D / mean(D[train, train])) per view, sample-first: ``(K (n, n, m), K_test (t, n, m)
+        or None)``."""
         sel = _as_views(self.view_names, views)
         train = np.asarray(train, dtype=np.int64)
         Ks, Kts = [], []
@@ -241,7 +243,7 @@ class Flowers17(Flowers17Splits):
             K, Kt = chi2_kernel(D[np.ix_(train, train)], Dt)
             Ks.append(K)
             Kts.append(Kt)
-        return np.stack(Ks), (None if test is None else np.stack(Kts))
+        return np.stack(Ks, axis=-1), (None if test is None else np.stack(Kts, axis=-1))
 
     def problem(self, draw, views=None):
         """Kernels and labels of one :class:`PaperDraw` (validation = the draw's validation set)."""
@@ -258,8 +260,8 @@ def _problem_same_space(data, draw, views):
     t = draw.test.size
     names = tuple(data.view_names[i] for i in _as_views(data.view_names, views))
     has_val = draw.validation.size > 0
-    return Problem(K=K, y=y, K_test=Kr[:, :t], y_test=data.y[draw.test],
-                   K_val=Kr[:, t:] if has_val else None, y_val=data.y[draw.validation] if has_val else None,
+    return Problem(K=K, y=y, K_test=Kr[:t], y_test=data.y[draw.test],
+                   K_val=Kr[t:] if has_val else None, y_val=data.y[draw.validation] if has_val else None,
                    view_names=names)
 
 
@@ -366,15 +368,16 @@ class Caltech101Split:
     name: str = "caltech101"
 
     def kernels(self, train, test=None, views=None, test_from="test"):
-        """Sub-kernels ``K[train, train]`` and ``K[test, train]``; ``test`` indexes the split's test set
-        (``test_from="test"``) or its training set (``test_from="train"``, e.g. validation)."""
+        """Sub-kernels ``K[train, train]`` (n, n, m) and ``K[test, train]`` (t, n, m), sample-first; ``test``
+        indexes the split's test set (``test_from="test"``) or its training set (``test_from="train"``, e.g.
+        validation)."""
         sel = _as_views(self.view_names, views)
         train = np.asarray(train, dtype=np.int64)
-        K = self.K_train[np.ix_(sel, train, train)]
+        K = np.moveaxis(self.K_train[np.ix_(sel, train, train)], 0, -1)
         if test is None:
             return K, None
         src = self.K_test if test_from == "test" else self.K_train
-        return K, src[np.ix_(sel, np.asarray(test, dtype=np.int64), train)]
+        return K, np.moveaxis(src[np.ix_(sel, np.asarray(test, dtype=np.int64), train)], 0, -1)
 
     def problem(self, draw, views=None):
         train = draw.train
@@ -688,7 +691,7 @@ class CUB200:
                 K, Kt = gaussian_kernel(X[train], None if test is None else X[test], bandwidth="median")
             Ks.append(K)
             Kts.append(Kt)
-        return np.stack(Ks), (None if test is None else np.stack(Kts))
+        return np.stack(Ks, axis=-1), (None if test is None else np.stack(Kts, axis=-1))
 
     def problem(self, draw, views=None):
         return _problem_same_space(self, draw, views)

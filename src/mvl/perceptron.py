@@ -42,9 +42,12 @@ import time
 
 import numpy as np
 
-from ._validation import _as_float_array, check_labels, check_multiview_kernels, check_test_kernels
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import _as_float_array
+from .base import MultiViewClassifier, _reject_sparse
 from .kernels import gaussian_kernel, linear_kernel
-from .least_squares import SignOrArgmaxClassifierMixin
+from .least_squares import _INPUT_ATTRS, _INPUT_DOC
 
 __all__ = ["KernelMultiViewPerceptron", "OrthogonalMultiViewPerceptron", "cross_view_kernels",
            "check_cross_view_kernels"]
@@ -60,9 +63,9 @@ def cross_view_kernels(views, views_test=None, kernel="gaussian", standardize_fe
     kernel (``"gaussian"`` with a median bandwidth of the pooled vectors, or ``"linear"``; standardisation
     with pooled training statistics) is evaluated on all pairs, so the (m n) x (m n) matrix is PSD.
 
-    Returns ``(G, G_test)`` with G of shape (m, m, n, n), G[k, j][a, b] = k(x_{a,k}, x_{b,j}), and
-    G_test (m, m, t, n), G_test[k, j][s, b] = k(x^test_{s,k}, x_{b,j}) (None without test views).
-    Memory is m^2 n^2 doubles.
+    Returns ``(G, G_test)`` sample-first (the ``kernel="precomputed"`` input of the perceptrons): G of shape
+    (n, n, m, m), G[a, b, k, j] = k(x_{a,k}, x_{b,j}), and G_test (t, n, m, m), G_test[s, b, k, j] =
+    k(x^test_{s,k}, x_{b,j}) (None without test views). Memory is m^2 n^2 doubles.
     """
     fn = {"gaussian": gaussian_kernel, "linear": linear_kernel}.get(kernel)
     if fn is None:
@@ -82,16 +85,16 @@ def cross_view_kernels(views, views_test=None, kernel="gaussian", standardize_fe
                              f"got {[v.shape for v in views_test]}")
         pooled_test = np.vstack(views_test)
     G, Gt = fn(np.vstack(views), pooled_test, standardize_features=standardize_features, **kwargs)
-    G = G.reshape(m, n, m, n).transpose(0, 2, 1, 3)
-    G = np.ascontiguousarray(G)
+    G = np.ascontiguousarray(G.reshape(m, n, m, n).transpose(1, 3, 0, 2))
     if Gt is None:
         return G, None
     t = views_test[0].shape[0]
-    return G, np.ascontiguousarray(Gt.reshape(m, t, m, n).transpose(0, 2, 1, 3))
+    return G, np.ascontiguousarray(Gt.reshape(m, t, m, n).transpose(1, 3, 0, 2))
 
 
 def check_cross_view_kernels(G, name="K", symmetric_tol=1e-8):
-    """Validate a matrix kernel (m, m, n, n) with G[k, j] = G[j, k]^T; returns it as float64."""
+    """Validate a matrix kernel (m, m, n, n) with G[k, j] = G[j, k]^T (the solvers' layout); returns it as
+    float64."""
     arr = _as_float_array(G, name)
     if arr.ndim != 4 or arr.shape[0] != arr.shape[1] or arr.shape[2] != arr.shape[3]:
         raise ValueError(f"{name} must have shape (m, m, n, n), got {arr.shape}")
@@ -194,23 +197,26 @@ def _run_online(rows, self_kernel, n, Y, order, p, diagonal):
     return a, Gamma, F, mistakes
 
 
-class _MultiViewPerceptronBase(SignOrArgmaxClassifierMixin):
-    _param_names = ("p", "n_epochs", "averaging", "shuffle", "random_state")
+class _MultiViewPerceptronBase(MultiViewClassifier):
     _diagonal = True
 
-    def __init__(self, p=1.0, n_epochs=1, averaging=True, shuffle=True, random_state=None):
+    def __init__(self, p=1.0, n_epochs=1, averaging=True, shuffle=True, random_state=None, kernel="rbf",
+                 views=None, bandwidth=None):
         self.p = p
         self.n_epochs = n_epochs
         self.averaging = averaging
         self.shuffle = shuffle
         self.random_state = random_state
+        self.kernel = kernel
+        self.views = views
+        self.bandwidth = bandwidth
 
     def _check_params(self):
         try:
             p = float(self.p)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"p must be a real number >= 1 (Schatten 2p-norm), got {self.p!r}") from exc
-        if not np.isfinite(p) or p < 1:
+        if isinstance(self.p, (str, bool)) or not np.isfinite(p) or p < 1:
             raise ValueError(f"p must be a real number >= 1 (Schatten 2p-norm), got {self.p!r}")
         e = self.n_epochs
         if isinstance(e, bool) or not isinstance(e, (int, np.integer)) or e < 1:
@@ -220,20 +226,30 @@ class _MultiViewPerceptronBase(SignOrArgmaxClassifierMixin):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         return p, int(e)
 
-    def _kernels(self, K):
-        """(kind, array, m, n): kind 'diag' for (m, n, n) per-view kernels, 'full' for (m, m, n, n)."""
-        if _ndim(K) == 4:
-            G = check_cross_view_kernels(K)
+    def _kernels(self, X):
+        """(kind, array, m, n): 'full' for a precomputed cross-view kernel (n, n, m, m), turned into the
+        solvers' (m, m, n, n); 'diag' for per-view kernels (m, n, n) from either input form."""
+        if self.kernel == "precomputed" and _ndim(X) == 4:
+            _reject_sparse(X)
+            self._check_kernel()
+            arr = self._validate_X(X, True, dtype=np.float64, allow_nd=True)
+            if arr.shape[0] != arr.shape[1] or arr.shape[2] != arr.shape[3]:
+                raise ValueError(f"a cross-view kernel X must have shape (n, n, m, m), got {arr.shape}")
+            G = check_cross_view_kernels(np.ascontiguousarray(arr.transpose(2, 3, 0, 1)), name="X")
+            self._view_list = False
+            self.bandwidths_ = None
+            self.n_views_, self.n_train_ = G.shape[0], G.shape[2]
             return "full", G, G.shape[0], G.shape[2]
-        Kd = check_multiview_kernels(K)
+        Kd = self._fit_kernels(X)
         return "diag", Kd, Kd.shape[0], Kd.shape[1]
 
-    def fit(self, K, y):
+    def fit(self, X, y):
         """Run the online algorithm over ``n_epochs`` passes of the labelled samples (-1 = unlabelled, left
         out), in a seeded random order per epoch (``shuffle``) or in index order."""
         p, n_epochs = self._check_params()
-        kind, G, m, n = self._kernels(K)
-        y, labelled, classes, encoded = check_labels(y, n)
+        kind, G, m, n = self._kernels(X)
+        y_enc, labelled = self._fit_labels(y, n)
+        classes, encoded = self.classes_, y_enc[labelled]
         P = classes.size
         Y = (np.where(encoded == 1, 1.0, -1.0)[:, None] if P == 2 else
              np.where(encoded[:, None] == np.arange(P)[None, :], 1.0, -1.0))
@@ -265,39 +281,32 @@ class _MultiViewPerceptronBase(SignOrArgmaxClassifierMixin):
         self.dual_coef_ = a
         self.order_ = labelled[order]
         self.n_steps_ = T
-        self.classes_ = classes
         self.labelled_ = labelled
-        self.n_views_ = m
-        self.n_train_ = n
         self._diag_coef = diagonal
+        self._cross_view = kind == "full"
         return self
 
-    def _check_fitted(self):
-        if not hasattr(self, "coef_"):
-            raise ValueError(f"this {type(self).__name__} instance is not fitted yet; call fit(K, y) first")
-
-    def decision_function(self, K_test):
+    def decision_function(self, X):
         """<W, X> for each test instance: (t,) for two classes (positive = ``classes_[1]``), else (t, P).
 
-        Test kernels are (m, t, n) per view or, for the matrix Perceptron, (m, m, t, n) across views with
-        K_test[k, j][s, b] = k(x^test_{s,k}, x_{b,j}).
+        X as at fit: per-view test kernels (t, n, m) or, for the matrix Perceptron fitted on a cross-view
+        kernel, (t, n, m, m) with X[s, b, k, j] = k(x^test_{s,k}, x_{b,j}); or features.
         """
-        self._check_fitted()
+        check_is_fitted(self)
         m, n, L = self.n_views_, self.n_train_, self.labelled_
-        if _ndim(K_test) == 4:
-            Gt = _as_float_array(K_test, "K_test")
-            if Gt.shape[:2] != (m, m) or Gt.shape[3] != n:
-                raise ValueError(f"K_test must have shape (m, m, t, n) = ({m}, {m}, t, {n}), got {Gt.shape}")
-            if not np.all(np.isfinite(Gt)):
-                raise ValueError("K_test contains NaN or inf")
-            Gt = Gt[..., L]
+        if self._cross_view:
+            _reject_sparse(X)
+            arr = self._validate_X(X, False, dtype=np.float64, allow_nd=True)
+            if arr.ndim != 4 or arr.shape[1:] != (n, m, m):
+                raise ValueError(f"X must have shape (t, n_samples_fit, m, m) = (t, {n}, {m}, {m}), got {arr.shape}")
+            Gt = arr.transpose(2, 3, 0, 1)[..., L]
             if self._diag_coef:
                 out = np.einsum("ick,kti->tc", self.coef_, np.stack([Gt[k, k] for k in range(m)]))
             else:
                 # <W_bar, X> = sum_i Tr(Gamma_i^T X_i^T X), [X_i^T X]_{kj} = K_test[j, k][., i]
                 out = np.einsum("ickj,jkti->tc", self.coef_, Gt)
         else:
-            Kt = check_test_kernels(K_test, m, n)[:, :, L]
+            Kt = self._test_kernels(X)[:, :, L]
             if self._diag_coef:
                 out = np.einsum("ick,kti->tc", self.coef_, Kt)
             else:
@@ -338,21 +347,22 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     shuffle : bool
         Present the samples in a seeded random order per epoch, or in index order.
     random_state : int, numpy Generator or None
-
-    ``fit`` takes the matrix kernel (m, m, n, n), G[k, j][a, b] = k(x_{a,k}, x_{b,j}) (see
-    :func:`cross_view_kernels`; views must share one space, Section 3.2), or per-view kernels (m, n, n);
-    with the latter the cross-view kernels are zero, i.e. the orthogonal embedding (4.1.1), the algorithm
-    coincides with :class:`OrthogonalMultiViewPerceptron` (eq 4.1.7) and runs its O(m) per-step code.
-    """ + _ATTRS
+""" + _INPUT_DOC + """
+    With ``kernel="precomputed"``, ``fit`` takes the matrix kernel (n, n, m, m), X[a, b, k, j] =
+    k(x_{a,k}, x_{b,j}) (see :func:`cross_view_kernels`; views must share one space, Section 3.2), or per-view
+    kernels (n, n, m); with the latter (and with feature views, which get per-view kernels) the cross-view
+    kernels are zero, i.e. the orthogonal embedding (4.1.1), the algorithm coincides with
+    :class:`OrthogonalMultiViewPerceptron` (eq 4.1.7) and runs its O(m) per-step code.
+    """ + _ATTRS + _INPUT_ATTRS
     _diagonal = False
 
 
 class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
     __doc__ = """Orthogonal matrix multi-view Perceptron (Fornoni 2009, Chapter 4, Figure 4.1), dual form.
 
-    Parameters as for :class:`KernelMultiViewPerceptron`. ``fit`` takes per-view kernels (m, n, n) (views
-    may live in different spaces; one kernel each); a matrix kernel (m, m, n, n) is accepted and only its
-    diagonal blocks are used. Prediction (4.1.6): sign sum_k ||v_k||^{2(p-1)} <v_k, x_k>; averaging as
+    Parameters as for :class:`KernelMultiViewPerceptron`. ``fit`` takes per-view kernels (n, n, m) or feature
+    views (views may live in different spaces; one kernel each); a matrix kernel (n, n, m, m) is accepted and
+    only its diagonal blocks are used. Prediction (4.1.6): sign sum_k ||v_k||^{2(p-1)} <v_k, x_k>; averaging as
     for the matrix Perceptron with W_t = grad Phi(V_t).
-    """ + _ATTRS
+    """ + _ATTRS + _INPUT_ATTRS
     _diagonal = True

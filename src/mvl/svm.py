@@ -76,7 +76,8 @@ from scipy.linalg import blas, lapack
 from threadpoolctl import threadpool_limits
 
 from ._validation import check_combination
-from .least_squares import MultiViewEstimatorMixin, _factor_view, _view_Q
+from .base import MVLClassifier
+from .least_squares import _INPUT_ATTRS, _INPUT_DOC, _factor_view, _view_Q
 from .simplex import simplex_coding, simplex_gram
 
 __all__ = [
@@ -528,19 +529,14 @@ def _check_solver_params(est):
         if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
             raise ValueError(f"max_iter must be None or an integer >= 1, got {max_iter!r}")
         max_iter = int(max_iter)
-    if est.n_classes is not None and not (isinstance(est.n_classes, (int, np.integer)) and est.n_classes >= 2):
-        raise ValueError(f"an SVM needs P >= 2 classes (the simplex coding of eq 15 starts at P = 2), "
-                         f"got n_classes={est.n_classes!r}")
     return tol, max_iter
 
 
-class _SVMBase(MultiViewEstimatorMixin):
-    _param_names = ("gamma_A", "gamma_B", "gamma_W", "c", "tol", "max_iter", "laplacian", "solver",
-                    "random_state", "n_neighbors", "n_classes", "warm_start", "laplacian_power", "graph_weights")
-
+class _SVMBase(MVLClassifier):
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, tol=1e-3, max_iter=None,
                  laplacian="normalized", solver="smo", random_state=None, n_neighbors=None, n_classes=None,
-                 warm_start=False, laplacian_power=1, graph_weights="kernel"):
+                 warm_start=False, laplacian_power=1, graph_weights="kernel", kernel="rbf", views=None,
+                 bandwidth=None):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -555,12 +551,20 @@ class _SVMBase(MultiViewEstimatorMixin):
         self.warm_start = warm_start
         self.laplacian_power = laplacian_power
         self.graph_weights = graph_weights
+        self.kernel = kernel
+        self.views = views
+        self.bandwidth = bandwidth
 
-    def _prepare(self, K, y):
+    def _prepare(self, X, y):
         """Validated inputs and the shared M_reg factorisation (Q_G and the coefficient map)."""
         tol, max_iter = _check_solver_params(self)
-        (gamma_A, gamma_B, gamma_W), K, labelled, classes, Y_L, L = self._fit_inputs(K, y)
+        # what a warm start may reuse: the previous fit's labelled set, classes and dual variables
+        self._previous = tuple(getattr(self, a, None) for a in ("labelled_", "classes_", "dual_coef_"))
+        K = self._fit_kernels(X)
         m, n, _ = K.shape
+        y_enc, labelled = self._fit_labels(y, n)
+        classes = self.classes_
+        (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled)
         c = check_combination(self.c, m)
         t0 = time.perf_counter()
         dual = build_svm_dual(K, labelled, c, gamma_A, gamma_B, gamma_W, L)
@@ -569,19 +573,17 @@ class _SVMBase(MultiViewEstimatorMixin):
 
     def _warm(self, labelled, classes, shape):
         """Previous dual variables when warm_start is set and the labelled set and classes are unchanged."""
-        if not self.warm_start or not hasattr(self, "dual_coef_"):
+        prev_labelled, prev_classes, prev_dual = self._previous
+        if not self.warm_start or prev_dual is None:
             return None
-        if (self.dual_coef_.shape != shape or not np.array_equal(self.labelled_, labelled)
-                or not np.array_equal(self.classes_, classes)):
+        if (prev_dual.shape != shape or not np.array_equal(prev_labelled, labelled)
+                or not np.array_equal(prev_classes, classes)):
             return None
-        return self.dual_coef_
+        return prev_dual
 
     def _finish(self, K, labelled, classes, c, coef, t0):
         self.coef_ = coef
-        self.classes_ = classes
         self.c_ = c
-        self.n_views_ = K.shape[0]
-        self.n_train_ = K.shape[1]
         self.n_labelled_ = len(labelled)
         self.labelled_ = labelled
         self.fit_seconds_ = time.perf_counter() - t0
@@ -625,7 +627,7 @@ _PARAMS_DOC = """
     n_neighbors : int >= 1 or None
         As in ``MVLLeastSquares``: None uses dense kernel weights for the Laplacians.
     n_classes : int >= 2 or None
-        Number of classes P; labels must then lie in 0..P-1.
+        Number of classes P; labels must then be integers in 0..P-1.
     warm_start : bool
         If True and the estimator was fitted before on the same labelled samples and
         classes, the dual variables start from the previous solution (the box (24) does
@@ -641,7 +643,7 @@ _PARAMS_DOC = """
         iterated Laplacian of Belkin, Niyogi & Sindhwani (2006) in place of L (eq 60-63).
     graph_weights : "kernel" or "binary"
         As in ``MVLLeastSquares``: kNN edge weights K^i_jk or 1; "binary" needs ``n_neighbors``.
-"""
+""" + _INPUT_DOC
 
 
 class MVLSVM(_SVMBase):
@@ -649,8 +651,9 @@ class MVLSVM(_SVMBase):
 
     Solves the dual (26) with the box (24) and evaluates the solution by Proposition 14:
     ``decision_function`` returns h(v) = (<s_k, C f(v)>)_{k=1..P} (eq 82-83), ``predict``
-    the class argmax_k h_k(v) (eq 15, 17). Kernels (m, n, n) or a list of m arrays, labels
-    with -1 for unlabelled samples (they enter through gamma_B and gamma_W).
+    the class argmax_k h_k(v) (eq 15, 17); for two classes ``decision_function`` is (h_2 - h_1) / 2 (= h_2),
+    shape (t,). X as for :class:`mvl.MVLLeastSquares` (``kernel``), labels with -1 for unlabelled samples
+    (they enter through gamma_B and gamma_W).
 """ + _PARAMS_DOC + """
     Attributes
     ----------
@@ -670,12 +673,12 @@ class MVLSVM(_SVMBase):
         D(alpha) of eq (26).
     classes_, c_, n_labelled_, labelled_, fit_seconds_, reg_seconds_ (time for M_reg),
     solve_seconds_ (time in the dual solver).
-    """
+    """ + _INPUT_ATTRS
 
-    def fit(self, K, y):
-        """Fit on training kernels ``K`` (m, n, n) and labels ``y`` (n,), -1 = unlabelled."""
+    def fit(self, X, y):
+        """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
         t0 = time.perf_counter()
-        tol, max_iter, K, labelled, classes, y_enc, c, dual = self._prepare(K, y)
+        tol, max_iter, K, labelled, classes, y_enc, c, dual = self._prepare(X, y)
         P = len(classes)
         alpha0 = self._warm(labelled, classes, (P, len(labelled)))
         t1 = time.perf_counter()
@@ -699,7 +702,8 @@ class MVLBinarySVM(_SVMBase):
     -1 otherwise, S = [1, -1]) is the dual (36) with Q[x, y, C] = diag(y) Q_G diag(y)
     (eq 39): the same Q_G (eq 194) for every class, so M_reg is factorised once and the
     P coefficient vectors come from one multi-right-hand-side solve. ``decision_function``
-    returns the P scores C f_k(v), ``predict`` the class with the largest.
+    returns the P scores C f_k(v) (for two classes (C f_2 - C f_1) / 2, shape (t,)), ``predict`` the class
+    with the largest.
 """ + _PARAMS_DOC + """
     Attributes
     ----------
@@ -711,12 +715,12 @@ class MVLBinarySVM(_SVMBase):
     n_iter_, kkt_violation_, dual_objective_ : arrays (P,)
         Per binary problem, as in :class:`MVLSVM`.
     classes_, c_, n_labelled_, labelled_, fit_seconds_, reg_seconds_, solve_seconds_.
-    """
+    """ + _INPUT_ATTRS
 
-    def fit(self, K, y):
-        """Fit the P one-vs-all problems on kernels ``K`` (m, n, n) and labels ``y`` (n,), -1 = unlabelled."""
+    def fit(self, X, y):
+        """Fit the P one-vs-all problems on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
         t0 = time.perf_counter()
-        tol, max_iter, K, labelled, classes, y_enc, c, dual = self._prepare(K, y)
+        tol, max_iter, K, labelled, classes, y_enc, c, dual = self._prepare(X, y)
         P = len(classes)
         l = len(labelled)
         previous = self._warm(labelled, classes, (P, l))

