@@ -53,14 +53,14 @@ def run(args):
     rows = []
     for seed in range(args.seeds):
         tr, te = split(data.y, args.digits, args.n_train, seed)
-        K, Kt = multiview_kernels([v[tr] for v in data.views], [v[te] for v in data.views])
+        K, Kt = multiview_kernels([v[tr] for v in data.views], [v[te] for v in data.views])  # (n, n, m), (t, n, m)
         ytr = (data.y[tr] == args.digits[1]).astype(int)
         yte = (data.y[te] == args.digits[1]).astype(int)
-        m, n = K.shape[:2]
+        n, m = K.shape[1:]
         for variant in args.variants:
             for level in args.levels:
                 ours = MVML(lmbda=args.lmbda, eta=args.eta, learn_A=variant, nystrom=level, random_state=seed,
-                            n_iter=args.n_iter, n_iter_A=args.n_iter_A)
+                            n_iter=args.n_iter, n_iter_A=args.n_iter_A, kernel="precomputed")
                 t0 = time.perf_counter()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -74,9 +74,10 @@ def run(args):
                     peer_level = (pos.size + 0.5) / n  # floor(peer_level * n) = p
                 else:
                     order, peer_level = np.arange(n), 1.0
-                Kp = K[:, order][:, :, order]
-                X = np.hstack(list(Kp))
-                Xt = np.hstack(list(Kt[:, :, order]))
+                # the peer's precomputed input: the per-view kernels side by side, (n, m n) and (t, m n)
+                Kp = K[np.ix_(order, order)]
+                X = np.hstack([Kp[:, :, p] for p in range(m)])
+                Xt = np.hstack([Kt[:, order, p] for p in range(m)])
                 vi = np.arange(m + 1) * n
                 peer = PeerMVML(lmbda=args.lmbda, eta=args.eta, kernel="precomputed", learn_A=PEER_CODES[variant],
                                 nystrom_param=peer_level, n_loops=args.peer_loops)

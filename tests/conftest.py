@@ -104,6 +104,11 @@ def pm_one_targets(y, P):
     return lab, Y
 
 
+def sample_first(K):
+    """Per-view arrays (m, n, n) / (m, t, n) of the references -> the estimators' sample-first (n, n, m) / (t, n, m)."""
+    return np.ascontiguousarray(np.moveaxis(np.asarray(K), 0, -1))
+
+
 def rel_diff(a, b):
     """max |a - b| / max |b| (with a floor to avoid dividing by ~0)."""
     a = np.asarray(a, dtype=np.float64)

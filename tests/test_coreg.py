@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_linear_problem, make_problem, pm_one_targets, rel_diff
+from conftest import make_linear_problem, make_problem, pm_one_targets, rel_diff, sample_first
 from scipy import stats
 
 from mvl import MVLLeastSquares
@@ -107,10 +107,11 @@ def test_coregularization_on_unlabelled_points_through_the_shared_solver(g1, g2,
     unl = np.flatnonzero(y < 0)
     inp = coregularization_as_mvl(K[0], K[1], g1, g2, mu, lab.size, K_test[0], K_test[1])
     est = MVLLeastSquares(inp["gamma_A"], inp["gamma_B"], inp["gamma_W"], c=inp["c"], solver=solver,
-                          between_weights=_indicator(unl, y.size)).fit(inp["K"], y)
+                          between_weights=_indicator(unl, y.size), kernel="precomputed").fit(sample_first(inp["K"]), y)
     fit = coregularization_rls(K[0], K[1], lab, Y, g1, g2, mu, K1_test=K_test[0], K2_test=K_test[1])
-    assert rel_diff(est.decision_function(inp["K_test"]), fit.test) <= TOL
-    assert rel_diff(est.view_decision_function(inp["K_test"]).transpose(1, 0, 2), fit.test_views) <= TOL
+    X_test = sample_first(inp["K_test"])
+    assert rel_diff(est.decision_function(X_test), fit.test) <= TOL
+    assert rel_diff(est.view_decision_function(X_test).transpose(1, 0, 2), fit.test_views) <= TOL
 
 
 @pytest.mark.parametrize("g1,g2,mu", SETTINGS)
@@ -120,11 +121,13 @@ def test_coregularization_on_all_points_equals_mvl_least_squares(g1, g2, mu, sol
     K, K_test, y = make_problem(m=2, n=22, P=3, frac_unlabelled=0.4, seed=5, t=8)
     lab, Y = pm_one_targets(y, 3)
     inp = coregularization_as_mvl(K[0], K[1], g1, g2, mu, lab.size, K_test[0], K_test[1])
-    est = MVLLeastSquares(inp["gamma_A"], inp["gamma_B"], inp["gamma_W"], c=inp["c"], solver=solver).fit(inp["K"], y)
+    est = MVLLeastSquares(inp["gamma_A"], inp["gamma_B"], inp["gamma_W"], c=inp["c"], solver=solver,
+                          kernel="precomputed").fit(sample_first(inp["K"]), y)
     fit = coregularization_rls(K[0], K[1], lab, Y, g1, g2, mu, coreg_points=np.arange(y.size),
                                K1_test=K_test[0], K2_test=K_test[1])
-    assert rel_diff(est.decision_function(inp["K_test"]), fit.test) <= TOL
-    assert rel_diff(est.view_decision_function(inp["K_test"]).transpose(1, 0, 2), fit.test_views) <= TOL
+    X_test = sample_first(inp["K_test"])
+    assert rel_diff(est.decision_function(X_test), fit.test) <= TOL
+    assert rel_diff(est.view_decision_function(X_test).transpose(1, 0, 2), fit.test_views) <= TOL
 
 
 def test_unlabelled_and_all_point_coregularization_differ():
@@ -241,8 +244,8 @@ def test_rls_with_mr_kernel_equals_laplacian_rls(g1, g2):
     assert rel_diff(Kmr[:, lab] @ alpha, f_train) <= TOL
     inp = manifold_regularization_as_mvl(K[0], R, g1, g2, lab.size)
     est = MVLLeastSquares(inp["gamma_A"], inp["gamma_B"], inp["gamma_W"], c=inp["c"],
-                          laplacian=inp["laplacian"]).fit(inp["K"], y)
-    assert rel_diff(est.decision_function(K_test[0][None]), f_test) <= TOL
+                          laplacian=sample_first(inp["laplacian"]), kernel="precomputed").fit(sample_first(inp["K"]), y)
+    assert rel_diff(est.decision_function(sample_first(K_test[0][None])), f_test) <= TOL
 
 
 def test_laplacian_rls_stationarity():

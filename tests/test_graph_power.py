@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import make_problem, pm_one_targets, rel_diff
+from conftest import make_problem, pm_one_targets, rel_diff, sample_first
 from test_svm import TIGHT, _assert_same_predictions, dense_theorem6, objective
 
 from mvl import MVLLeastSquares, MVLLeastSquaresOptC
@@ -95,6 +95,7 @@ def laplacian_rls(K, y, K_test, gamma_A, gamma_W, Lp):
 def test_single_view_is_laplacian_rls_with_iterated_laplacian(single_view_problem, normalized, n_neighbors,
                                                               weights, power):
     K, K_test, y = single_view_problem
+    Ks, Kt = sample_first(K), sample_first(K_test)
     lab, Y_L = pm_one_targets(y, 3)
     np.testing.assert_array_equal(encode_targets(y[lab], 3), Y_L)  # the package's targets are these
     gamma_A, gamma_W = 0.02, 0.01 if normalized else 1e-3
@@ -102,11 +103,12 @@ def test_single_view_is_laplacian_rls_with_iterated_laplacian(single_view_proble
     a, f_test = laplacian_rls(K[0], y, K_test[0], gamma_A, gamma_W, Lp[0])
     lap = "normalized" if normalized else "unnormalized"
     for solver in ("structured", "dense"):
-        est = MVLLeastSquares(gamma_A=gamma_A, gamma_W=gamma_W, laplacian=lap, n_neighbors=n_neighbors,
-                              graph_weights=weights, laplacian_power=power, solver=solver).fit(K, y)
+        est = MVLLeastSquares(kernel="precomputed", gamma_A=gamma_A, gamma_W=gamma_W, laplacian=lap,
+                              n_neighbors=n_neighbors, graph_weights=weights, laplacian_power=power,
+                              solver=solver).fit(Ks, y)
         assert rel_diff(est.coef_[0], a) <= 1e-8, solver
-        assert rel_diff(est.decision_function(K_test), f_test) <= 1e-8, solver
-        assert rel_diff(est.view_decision_function(K_test)[:, 0], f_test) <= 1e-8, solver
+        assert rel_diff(est.decision_function(Kt), f_test) <= 1e-8, solver
+        assert rel_diff(est.view_decision_function(Kt)[:, 0], f_test) <= 1e-8, solver
     if power > 1:  # the power is not a no-op: the p = 1 solution is far from this one
         L1 = reference_laplacian_powers(K, normalized, n_neighbors, weights, 1)[0]
         a1, _ = laplacian_rls(K[0], y, K_test[0], gamma_A, gamma_W, L1)
@@ -122,35 +124,37 @@ def test_single_view_is_laplacian_rls_with_iterated_laplacian(single_view_proble
 def test_structured_matches_dense_with_iterated_laplacian(three_view_problem_p, normalized, n_neighbors, weights,
                                                           power):
     K, K_test, y = three_view_problem_p
+    Ks, Kt = sample_first(K), sample_first(K_test)
     rng = np.random.default_rng(100 * power + (n_neighbors or 0))
     c = rng.uniform(0.3, 1.5, size=3) * np.array([-1.0, 1.0, 1.0])
     kw = dict(gamma_A=0.01, gamma_B=0.03, gamma_W=0.02 if normalized else 1e-3, c=c,
               laplacian="normalized" if normalized else "unnormalized")
     graph_kw = dict(n_neighbors=n_neighbors, graph_weights=weights, laplacian_power=power)
-    fast = MVLLeastSquares(solver="structured", **kw, **graph_kw).fit(K, y)
-    dense = MVLLeastSquares(solver="dense", **kw, **graph_kw).fit(K, y)
+    fast = MVLLeastSquares(kernel="precomputed", solver="structured", **kw, **graph_kw).fit(Ks, y)
+    dense = MVLLeastSquares(kernel="precomputed", solver="dense", **kw, **graph_kw).fit(Ks, y)
     assert rel_diff(fast.coef_, dense.coef_) <= 1e-8
-    assert rel_diff(fast.decision_function(K_test), dense.decision_function(K_test)) <= 1e-8
+    assert rel_diff(fast.decision_function(Kt), dense.decision_function(Kt)) <= 1e-8
     # the dense system with the L^p built in this test, passed as an explicit array (power 1)
     Lp = reference_laplacian_powers(K, normalized, n_neighbors, weights, power)
-    kw["laplacian"] = Lp
-    ref = MVLLeastSquares(solver="dense", **kw).fit(K, y)
+    kw["laplacian"] = sample_first(Lp)
+    ref = MVLLeastSquares(kernel="precomputed", solver="dense", **kw).fit(Ks, y)
     assert rel_diff(fast.coef_, ref.coef_) <= 1e-8
-    assert rel_diff(fast.decision_function(K_test), ref.decision_function(K_test)) <= 1e-8
+    assert rel_diff(fast.decision_function(Kt), ref.decision_function(Kt)) <= 1e-8
 
 
 @pytest.mark.parametrize("power", [2, 3])
 def test_explicit_laplacian_array_is_raised_to_the_power(three_view_problem_p, power):
     """An explicit (m, n, n) laplacian with laplacian_power = p is used as (laplacian[i])^p (documented)."""
     K, K_test, y = three_view_problem_p
+    Ks, Kt = sample_first(K), sample_first(K_test)
     L1 = reference_laplacian_powers(K, True, 4, "binary", 1)
     kw = dict(gamma_A=0.01, gamma_B=0.02, gamma_W=0.05)
-    ours = MVLLeastSquares(laplacian=L1, laplacian_power=power, **kw).fit(K, y)
-    ref = MVLLeastSquares(laplacian=np.stack([np.linalg.matrix_power(L, power) for L in L1]), solver="dense",
-                          **kw).fit(K, y)
+    ours = MVLLeastSquares(kernel="precomputed", laplacian=sample_first(L1), laplacian_power=power, **kw).fit(Ks, y)
+    Lp = sample_first(np.stack([np.linalg.matrix_power(L, power) for L in L1]))
+    ref = MVLLeastSquares(kernel="precomputed", laplacian=Lp, solver="dense", **kw).fit(Ks, y)
     assert rel_diff(ours.coef_, ref.coef_) <= 1e-8
-    assert rel_diff(ours.decision_function(K_test), ref.decision_function(K_test)) <= 1e-8
-    plain = MVLLeastSquares(laplacian=L1, **kw).fit(K, y)
+    assert rel_diff(ours.decision_function(Kt), ref.decision_function(Kt)) <= 1e-8
+    plain = MVLLeastSquares(kernel="precomputed", laplacian=sample_first(L1), **kw).fit(Ks, y)
     assert rel_diff(plain.coef_, ref.coef_) > 1e-3
 
 
@@ -161,15 +165,17 @@ def test_explicit_laplacian_array_is_raised_to_the_power(three_view_problem_p, p
 @pytest.mark.parametrize("n_neighbors,weights,power", [(None, "kernel", 2), (5, "kernel", 3), (5, "binary", 2)])
 def test_svm_dual_with_iterated_laplacian_matches_generic_qp(svm_problem, solver, n_neighbors, weights, power):
     K, K_test, y = svm_problem
+    Ks, Kt = sample_first(K), sample_first(K_test)
     c = np.array([0.9, -0.7])
     gA, gB, gW = 0.01, 0.005, 0.02
-    est = MVLSVM(gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, laplacian="normalized", n_neighbors=n_neighbors,
-                 graph_weights=weights, laplacian_power=power, solver=solver, tol=TIGHT).fit(K, y)
+    est = MVLSVM(kernel="precomputed", gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, laplacian="normalized",
+                 n_neighbors=n_neighbors, graph_weights=weights, laplacian_power=power, solver=solver,
+                 tol=TIGHT).fit(Ks, y)
     Lp = reference_laplacian_powers(K, True, n_neighbors, weights, power)
     ref = dense_theorem6(K, y, K_test, c, gA, gB, gW, Lp, est.code_matrix_)
     assert abs(objective(ref["Q"], est.dual_coef_) - ref["obj"]) <= 1e-6 * abs(ref["obj"])
     assert abs(est.dual_objective_ - ref["obj"]) <= 1e-6 * abs(ref["obj"])
-    h = est.decision_function(K_test)
+    h = est.decision_function(Kt)
     np.testing.assert_allclose(h, ref["h_test"], atol=1e-4 * np.abs(ref["h_test"]).max())
     _assert_same_predictions(h, ref["h_test"])
     # L^p matters: with L the reference optimum is another one
@@ -184,13 +190,15 @@ def test_binary_svm_with_iterated_laplacian_matches_generic_qp(svm_problem, solv
                                                                normalized):
     """Each one-vs-all problem k is the dual of Theorem 6 with P = 2 (S = [1, -1], code 0 for class k)."""
     K, K_test, y = svm_problem
+    Ks, Kt = sample_first(K), sample_first(K_test)
     c = np.array([0.6, 1.1])
     gA, gB, gW = 0.02, 0.01, 0.03
     lap = "normalized" if normalized else "unnormalized"
-    est = MVLBinarySVM(gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, laplacian=lap, n_neighbors=n_neighbors,
-                       graph_weights=weights, laplacian_power=power, solver=solver, tol=TIGHT).fit(K, y)
+    est = MVLBinarySVM(kernel="precomputed", gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, laplacian=lap,
+                       n_neighbors=n_neighbors, graph_weights=weights, laplacian_power=power, solver=solver,
+                       tol=TIGHT).fit(Ks, y)
     Lp = reference_laplacian_powers(K, normalized, n_neighbors, weights, power)
-    scores = est.decision_function(K_test)
+    scores = est.decision_function(Kt)
     S2 = np.array([[1.0, -1.0]])
     lab = np.flatnonzero(y >= 0)
     h_ref = np.empty_like(scores)
@@ -204,7 +212,7 @@ def test_binary_svm_with_iterated_laplacian_matches_generic_qp(svm_problem, solv
         h_ref[:, k] = ref["h_test"][:, 0]
     np.testing.assert_allclose(scores, h_ref, atol=1e-4 * np.abs(h_ref).max())
     _assert_same_predictions(scores, h_ref)
-    np.testing.assert_array_equal(est.predict(K_test), est.classes_[np.argmax(h_ref, axis=1)])
+    np.testing.assert_array_equal(est.predict(Kt), est.classes_[np.argmax(h_ref, axis=1)])
 
 
 # ---------------------------------------------------------------- MVL-LS-optC
@@ -213,18 +221,20 @@ def test_binary_svm_with_iterated_laplacian_matches_generic_qp(svm_problem, solv
 @pytest.mark.parametrize("with_validation", [False, True])
 def test_optc_with_iterated_laplacian_matches_dense_at_learned_c(three_view_problem_p, with_validation):
     K, K_test, y = three_view_problem_p
+    Ks, Kt = sample_first(K), sample_first(K_test)
     graph_kw = dict(laplacian="normalized", n_neighbors=5, graph_weights="binary", laplacian_power=2)
     gammas = dict(gamma_A=0.01, gamma_B=0.02, gamma_W=0.05)
-    model = MVLLeastSquaresOptC(**gammas, **graph_kw, n_restarts=4, n_iter=6, random_state=3)
+    model = MVLLeastSquaresOptC(kernel="precomputed", **gammas, **graph_kw, n_restarts=4, n_iter=6, random_state=3)
     if with_validation:
         y_val = np.random.default_rng(5).integers(0, 3, size=K_test.shape[1])
-        model.fit(K, y, K_test, y_val)
+        model.fit(Ks, y, Kt, y_val)
     else:
-        model.fit(K, y)
-    ref = MVLLeastSquares(c=model.c_, **gammas, **graph_kw, solver="dense").fit(K, y)
+        model.fit(Ks, y)
+    ref = MVLLeastSquares(kernel="precomputed", c=model.c_, **gammas, **graph_kw, solver="dense").fit(Ks, y)
     assert rel_diff(model.coef_, ref.coef_) <= 1e-8
-    assert rel_diff(model.decision_function(K_test), ref.decision_function(K_test)) <= 1e-8
-    p1 = MVLLeastSquares(c=model.c_, **gammas, **dict(graph_kw, laplacian_power=1), solver="dense").fit(K, y)
+    assert rel_diff(model.decision_function(Kt), ref.decision_function(Kt)) <= 1e-8
+    p1 = MVLLeastSquares(kernel="precomputed", c=model.c_, **gammas, **dict(graph_kw, laplacian_power=1),
+                         solver="dense").fit(Ks, y)
     assert rel_diff(p1.coef_, ref.coef_) > 1e-3
 
 
@@ -248,12 +258,14 @@ def test_get_and_set_params_include_graph_model(cls, three_view_problem_p):
 
 def test_set_params_changes_the_fit(three_view_problem_p):
     K, K_test, y = three_view_problem_p
+    Ks, Kt = sample_first(K), sample_first(K_test)
     kw = dict(gamma_A=0.01, gamma_B=0.01, gamma_W=0.05, n_neighbors=5)
-    est = MVLLeastSquares(**kw).fit(K, y)
-    out1 = est.decision_function(K_test)
-    out3 = est.set_params(laplacian_power=3, graph_weights="binary").fit(K, y).decision_function(K_test)
-    ref = MVLLeastSquares(**kw, laplacian_power=3, graph_weights="binary", solver="dense").fit(K, y)
-    assert rel_diff(out3, ref.decision_function(K_test)) <= 1e-8
+    est = MVLLeastSquares(kernel="precomputed", **kw).fit(Ks, y)
+    out1 = est.decision_function(Kt)
+    out3 = est.set_params(laplacian_power=3, graph_weights="binary").fit(Ks, y).decision_function(Kt)
+    ref = MVLLeastSquares(kernel="precomputed", **kw, laplacian_power=3, graph_weights="binary",
+                          solver="dense").fit(Ks, y)
+    assert rel_diff(out3, ref.decision_function(Kt)) <= 1e-8
     assert rel_diff(out1, out3) > 1e-3
 
 
@@ -262,7 +274,7 @@ def _fit(cls, K, y, **kw):
         kw.setdefault("tol", 1e-3)
     if cls is MVLLeastSquaresOptC:
         kw.update(n_restarts=2, n_iter=2, random_state=0)
-    return cls(**kw).fit(K, y)
+    return cls(kernel="precomputed", **kw).fit(sample_first(K), y)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
@@ -286,7 +298,7 @@ def test_bad_graph_parameters(cls, three_view_problem_p, gamma_W, kw, match):
     K, _, y = three_view_problem_p
     kw = dict(kw)
     if kw.get("laplacian") == "explicit":
-        kw["laplacian"] = reference_laplacian_powers(K, True, None, "kernel", 1)
+        kw["laplacian"] = sample_first(reference_laplacian_powers(K, True, None, "kernel", 1))
     with pytest.raises(ValueError, match=match):
         _fit(cls, K, y, gamma_A=0.01, gamma_W=gamma_W, **kw)
 

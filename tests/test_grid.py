@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import make_problem
+from conftest import make_problem, sample_first
 
 from mvl import MVLLeastSquares, grid_decision_functions
 from mvl.experiments import ABLATION_CELLS, run_on_draw, select_gammas_on_draw
@@ -18,11 +18,17 @@ from mvl.experiments import ABLATION_CELLS, run_on_draw, select_gammas_on_draw
 GRAPHS = [(None, 1), (4, 1), (4, 2), (6, 3)]
 
 
-def _dense_outputs(K, y, K_test, gA, gB, gW, graph, c=None, weights="kernel"):
+def _dense_outputs(X, y, X_test, gA, gB, gW, graph, c=None, weights="kernel"):
+    """Combined outputs C f(v) (t, P) of a dense fit; X (n, n, m), X_test (t, n, m) sample-first."""
     nn, pw = graph
     est = MVLLeastSquares(gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, n_neighbors=nn, laplacian_power=pw,
-                          graph_weights="kernel" if nn is None else weights, solver="dense")
-    return est.fit(K, y).decision_function(K_test)
+                          graph_weights="kernel" if nn is None else weights, solver="dense", kernel="precomputed")
+    est.fit(X, y)
+    out = np.einsum("tpk,p->tk", est.view_decision_function(X_test), est.c_)  # sum_i c_i f^i(v)
+    dec = est.decision_function(X_test)
+    np.testing.assert_allclose(dec, 0.5 * (out[:, 1] - out[:, 0]) if out.shape[1] == 2 else out,
+                               rtol=1e-12, atol=1e-12 * np.max(np.abs(out)))
+    return out
 
 
 @pytest.mark.parametrize("weights", ["kernel", "binary"])
@@ -30,17 +36,18 @@ def _dense_outputs(K, y, K_test, gA, gB, gW, graph, c=None, weights="kernel"):
 def test_graph_grid_matches_pointwise_dense_fits(m, P, weights):
     n = 18
     K, K_test, y = make_problem(m, n, P, frac_unlabelled=0.4, seed=90 + m + P)
+    X, X_test = sample_first(K), sample_first(K_test)
     rng = np.random.default_rng(91)
     c = rng.uniform(0.3, 1.2, size=m) * rng.choice([-1.0, 1.0], size=m)
     gAs, gBs, gWs = [0.02, 0.5], [0.0, 0.05], [0.0, 0.03, 0.4]
-    out, classes = grid_decision_functions(K, y, K_test, gAs, gBs, gWs, c=c, graph_weights=weights, graphs=GRAPHS)
+    out, classes = grid_decision_functions(X, y, X_test, gAs, gBs, gWs, c=c, graph_weights=weights, graphs=GRAPHS)
     assert out.shape == (len(GRAPHS), 2, 2, 3, K_test.shape[1], P)
     np.testing.assert_array_equal(classes, np.arange(P))
     for ig, graph in enumerate(GRAPHS):
         for ia, gA in enumerate(gAs):
             for ib, gB in enumerate(gBs):
                 for iw, gW in enumerate(gWs):
-                    ref = _dense_outputs(K, y, K_test, gA, gB, gW, graph, c=c, weights=weights)
+                    ref = _dense_outputs(X, y, X_test, gA, gB, gW, graph, c=c, weights=weights)
                     np.testing.assert_allclose(out[ig, ia, ib, iw], ref, rtol=1e-7,
                                                atol=1e-9 * np.max(np.abs(ref)))
     # the graph matters where gamma_W > 0 (a grid that ignored it would pass the loop above only by accident)
@@ -49,9 +56,10 @@ def test_graph_grid_matches_pointwise_dense_fits(m, P, weights):
 
 def test_single_graph_call_equals_graph_list_entry():
     K, K_test, y = make_problem(2, 16, 3, frac_unlabelled=0.3, seed=95)
-    many, _ = grid_decision_functions(K, y, K_test, [0.1], [0.05], [0.2], graphs=GRAPHS)
-    one, _ = grid_decision_functions(K, y, K_test, [0.1], [0.05], [0.2], n_neighbors=4, laplacian_power=2)
-    ref = _dense_outputs(K, y, K_test, 0.1, 0.05, 0.2, (4, 2))
+    X, X_test = sample_first(K), sample_first(K_test)
+    many, _ = grid_decision_functions(X, y, X_test, [0.1], [0.05], [0.2], graphs=GRAPHS)
+    one, _ = grid_decision_functions(X, y, X_test, [0.1], [0.05], [0.2], n_neighbors=4, laplacian_power=2)
+    ref = _dense_outputs(X, y, X_test, 0.1, 0.05, 0.2, (4, 2))
     np.testing.assert_allclose(one[0, 0, 0], ref, rtol=1e-7, atol=1e-10)
     np.testing.assert_allclose(many[2], one, rtol=1e-12, atol=1e-12)
 
@@ -60,7 +68,7 @@ def test_single_graph_call_equals_graph_list_entry():
 def test_bad_graphs_raise(bad):
     K, K_test, y = make_problem(2, 12, 2, seed=96)
     with pytest.raises(ValueError):
-        grid_decision_functions(K, y, K_test, [0.1], [0.0], [0.1], graphs=bad)
+        grid_decision_functions(sample_first(K), y, sample_first(K_test), [0.1], [0.0], [0.1], graphs=bad)
 
 
 # ------------------------------------------------------------ selection on validation
@@ -68,12 +76,13 @@ def test_bad_graphs_raise(bad):
 
 def _draw(seed=97, m=3, n=24, P=3, v=12):
     K, K_all, y = make_problem(m, n + v, P, frac_unlabelled=0.0, seed=seed, t=10)
+    K, K_all = sample_first(K), sample_first(K_all)  # the draw dicts of mvl.experiments are sample-first
     rng = np.random.default_rng(seed)
     tr, va = np.arange(n), np.arange(n, n + v)
     y_train = y[tr].copy()
     y_train[rng.permutation(n)[: n // 2]] = -1
     y_train[:P] = np.arange(P)  # every class labelled
-    return dict(K_tr=K[:, tr][:, :, tr], K_va=K[:, va][:, :, tr], K_te=K_all[:, :, tr], y_train=y_train,
+    return dict(K_tr=K[np.ix_(tr, tr)], K_va=K[np.ix_(va, tr)], K_te=K_all[:, tr], y_train=y_train,
                 y_val=y[va], y_test=np.arange(10) % P, n_labelled=int(np.sum(y_train >= 0)))
 
 
@@ -133,7 +142,8 @@ def test_runs_use_the_selection():
     rows = run_on_draw("mvl_ls_cvgraph", d, 2, 3, PARAMS, ["a", "b", "c"], selected=sel)
     g = sel["graph_selected"]
     ref = MVLLeastSquares(g["gamma_A"], g["gamma_B"], g["gamma_W"], n_neighbors=g["n_neighbors"],
-                          laplacian_power=g["laplacian_power"], solver="dense").fit(d["K_tr"], d["y_train"])
+                          laplacian_power=g["laplacian_power"], solver="dense",
+                          kernel="precomputed").fit(d["K_tr"], d["y_train"])
     assert rows[0]["accuracy"] == pytest.approx(ref.score(d["K_te"], d["y_test"]))
     assert rows[0]["graph"] == "validation-selected"
     rows = run_on_draw("mvl_ls_ablation_cvgraph", d, 2, 3, PARAMS, ["a", "b", "c"], selected=sel)
@@ -143,17 +153,18 @@ def test_runs_use_the_selection():
     assert (anyrow["gamma_A"], anyrow["gamma_B"], anyrow["gamma_W"]) == (g["gamma_A"], g["gamma_B"], g["gamma_W"])
     none = next(r for r in rows if r["ablation_cell"] == "none")
     lab = np.flatnonzero(d["y_train"] >= 0)
-    sup = MVLLeastSquares(none["gamma_A"]).fit(d["K_tr"][:, lab][:, :, lab], d["y_train"][lab])
+    sup = MVLLeastSquares(none["gamma_A"], kernel="precomputed").fit(d["K_tr"][np.ix_(lab, lab)], d["y_train"][lab])
     # cell "none": unlabelled points get zero coefficients (Corollary 19), i.e. supervised MVL-LS
-    assert none["accuracy"] == pytest.approx(sup.score(d["K_te"][:, :, lab], d["y_test"]))
+    assert none["accuracy"] == pytest.approx(sup.score(d["K_te"][:, lab], d["y_test"]))
 
 
 def test_points_sharing_a_gamma_ratio_match_dense_fits():
     """gamma_W / gamma_B repeats on log grids (0.1 / 0.001 = 10 / 0.1): one eigendecomposition serves both points."""
     K, K_test, y = make_problem(3, 16, 3, frac_unlabelled=0.4, seed=99)
+    X, X_test = sample_first(K), sample_first(K_test)
     gBs, gWs = [1e-3, 0.1], [0.1, 10.0]
-    out, _ = grid_decision_functions(K, y, K_test, [0.05], gBs, gWs, n_neighbors=4, laplacian_power=2)
+    out, _ = grid_decision_functions(X, y, X_test, [0.05], gBs, gWs, n_neighbors=4, laplacian_power=2)
     for ib, gB in enumerate(gBs):
         for iw, gW in enumerate(gWs):
-            ref = _dense_outputs(K, y, K_test, 0.05, gB, gW, (4, 2))
+            ref = _dense_outputs(X, y, X_test, 0.05, gB, gW, (4, 2))
             np.testing.assert_allclose(out[0, ib, iw], ref, rtol=1e-7, atol=1e-9 * np.max(np.abs(ref)))

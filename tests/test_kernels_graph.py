@@ -115,13 +115,23 @@ def test_multiview_kernels_stack_standardised_gaussians():
     views = [rng.normal(size=(15, d)) * rng.uniform(0.1, 10, size=d) for d in (2, 5, 3)]
     views_test = [rng.normal(size=(4, v.shape[1])) for v in views]
     K, K_test = kernels.multiview_kernels(views, views_test)
-    assert K.shape == (3, 15, 15) and K_test.shape == (3, 4, 15)
+    # sample-first, as the estimators' kernel="precomputed" input: (n, n, m) and (t, n, m)
+    assert K.shape == (15, 15, 3) and K_test.shape == (4, 15, 3)
     for p, (X, Xt) in enumerate(zip(views, views_test, strict=True)):
         sc = StandardScaler().fit(X)
         Xs, Xts = sc.transform(X), sc.transform(Xt)
         g = 1 / (2 * np.median(pdist(Xs)) ** 2)
-        np.testing.assert_allclose(K[p], rbf_kernel(Xs, gamma=g), rtol=1e-10)
-        np.testing.assert_allclose(K_test[p], rbf_kernel(Xts, Xs, gamma=g), rtol=1e-10)
+        np.testing.assert_allclose(K[:, :, p], rbf_kernel(Xs, gamma=g), rtol=1e-10)
+        np.testing.assert_allclose(K_test[:, :, p], rbf_kernel(Xts, Xs, gamma=g), rtol=1e-10)
+    K_only, none = kernels.multiview_kernels(views)
+    assert none is None
+    np.testing.assert_array_equal(K_only, K)
+    # the output goes straight into an estimator
+    from mvl import MVLLeastSquares
+
+    y = np.where(np.arange(15) % 3 == 2, -1, np.arange(15) % 3)  # two classes, every third sample unlabelled
+    model = MVLLeastSquares(gamma_A=0.1, kernel="precomputed").fit(K, y)
+    assert model.n_views_ == 3 and model.decision_function(K_test).shape == (4,)
     with pytest.raises(ValueError, match="different numbers of samples"):
         kernels.multiview_kernels([views[0], views[1][:-1]])
     with pytest.raises(ValueError, match="kernel must be one of"):

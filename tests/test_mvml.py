@@ -17,7 +17,8 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import make_problem, rel_diff
+from conftest import make_problem, rel_diff, sample_first
+from sklearn.exceptions import NotFittedError
 
 from mvl.mvml import MVML, MetricNotPSDWarning
 
@@ -61,15 +62,15 @@ def _blocks(v, n):
 def test_identity_is_krr_on_block_diagonal_kernel(P):
     K, Kt, y = make_problem(m=3, n=26, P=P, frac_unlabelled=0.2, seed=40 + P, t=9)
     lam = 0.37
-    model = MVML(lmbda=lam, learn_A="identity").fit(K, y)
+    model = MVML(kernel="precomputed", lmbda=lam, learn_A="identity").fit(sample_first(K), y)
     L = np.flatnonzero(y >= 0)
     classes = np.unique(y[L])
     w2 = (1.0 / 3) ** 2
     ref = _krr(w2 * K[:, L][:, :, L].sum(0), w2 * Kt[:, :, L].sum(0), _pm(y[L], classes), lam)
-    dec = model.decision_function(Kt)
+    dec = model.decision_function(sample_first(Kt))
     assert rel_diff(dec, ref[:, 0] if P == 2 else ref) < 1e-10
     expect = classes[(ref[:, 0] > 0).astype(int)] if P == 2 else classes[np.argmax(ref, 1)]
-    np.testing.assert_array_equal(model.predict(Kt), expect)
+    np.testing.assert_array_equal(model.predict(sample_first(Kt)), expect)
     assert model.A_.shape == (1 if P == 2 else P, 3 * L.size, 3 * L.size)
     # the stored metric is blockdiag(K_l^+): H A H = H on the training points
     H = np.zeros((3 * L.size,) * 2)
@@ -81,17 +82,17 @@ def test_identity_is_krr_on_block_diagonal_kernel(P):
 def test_cov_is_krr_on_squared_combined_kernel():
     K, Kt, y = make_problem(m=3, n=24, P=3, frac_unlabelled=0.0, seed=7, t=8)
     lam = 0.2
-    model = MVML(lmbda=lam, learn_A="cov").fit(K, y)
+    model = MVML(kernel="precomputed", lmbda=lam, learn_A="cov").fit(sample_first(K), y)
     S, St = K.sum(0) / 3, Kt.sum(0) / 3  # sum_l w_l K_l with w = 1/3
     ref = _krr(S @ S, St @ S, _pm(y, [0, 1, 2]), lam)  # W H A H W^T = (sum w_l K_l)^2 for A_lm = I
-    assert rel_diff(model.decision_function(Kt), ref) < 1e-9
+    assert rel_diff(model.decision_function(sample_first(Kt)), ref) < 1e-9
 
 
 @pytest.mark.parametrize("learn_A", ["identity", "cov"])
 def test_nystrom_matches_reference_nystrom_krr(learn_A):
     K, Kt, y = make_problem(m=3, n=40, P=2, frac_unlabelled=0.0, seed=21, t=10)
     lam = 0.15
-    model = MVML(lmbda=lam, learn_A=learn_A, nystrom=0.3, random_state=5).fit(K, y)
+    model = MVML(kernel="precomputed", lmbda=lam, learn_A=learn_A, nystrom=0.3, random_state=5).fit(sample_first(K), y)
     S = model.landmarks_
     assert S.size == 12
     Ka, Kta = _nystrom_approx(K, Kt, S)
@@ -101,14 +102,14 @@ def test_nystrom_matches_reference_nystrom_krr(learn_A):
     else:
         C, Ct = Ka.sum(0) / 3, Kta.sum(0) / 3
         ref = _krr(C @ C, Ct @ C, Y, lam)
-    assert rel_diff(model.decision_function(Kt), ref[:, 0]) < 1e-7
+    assert rel_diff(model.decision_function(sample_first(Kt)), ref[:, 0]) < 1e-7
 
 
 def test_nystrom_landmarks_are_seeded_random_and_shared():
     K, Kt, y = make_problem(m=2, n=50, P=2, frac_unlabelled=0.0, seed=3, t=4)
-    a = MVML(learn_A="identity", nystrom=0.2, random_state=1).fit(K, y).landmarks_
-    b = MVML(learn_A="identity", nystrom=0.2, random_state=1).fit(K, y).landmarks_
-    c = MVML(learn_A="identity", nystrom=0.2, random_state=2).fit(K, y).landmarks_
+    a = MVML(kernel="precomputed", learn_A="identity", nystrom=0.2, random_state=1).fit(sample_first(K), y).landmarks_
+    b = MVML(kernel="precomputed", learn_A="identity", nystrom=0.2, random_state=1).fit(sample_first(K), y).landmarks_
+    c = MVML(kernel="precomputed", learn_A="identity", nystrom=0.2, random_state=2).fit(sample_first(K), y).landmarks_
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
     assert not np.array_equal(a, np.arange(10))  # not the first rows
@@ -119,10 +120,11 @@ def test_nystrom_landmarks_are_seeded_random_and_shared():
 def test_nystrom_at_full_level_equals_exact(learn_A):
     K, Kt, y = make_problem(m=3, n=20, P=3, frac_unlabelled=0.0, seed=9, t=7)
     K = K + 0.05 * np.eye(20)  # well conditioned, so the full-level Nystrom factor keeps every direction
-    exact = MVML(lmbda=0.3, learn_A=learn_A).fit(K, y)
-    ny = MVML(lmbda=0.3, learn_A=learn_A, nystrom=1 - 1 / 80, random_state=4).fit(K, y)
+    exact = MVML(kernel="precomputed", lmbda=0.3, learn_A=learn_A).fit(sample_first(K), y)
+    ny = MVML(kernel="precomputed", lmbda=0.3, learn_A=learn_A, nystrom=1 - 1 / 80,
+              random_state=4).fit(sample_first(K), y)
     assert ny.landmarks_.size == 20
-    assert rel_diff(ny.decision_function(Kt), exact.decision_function(Kt)) < 1e-8
+    assert rel_diff(ny.decision_function(sample_first(Kt)), exact.decision_function(sample_first(Kt))) < 1e-8
 
 
 @pytest.mark.parametrize("learn_A", ["full", "sparse"])
@@ -130,8 +132,8 @@ def test_nystrom_at_full_level_does_not_depend_on_the_ordering(learn_A):
     # at 100 % U U^T = H whatever the ordering: the factors differ by a rotation the algorithm is blind to
     K, Kt, y = make_problem(m=2, n=18, P=2, frac_unlabelled=0.0, seed=10, t=6)
     K = K + 0.05 * np.eye(18)
-    f = [MVML(lmbda=0.2, eta=0.5, learn_A=learn_A, nystrom=1 - 1 / 80, n_iter=4, random_state=s)
-         .fit(K, y).decision_function(Kt) for s in (0, 1)]
+    f = [MVML(kernel="precomputed", lmbda=0.2, eta=0.5, learn_A=learn_A, nystrom=1 - 1 / 80, n_iter=4, random_state=s)
+         .fit(sample_first(K), y).decision_function(sample_first(Kt)) for s in (0, 1)]
     assert rel_diff(f[0], f[1]) < 1e-6
 
 
@@ -165,11 +167,12 @@ def test_full_first_iteration_is_eq8_then_eq9():
     J1 = _dense_objective(yv, H, Wm, A1, g0, lam, eta, fro)
     assert J1 <= J0 - 1e-4 * fro(A1 - A0) / mu  # the first step is accepted without backtracking
     g1 = _eq8(H, Wm, A1, yv, lam)
-    model = MVML(lmbda=lam, eta=eta, learn_A="full", n_iter=2, n_iter_A=1, step=mu, tol=0).fit(K, y)
+    model = MVML(kernel="precomputed", lmbda=lam, eta=eta, learn_A="full", n_iter=2, n_iter_A=1, step=mu,
+                 tol=0).fit(sample_first(K), y)
     assert rel_diff(model.A_[0], A1) < 1e-9
     assert rel_diff(model.g_[0], g1) < 1e-7
     ref = sum(Kt[l] @ g1[s] / m for l, s in enumerate(_blocks(m, n)))
-    assert rel_diff(model.decision_function(Kt), ref) < 1e-7
+    assert rel_diff(model.decision_function(sample_first(Kt)), ref) < 1e-7
     hist = model.objective_history_[0]
     assert hist[0] == pytest.approx(J0, rel=1e-9)
     assert hist[1] == pytest.approx(_dense_objective(yv, H, Wm, A1, g1, lam, eta, fro), rel=1e-7)
@@ -203,7 +206,8 @@ def test_sparse_first_iteration_is_eq8_then_eq12():
     assert J1 <= J0 - 1e-4 * np.sum((A1 - A0) ** 2) / mu
     assert np.min(np.linalg.eigvalsh(A1)) > 0  # so eq (8) applies with A^-1
     g1 = _eq8(H, Wm, A1, yv, lam)
-    model = MVML(lmbda=lam, eta=eta, learn_A="sparse", n_iter=2, n_iter_A=1, step=mu, tol=0).fit(K, y)
+    model = MVML(kernel="precomputed", lmbda=lam, eta=eta, learn_A="sparse", n_iter=2, n_iter_A=1, step=mu,
+                 tol=0).fit(sample_first(K), y)
     assert rel_diff(model.A_[0], A1) < 1e-9
     assert rel_diff(model.g_[0], g1) < 1e-7
 
@@ -217,8 +221,8 @@ def test_sparse_first_iteration_is_eq8_then_eq12():
 ])
 def test_objective_decreases(learn_A, nystrom, learn_w):
     K, Kt, y = make_problem(m=3, n=30, P=2, frac_unlabelled=0.0, seed=3, t=4)
-    model = MVML(lmbda=0.3, eta=1.0, learn_A=learn_A, nystrom=nystrom, learn_w=learn_w, n_iter=15, n_iter_A=3,
-                 tol=1e-9, random_state=1).fit(K, y)
+    model = MVML(kernel="precomputed", lmbda=0.3, eta=1.0, learn_A=learn_A, nystrom=nystrom, learn_w=learn_w,
+                 n_iter=15, n_iter_A=3, tol=1e-9, random_state=1).fit(sample_first(K), y)
     h = model.objective_history_[0]
     assert h.size >= 5
     assert np.all(np.diff(h) <= 1e-10 * np.abs(h[:-1]))
@@ -230,8 +234,8 @@ def test_full_metric_stays_positive_definite(nystrom):
     K, Kt, y = make_problem(m=3, n=24, P=3, frac_unlabelled=0.0, seed=8, t=4)
     with warnings.catch_warnings():
         warnings.simplefilter("error", MetricNotPSDWarning)
-        model = MVML(lmbda=0.2, eta=2.0, learn_A="full", nystrom=nystrom, n_iter=12, n_iter_A=4,
-                     random_state=0).fit(K, y)
+        model = MVML(kernel="precomputed", lmbda=0.2, eta=2.0, learn_A="full", nystrom=nystrom, n_iter=12, n_iter_A=4,
+                     random_state=0).fit(sample_first(K), y)
     assert model.A_is_psd_.all()
     for A in model.A_:
         np.testing.assert_allclose(A, A.T, atol=1e-12 * np.abs(A).max())
@@ -242,14 +246,16 @@ def test_full_metric_stays_positive_definite(nystrom):
 def test_sparse_warns_when_metric_not_psd():
     K, Kt, y = make_problem(m=3, n=30, P=2, frac_unlabelled=0.0, seed=3, t=4)
     with pytest.warns(MetricNotPSDWarning, match="not positive semidefinite"):
-        model = MVML(lmbda=0.3, eta=10.0, learn_A="sparse", n_iter=20, n_iter_A=3).fit(K, y)
+        model = MVML(kernel="precomputed", lmbda=0.3, eta=10.0, learn_A="sparse", n_iter=20,
+                     n_iter_A=3).fit(sample_first(K), y)
     assert not model.A_is_psd_[0]
     assert np.min(np.linalg.eigvalsh(model.A_[0])) < -1e-8
 
 
 def test_sparse_zeroes_whole_view_pair_blocks():
     K, Kt, y = make_problem(m=3, n=30, P=2, frac_unlabelled=0.0, seed=3, t=4)
-    model = MVML(lmbda=0.3, eta=1.0, learn_A="sparse", nystrom=0.5, n_iter=20, n_iter_A=3, random_state=0).fit(K, y)
+    model = MVML(kernel="precomputed", lmbda=0.3, eta=1.0, learn_A="sparse", nystrom=0.5, n_iter=20, n_iter_A=3,
+                 random_state=0).fit(sample_first(K), y)
     A = model.A_[0]
     o = np.concatenate([[0], np.cumsum(model.block_sizes_)])
     norms = np.array([[np.linalg.norm(A[o[i]:o[i + 1], o[j]:o[j + 1]]) for j in range(3)] for i in range(3)])
@@ -261,7 +267,7 @@ def test_sparse_zeroes_whole_view_pair_blocks():
 
 def test_learned_weights_solve_eq10():
     K, Kt, y = make_problem(m=3, n=25, P=2, frac_unlabelled=0.0, seed=12, t=4)
-    model = MVML(lmbda=0.3, learn_A="identity", learn_w=True, n_iter=1).fit(K, y)
+    model = MVML(kernel="precomputed", lmbda=0.3, learn_A="identity", learn_w=True, n_iter=1).fit(sample_first(K), y)
     # one outer iteration: g from w = 1/3, then w = argmin ||y - Z w|| with Z = [K_l g_l] (eq 10)
     yv = np.where(y == 1, 1.0, -1.0)
     alpha = np.linalg.solve(K.sum(0) / 9 + 0.3 * np.eye(25), yv)
@@ -283,23 +289,23 @@ def test_bad_input_raises_clear_errors():
     ]
     for params, word in bad_params:
         with pytest.raises(ValueError, match=word):
-            MVML(**params).fit(K, y)
+            MVML(kernel="precomputed", **params).fit(sample_first(K), y)
     with pytest.raises(ValueError, match="entries"):
-        MVML().fit(K, y[:-1])
-    with pytest.raises(ValueError, match="single class"):
-        MVML().fit(K, np.zeros(12, dtype=int))
+        MVML(kernel="precomputed").fit(sample_first(K), y[:-1])
+    with pytest.raises(ValueError, match="one class only"):
+        MVML(kernel="precomputed").fit(sample_first(K), np.zeros(12, dtype=int))
     Kn = K.copy()
     Kn[1, 0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        MVML().fit(Kn, y)
-    with pytest.raises(ValueError, match="square"):
-        MVML().fit(K[:, :, :-1], y)
-    with pytest.raises(ValueError, match="not fitted"):
-        MVML().predict(Kt)
-    model = MVML().fit(K, y)
-    with pytest.raises(ValueError, match="views"):
-        model.predict(Kt[:1])
-    with pytest.raises(ValueError, match="columns"):
-        model.predict(Kt[:, :, :-1])
-    with pytest.raises(ValueError, match="unknown parameter"):
+        MVML(kernel="precomputed").fit(sample_first(Kn), y)
+    with pytest.raises(ValueError, match=r"X must have shape \(n_samples, n_samples, n_views\)"):
+        MVML(kernel="precomputed").fit(sample_first(K[:, :, :-1]), y)
+    with pytest.raises(NotFittedError, match="not fitted"):
+        MVML(kernel="precomputed").predict(sample_first(Kt))
+    model = MVML(kernel="precomputed").fit(sample_first(K), y)
+    with pytest.raises(ValueError, match=r"\(t, 12, 2\), got \(3, 12, 1\)"):  # too few views
+        model.predict(sample_first(Kt[:1]))
+    with pytest.raises(ValueError, match="X has 11 features, but MVML is expecting 12"):  # too few training columns
+        model.predict(sample_first(Kt[:, :, :-1]))
+    with pytest.raises(ValueError, match="Invalid parameter 'gamma'"):
         model.set_params(gamma=1)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import rel_diff
+from conftest import rel_diff, sample_first
+from sklearn.exceptions import NotFittedError
 
 from mvl.perceptron import (
     KernelMultiViewPerceptron,
@@ -73,6 +74,12 @@ def _linear_matrix_kernel(X, Xt):
     return G, Gt
 
 
+def _cross_first(G):
+    """Per-view-pair matrix kernels (m, m, n, n) / (m, m, t, n) -> the estimators' sample-first (n, n, m, m) /
+    (t, n, m, m), X[a, b, k, j] = G[k, j][a, b]."""
+    return np.ascontiguousarray(np.asarray(G).transpose(2, 3, 0, 1))
+
+
 # ---------------------------------------------------------------- dual = primal
 
 
@@ -82,21 +89,22 @@ def test_matrix_perceptron_dual_equals_primal(p, averaging):
     X, Xt, score = _same_space_views(n=40, d=5, m=3, t=9, seed=int(10 * p))
     y = (score > 0).astype(int)
     G, Gt = _linear_matrix_kernel(X, Xt)
-    model = KernelMultiViewPerceptron(p=p, n_epochs=3, averaging=averaging, random_state=7).fit(G, y)
+    model = KernelMultiViewPerceptron(kernel="precomputed", p=p, n_epochs=3, averaging=averaging,
+                                      random_state=7).fit(_cross_first(G), y)
     Xs = X.transpose(1, 2, 0)  # (n, d, m): X_t = [x_{t,1}, ..., x_{t,m}]
     ypm = np.where(y == 1, 1.0, -1.0)
     mistakes, W = _primal_matrix_perceptron(Xs, ypm, model.order_, p, averaging)
     assert model.mistakes_.tolist() == [mistakes]
     ref = np.einsum("dk,ktd->t", W, Xt)
-    assert rel_diff(model.decision_function(Gt), ref) < 1e-10
-    np.testing.assert_array_equal(model.predict(Gt), (ref > 0).astype(int))
+    assert rel_diff(model.decision_function(_cross_first(Gt)), ref) < 1e-10
+    np.testing.assert_array_equal(model.predict(_cross_first(Gt)), (ref > 0).astype(int))
 
 
 def test_matrix_perceptron_one_vs_all_equals_primal():
     X, Xt, score = _same_space_views(n=45, d=4, m=2, t=8, seed=3)
     y = np.digitize(score, np.quantile(score, [1 / 3, 2 / 3]))  # 3 classes
     G, Gt = _linear_matrix_kernel(X, Xt)
-    model = KernelMultiViewPerceptron(p=2.0, n_epochs=2, random_state=1).fit(G, y)
+    model = KernelMultiViewPerceptron(kernel="precomputed", p=2.0, n_epochs=2, random_state=1).fit(_cross_first(G), y)
     Xs = X.transpose(1, 2, 0)
     ref, mist = [], []
     for c in range(3):
@@ -105,8 +113,8 @@ def test_matrix_perceptron_one_vs_all_equals_primal():
         ref.append(np.einsum("dk,ktd->t", W, Xt))
     ref = np.stack(ref, axis=1)
     assert model.mistakes_.tolist() == mist
-    assert rel_diff(model.decision_function(Gt), ref) < 1e-10
-    np.testing.assert_array_equal(model.predict(Gt), np.argmax(ref, axis=1))
+    assert rel_diff(model.decision_function(_cross_first(Gt)), ref) < 1e-10
+    np.testing.assert_array_equal(model.predict(_cross_first(Gt)), np.argmax(ref, axis=1))
 
 
 @pytest.mark.parametrize("p", [1.0, 2.5])
@@ -120,17 +128,17 @@ def test_orthogonal_perceptron_dual_equals_primal(p):
     y = (score > 0).astype(int)
     K = np.stack([v @ v.T for v in views])
     Kt = np.stack([vt @ v.T for v, vt in zip(views, views_t, strict=True)])
-    model = OrthogonalMultiViewPerceptron(p=p, n_epochs=4, random_state=2).fit(K, y)
+    model = OrthogonalMultiViewPerceptron(kernel="precomputed", p=p, n_epochs=4, random_state=2).fit(sample_first(K), y)
     Xs = np.stack([_embed([v[i] for v in views]) for i in range(n)])
     Xts = np.stack([_embed([v[s] for v in views_t]) for s in range(t)])
     mistakes, W = _primal_matrix_perceptron(Xs, np.where(y == 1, 1.0, -1.0), model.order_, p, True)
     assert model.mistakes_.tolist() == [mistakes]
     ref = np.einsum("Dk,tDk->t", W, Xts)
-    assert rel_diff(model.decision_function(Kt), ref) < 1e-10
+    assert rel_diff(model.decision_function(sample_first(Kt)), ref) < 1e-10
     # the matrix Perceptron given per-view kernels (zero cross-view kernels) is the same algorithm (4.1.7)
-    mmp = KernelMultiViewPerceptron(p=p, n_epochs=4, random_state=2).fit(list(K), y)
+    mmp = KernelMultiViewPerceptron(kernel="precomputed", p=p, n_epochs=4, random_state=2).fit(sample_first(K), y)
     assert mmp.mistakes_.tolist() == [mistakes]
-    assert rel_diff(mmp.decision_function(list(Kt)), ref) < 1e-10
+    assert rel_diff(mmp.decision_function(sample_first(Kt)), ref) < 1e-10
 
 
 def test_orthogonal_prediction_rule_4_1_6():
@@ -140,7 +148,7 @@ def test_orthogonal_prediction_rule_4_1_6():
     views = [rng.normal(size=(n, d)) for d in dims]
     y = (sum(v @ rng.normal(size=v.shape[1]) for v in views) > 0).astype(int)
     K = np.stack([v @ v.T for v in views])
-    model = OrthogonalMultiViewPerceptron(p=p, n_epochs=2, random_state=0).fit(K, y)
+    model = OrthogonalMultiViewPerceptron(kernel="precomputed", p=p, n_epochs=2, random_state=0).fit(sample_first(K), y)
     vs = [np.zeros(d) for d in dims]
     mistakes = 0
     for i in model.order_:
@@ -158,11 +166,13 @@ def test_matrix_perceptron_with_zero_cross_view_kernels_is_orthogonal():
     y = (score > 0).astype(int)
     G, Gt = _linear_matrix_kernel(X, Xt)
     mask = np.eye(3)[:, :, None, None]
-    a = KernelMultiViewPerceptron(p=2.0, n_epochs=3, random_state=4).fit(G * mask, y)
-    b = OrthogonalMultiViewPerceptron(p=2.0, n_epochs=3, random_state=4).fit(np.stack([G[k, k] for k in range(3)]), y)
+    a = KernelMultiViewPerceptron(kernel="precomputed", p=2.0, n_epochs=3,
+                                  random_state=4).fit(_cross_first(G * mask), y)
+    b = OrthogonalMultiViewPerceptron(kernel="precomputed", p=2.0, n_epochs=3,
+                                      random_state=4).fit(sample_first(np.stack([G[k, k] for k in range(3)])), y)
     Kt = np.stack([Gt[k, k] for k in range(3)])
     assert a.mistakes_.tolist() == b.mistakes_.tolist()
-    assert rel_diff(a.decision_function(Gt * mask), b.decision_function(Kt)) < 1e-12
+    assert rel_diff(a.decision_function(_cross_first(Gt * mask)), b.decision_function(sample_first(Kt))) < 1e-12
     assert a.coef_.shape == (30, 1, 3, 3) and b.coef_.shape == (30, 1, 3)
 
 
@@ -202,7 +212,7 @@ def test_matrix_perceptron_mistakes_respect_bound(p):
     bound = (2 * p - 1) * (radius * _schatten(Umat, q2) / m) ** 2  # eq (3.1.6) with L_n(U) = 0
     G, _ = _linear_matrix_kernel(X, X[:, :1])
     y = (ypm > 0).astype(int)
-    model = KernelMultiViewPerceptron(p=p, n_epochs=8, random_state=0).fit(G, y)
+    model = KernelMultiViewPerceptron(kernel="precomputed", p=p, n_epochs=8, random_state=0).fit(_cross_first(G), y)
     assert 0 < model.mistakes_[0] <= bound
 
 
@@ -218,7 +228,8 @@ def test_orthogonal_perceptron_mistakes_respect_bound(p):
     u_norm = _schatten(_embed([scale * u for u in us]), q2)
     bound = (2 * p - 1) * (radius * u_norm / m) ** 2
     K = np.stack([v @ v.T for v in views])
-    model = OrthogonalMultiViewPerceptron(p=p, n_epochs=8, random_state=3).fit(K, (ypm > 0).astype(int))
+    model = OrthogonalMultiViewPerceptron(kernel="precomputed", p=p, n_epochs=8,
+                                          random_state=3).fit(sample_first(K), (ypm > 0).astype(int))
     assert 0 < model.mistakes_[0] <= bound
 
 
@@ -226,8 +237,9 @@ def test_separable_training_set_is_learned():
     views, us, ypm = _separable_views(n=50, dims=[4, 4], seed=21, gamma=0.5)
     K = np.stack([v @ v.T for v in views])
     y = (ypm > 0).astype(int)
-    model = OrthogonalMultiViewPerceptron(p=1.0, n_epochs=30, averaging=False, random_state=0).fit(K, y)
-    assert model.score(K, y) == 1.0  # perceptron convergence: the last hypothesis separates
+    model = OrthogonalMultiViewPerceptron(kernel="precomputed", p=1.0, n_epochs=30, averaging=False,
+                                          random_state=0).fit(sample_first(K), y)
+    assert model.score(sample_first(K), y) == 1.0  # perceptron convergence: the last hypothesis separates
 
 
 # ---------------------------------------------------------------- order, labels, kernels
@@ -237,10 +249,11 @@ def test_sample_order_is_seeded_per_epoch():
     X, Xt, score = _same_space_views(n=20, d=3, m=2, t=3, seed=1)
     y = (score > 0).astype(int)
     K = np.stack([X[k] @ X[k].T for k in range(2)])
-    a = OrthogonalMultiViewPerceptron(n_epochs=3, random_state=5).fit(K, y)
-    b = OrthogonalMultiViewPerceptron(n_epochs=3, random_state=5).fit(K, y)
-    c = OrthogonalMultiViewPerceptron(n_epochs=3, random_state=6).fit(K, y)
-    d = OrthogonalMultiViewPerceptron(n_epochs=2, shuffle=False).fit(K, y)
+    X = sample_first(K)
+    a = OrthogonalMultiViewPerceptron(kernel="precomputed", n_epochs=3, random_state=5).fit(X, y)
+    b = OrthogonalMultiViewPerceptron(kernel="precomputed", n_epochs=3, random_state=5).fit(X, y)
+    c = OrthogonalMultiViewPerceptron(kernel="precomputed", n_epochs=3, random_state=6).fit(X, y)
+    d = OrthogonalMultiViewPerceptron(kernel="precomputed", n_epochs=2, shuffle=False).fit(X, y)
     np.testing.assert_array_equal(a.order_, b.order_)
     assert not np.array_equal(a.order_, c.order_)
     for e in range(3):
@@ -258,25 +271,29 @@ def test_unlabelled_samples_are_left_out():
     keep = np.setdiff1d(np.arange(24), [1, 5, 9])
     K = np.stack([X[k] @ X[k].T for k in range(2)])
     Kt = np.stack([Xt[k] @ X[k].T for k in range(2)])
-    full = OrthogonalMultiViewPerceptron(p=2.0, n_epochs=2, shuffle=False).fit(K, y_un)
-    sub = OrthogonalMultiViewPerceptron(p=2.0, n_epochs=2, shuffle=False).fit(K[:, keep][:, :, keep], y[keep])
+    full = OrthogonalMultiViewPerceptron(kernel="precomputed", p=2.0, n_epochs=2,
+                                         shuffle=False).fit(sample_first(K), y_un)
+    sub = OrthogonalMultiViewPerceptron(kernel="precomputed", p=2.0, n_epochs=2,
+                                        shuffle=False).fit(sample_first(K[:, keep][:, :, keep]), y[keep])
     np.testing.assert_array_equal(full.order_, np.tile(keep, 2))
-    assert rel_diff(full.decision_function(Kt), sub.decision_function(Kt[:, :, keep])) < 1e-12
+    ref = sub.decision_function(sample_first(Kt[:, :, keep]))
+    assert rel_diff(full.decision_function(sample_first(Kt)), ref) < 1e-12
 
 
 def test_cross_view_kernels_match_definition():
     rng = np.random.default_rng(0)
     views = [rng.normal(size=(6, 3)) for _ in range(3)]
     views_t = [rng.normal(size=(4, 3)) for _ in range(3)]
-    G, Gt = cross_view_kernels(views, views_t, kernel="linear")
+    G, Gt = cross_view_kernels(views, views_t, kernel="linear")  # sample-first (n, n, m, m), (t, n, m, m)
+    assert G.shape == (6, 6, 3, 3) and Gt.shape == (4, 6, 3, 3)
     for k in range(3):
         for j in range(3):
-            np.testing.assert_allclose(G[k, j], views[k] @ views[j].T, rtol=1e-12)
-            np.testing.assert_allclose(Gt[k, j], views_t[k] @ views[j].T, rtol=1e-12)
+            np.testing.assert_allclose(G[:, :, k, j], views[k] @ views[j].T, rtol=1e-12)
+            np.testing.assert_allclose(Gt[:, :, k, j], views_t[k] @ views[j].T, rtol=1e-12)
     G, Gt = cross_view_kernels(views, views_t, kernel="gaussian", bandwidth=1.3)
     d2 = np.sum((views[0][2] - views[2][4]) ** 2)
-    assert G[0, 2][2, 4] == pytest.approx(np.exp(-d2 / (2 * 1.3**2)))
-    assert np.linalg.eigvalsh(G.transpose(0, 2, 1, 3).reshape(18, 18)).min() > -1e-10  # one PSD kernel
+    assert G[2, 4, 0, 2] == pytest.approx(np.exp(-d2 / (2 * 1.3**2)))
+    assert np.linalg.eigvalsh(G.transpose(2, 0, 3, 1).reshape(18, 18)).min() > -1e-10  # one PSD kernel
 
 
 def test_bad_input_raises_clear_errors():
@@ -287,24 +304,24 @@ def test_bad_input_raises_clear_errors():
     for params, word in [(dict(p=0.5), "p must"), (dict(p="x"), "p must"), (dict(n_epochs=0), "n_epochs"),
                          (dict(averaging=1), "averaging"), (dict(shuffle="no"), "shuffle")]:
         with pytest.raises(ValueError, match=word):
-            KernelMultiViewPerceptron(**params).fit(G, y)
+            KernelMultiViewPerceptron(kernel="precomputed", **params).fit(_cross_first(G), y)
     with pytest.raises(ValueError, match="not symmetric"):
         Gb = G.copy()
         Gb[0, 1] += 1.0
-        KernelMultiViewPerceptron().fit(Gb, y)
-    with pytest.raises(ValueError, match="shape"):
-        KernelMultiViewPerceptron().fit(G[:, :1], y)
+        KernelMultiViewPerceptron(kernel="precomputed").fit(_cross_first(Gb), y)
+    with pytest.raises(ValueError, match=r"must have shape \(n, n, m, m\)"):
+        KernelMultiViewPerceptron(kernel="precomputed").fit(_cross_first(G[:, :1]), y)
     with pytest.raises(ValueError, match="entries"):
-        OrthogonalMultiViewPerceptron().fit(K, y[:-1])
-    with pytest.raises(ValueError, match="single class"):
-        OrthogonalMultiViewPerceptron().fit(K, np.ones(10, dtype=int))
-    with pytest.raises(ValueError, match="not fitted"):
-        OrthogonalMultiViewPerceptron().decision_function(K)
-    model = KernelMultiViewPerceptron().fit(G, y)
-    with pytest.raises(ValueError, match="K_test"):
-        model.decision_function(Gt[:, :, :, :-1])
-    with pytest.raises(ValueError, match="views"):
-        model.decision_function(Gt[0, :1])
+        OrthogonalMultiViewPerceptron(kernel="precomputed").fit(sample_first(K), y[:-1])
+    with pytest.raises(ValueError, match="one class only"):
+        OrthogonalMultiViewPerceptron(kernel="precomputed").fit(sample_first(K), np.ones(10, dtype=int))
+    with pytest.raises(NotFittedError, match="not fitted"):
+        OrthogonalMultiViewPerceptron(kernel="precomputed").decision_function(sample_first(K))
+    model = KernelMultiViewPerceptron(kernel="precomputed").fit(_cross_first(G), y)
+    with pytest.raises(ValueError, match="X has 9 features, but KernelMultiViewPerceptron is expecting 10"):
+        model.decision_function(_cross_first(Gt[:, :, :, :-1]))  # too few training columns
+    with pytest.raises(ValueError, match=r"\(t, 10, 2, 2\), got \(3, 10, 1\)"):  # per-view kernels of one view
+        model.decision_function(sample_first(Gt[0, :1]))
     with pytest.raises(ValueError, match="one shape"):
         cross_view_kernels([np.ones((4, 2)), np.ones((4, 3))])
     with pytest.raises(ValueError, match="kernel"):

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import qpsolvers
 import scipy.sparse as sp
-from conftest import make_linear_problem, make_problem, random_graph_laplacians
+from conftest import make_linear_problem, make_problem, random_graph_laplacians, sample_first
 
 import mvl.svm as svm_module
 from mvl.simplex import simplex_coding
@@ -156,8 +156,29 @@ def _random_c(m, rng):
     return c
 
 
+def _svm(cls, **kw):
+    """An SVM on precomputed kernels; an explicit per-view laplacian (m, n, n) is passed sample-first."""
+    if not isinstance(kw.get("laplacian", "normalized"), str):
+        kw["laplacian"] = sample_first(kw["laplacian"])
+    return cls(kernel="precomputed", **kw)
+
+
+def _outputs(est, K_test):
+    """All P outputs h(v) (t, P) of a fitted estimator on per-view test kernels (m, t, n), through the public
+    API: sum_p c_p times the per-view outputs (for P > 2 this is decision_function itself)."""
+    return np.einsum("tpk,p->tk", est.view_decision_function(sample_first(K_test)), est.c_)
+
+
+def _two_class(h):
+    """decision_function from the (t, P) outputs of a reference: (h_2 - h_1) / 2 for two classes."""
+    return 0.5 * (h[:, 1] - h[:, 0]) if h.shape[1] == 2 else h
+
+
 def _assert_same_predictions(h_ours, h_ref):
-    """Same argmax wherever the reference's top two scores are not tied (gap > 1e-6)."""
+    """Same argmax wherever the reference's top two scores are not tied (gap > 1e-6); a two-class
+    decision_function (t,) predicts the second class where it is positive."""
+    if h_ours.ndim == 1:
+        h_ours = np.stack([-h_ours, h_ours], axis=1)
     top2 = np.sort(h_ref, axis=1)[:, -2:]
     clear = (top2[:, 1] - top2[:, 0]) > 1e-6
     assert clear.sum() >= 0.5 * len(clear)
@@ -179,13 +200,16 @@ def test_dual_matches_generic_qp(m, P, frac_unl, solver):
     L = random_graph_laplacians(m, n, seed=seed, normalized=bool(seed % 2))
     c = _random_c(m, rng)
     gA, gB, gW = 10 ** rng.uniform(-3, -1), 10 ** rng.uniform(-3, -1), 10 ** rng.uniform(-3, -1)
-    est = MVLSVM(gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, laplacian=L, solver=solver, tol=TIGHT).fit(K, y)
+    est = _svm(MVLSVM, gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, laplacian=L, solver=solver, tol=TIGHT)
+    est.fit(sample_first(K), y)
     ref = dense_theorem6(K, y, K_test, c, gA, gB, gW, L, est.code_matrix_)
     ours = objective(ref["Q"], est.dual_coef_)  # our alpha, evaluated with the reference's Q
     assert abs(ours - ref["obj"]) <= 1e-6 * abs(ref["obj"])
     assert abs(est.dual_objective_ - ref["obj"]) <= 1e-6 * abs(ref["obj"])  # the package's own Q_G agrees
-    h = est.decision_function(K_test)
-    np.testing.assert_allclose(h, ref["h_test"], atol=1e-4 * np.abs(ref["h_test"]).max())
+    h = est.decision_function(sample_first(K_test))
+    assert h.shape == ((K_test.shape[1],) if P == 2 else (K_test.shape[1], P))
+    np.testing.assert_allclose(h, _two_class(ref["h_test"]), atol=1e-4 * np.abs(ref["h_test"]).max())
+    np.testing.assert_allclose(_outputs(est, K_test), ref["h_test"], atol=1e-4 * np.abs(ref["h_test"]).max())
     _assert_same_predictions(h, ref["h_test"])
     assert est.kkt_violation_ <= TIGHT
 
@@ -228,7 +252,8 @@ def test_larger_problem_matches_generic_qp(gamma_A):
                   ub=ub.ravel()[free])
     obj_ref = objective(Q, x.reshape(l, P).T)
     for solver in SOLVERS:
-        est = MVLSVM(gamma_A=gamma_A, gamma_B=1e-6, gamma_W=1e-6, laplacian=L, solver=solver, tol=1e-6).fit(K, y)
+        est = _svm(MVLSVM, gamma_A=gamma_A, gamma_B=1e-6, gamma_W=1e-6, laplacian=L, solver=solver, tol=1e-6)
+        est.fit(sample_first(K), y)
         assert abs(objective(Q, est.dual_coef_) - obj_ref) <= 1e-6 * abs(obj_ref)
 
 
@@ -243,13 +268,14 @@ def test_primal_weight_space(m, P, solver):
     L = random_graph_laplacians(m, n, seed=seed)
     c = _random_c(m, rng)
     gA, gB, gW = 0.05, 0.02, 0.01
-    est = MVLSVM(gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, laplacian=L, solver=solver, tol=TIGHT)
-    est.fit(prob["K"], prob["y"])
+    est = _svm(MVLSVM, gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, laplacian=L, solver=solver, tol=TIGHT)
+    est.fit(sample_first(prob["K"]), prob["y"])
     val, h_ref = primal_weight_space(prob["Phi"], prob["Phi_test"], prob["y"], c, gA, gB, gW, L,
                                      est.code_matrix_)
     assert abs(-est.dual_objective_ - val) <= 1e-6 * abs(val)  # primal optimum = -min D
-    h = est.decision_function(prob["K_test"])
-    np.testing.assert_allclose(h, h_ref, atol=1e-4 * np.abs(h_ref).max())
+    h = est.decision_function(sample_first(prob["K_test"]))
+    np.testing.assert_allclose(h, _two_class(h_ref), atol=1e-4 * np.abs(h_ref).max())
+    np.testing.assert_allclose(_outputs(est, prob["K_test"]), h_ref, atol=1e-4 * np.abs(h_ref).max())
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
@@ -260,16 +286,18 @@ def test_binary_one_vs_all_matches_primal_per_class(solver):
     n = prob["K"].shape[1]
     L = random_graph_laplacians(m, n, seed=3)
     c = np.array([0.7, -1.1])
-    est = MVLBinarySVM(gamma_A=0.05, gamma_B=0.02, gamma_W=0.01, c=c, laplacian=L, solver=solver, tol=TIGHT)
-    est.fit(prob["K"], prob["y"])
-    scores = est.decision_function(prob["K_test"])
+    est = _svm(MVLBinarySVM, gamma_A=0.05, gamma_B=0.02, gamma_W=0.01, c=c, laplacian=L, solver=solver,
+               tol=TIGHT)
+    est.fit(sample_first(prob["K"]), prob["y"])
+    scores = est.decision_function(sample_first(prob["K_test"]))
     S2 = np.array([[1.0, -1.0]])
     for k in range(P):
         yk = np.where(prob["y"] < 0, -1, np.where(prob["y"] == k, 0, 1))  # code 0 (s = +1) for class k
         val, h_ref = primal_weight_space(prob["Phi"], prob["Phi_test"], yk, c, 0.05, 0.02, 0.01, L, S2)
         assert abs(-est.dual_objective_[k] - val) <= 1e-6 * abs(val)
         np.testing.assert_allclose(scores[:, k], h_ref[:, 0], atol=1e-4 * np.abs(h_ref).max())
-    np.testing.assert_array_equal(est.predict(prob["K_test"]), est.classes_[np.argmax(scores, axis=1)])
+    np.testing.assert_array_equal(est.predict(sample_first(prob["K_test"])),
+                                  est.classes_[np.argmax(scores, axis=1)])
 
 
 # ---------------------------------------------------------------- 2. special cases
@@ -281,7 +309,7 @@ def test_single_view_supervised_is_simplex_cone_svm(P, solver):
     """u = 0, one view, gamma_B = gamma_W = 0: the SC-SVM of eq (27)-(28) (Mroueh et al., 2012)."""
     K, K_test, y = make_problem(1, 45, P, frac_unlabelled=0.0, seed=20 + P, t=30)
     gA = 0.01
-    est = MVLSVM(gamma_A=gA, solver=solver, tol=TIGHT).fit(K, y)
+    est = _svm(MVLSVM, gamma_A=gA, solver=solver, tol=TIGHT).fit(sample_first(K), y)
     S = _codes(P)  # any simplex coding: SC-SVM's decisions do not depend on its orientation
     l = len(y)
     Q = np.kron(K[0], S.T @ S) / gA  # eq (28)
@@ -295,7 +323,7 @@ def test_single_view_supervised_is_simplex_cone_svm(P, solver):
     a = -(1.0 / (2 * gA)) * (S @ alpha)  # eq (27): a_i = -1/(2 gamma_A) S alpha_i
     h_ref = (S.T @ (a @ K_test[0].T)).T  # h(v) = S^T sum_i k(v, x_i) a_i
     assert abs(est.dual_objective_ - objective(Q, alpha)) <= 1e-6 * abs(objective(Q, alpha))
-    h = est.decision_function(K_test)
+    h = est.decision_function(sample_first(K_test))
     np.testing.assert_allclose(h, h_ref, atol=1e-4 * np.abs(h_ref).max())
     _assert_same_predictions(h, h_ref)
 
@@ -322,11 +350,14 @@ def test_binary_single_view_laplacian_is_laplacian_svm(solver):
     beta = _qp(Qb, -np.ones(l), lb=np.zeros(l), ub=np.full(l, 1.0 / l))
     f_ref = K_test[0] @ (Minv_JY @ beta)
     for cls in (MVLSVM, MVLBinarySVM):
-        est = cls(gamma_A=gA, gamma_W=gW, laplacian=Lap, solver=solver, tol=TIGHT).fit(K, y)
-        h = est.decision_function(K_test)
-        np.testing.assert_allclose(h[:, 0], f_ref, atol=1e-4 * np.abs(f_ref).max())
-        np.testing.assert_allclose(h[:, 1], -f_ref, atol=1e-4 * np.abs(f_ref).max())
-        np.testing.assert_array_equal(est.predict(K_test), np.where(f_ref > 0, 0, 1))
+        est = _svm(cls, gamma_A=gA, gamma_W=gW, laplacian=Lap, solver=solver, tol=TIGHT).fit(sample_first(K), y)
+        h = est.decision_function(sample_first(K_test))  # (t,), positive for class 1: -f
+        assert h.shape == (K_test.shape[1],)
+        np.testing.assert_allclose(h, -f_ref, atol=1e-4 * np.abs(f_ref).max())
+        H = _outputs(est, K_test)  # both outputs
+        np.testing.assert_allclose(H[:, 0], f_ref, atol=1e-4 * np.abs(f_ref).max())
+        np.testing.assert_allclose(H[:, 1], -f_ref, atol=1e-4 * np.abs(f_ref).max())
+        np.testing.assert_array_equal(est.predict(sample_first(K_test)), np.where(f_ref > 0, 0, 1))
     # the same optimum: Belkin's maximum equals -min D of Corollary 8
     assert abs(-est.dual_objective_[0] - (beta.sum() - 0.5 * beta @ Qb @ beta)) <= 1e-6 * beta.sum()
 
@@ -357,10 +388,11 @@ def test_supervised_without_manifold_terms_is_combined_kernel_svm(m, P, solver):
     Cf = -(1.0 / (2 * gA)) * np.kron(kt_comb, np.eye(P - 1)) @ Sy @ beta
     h_ref = (S.T @ Cf.reshape(-1, P - 1).T).T
     obj_ref = 0.25 * beta @ Q @ beta - beta.sum() / (P - 1)
-    est = MVLSVM(gamma_A=gA, c=c, solver=solver, tol=TIGHT).fit(K, y)
+    est = _svm(MVLSVM, gamma_A=gA, c=c, solver=solver, tol=TIGHT).fit(sample_first(K), y)
     assert abs(est.dual_objective_ - obj_ref) <= 1e-6 * abs(obj_ref)
-    h = est.decision_function(K_test)
-    np.testing.assert_allclose(h, h_ref, atol=1e-4 * np.abs(h_ref).max())
+    h = est.decision_function(sample_first(K_test))
+    np.testing.assert_allclose(h, _two_class(h_ref), atol=1e-4 * np.abs(h_ref).max())
+    np.testing.assert_allclose(_outputs(est, K_test), h_ref, atol=1e-4 * np.abs(h_ref).max())
     _assert_same_predictions(h, h_ref)
 
 
@@ -372,10 +404,10 @@ def test_supervised_without_manifold_terms_is_combined_kernel_svm(m, P, solver):
 def test_kkt_conditions_lemma31(solver, gamma_A):
     K, _, y = make_problem(2, 60, 4, frac_unlabelled=0.3, seed=61)
     tol = 1e-3
-    est = MVLSVM(gamma_A=gamma_A, gamma_B=1e-3, gamma_W=1e-3, solver=solver, tol=tol).fit(K, y)
+    est = _svm(MVLSVM, gamma_A=gamma_A, gamma_B=1e-3, gamma_W=1e-3, solver=solver, tol=tol).fit(sample_first(K), y)
     lab = est.labelled_
     P, l = est.dual_coef_.shape
-    h = est.decision_function(K[:, lab, :]).T  # (P, l): <s_k, C f(x_i)> through the public API
+    h = est.decision_function(sample_first(K)[lab]).T  # (P, l): <s_k, C f(x_i)> through the public API
     a = est.dual_coef_
     ub = 1.0 / l
     margin = -1.0 / (P - 1)
@@ -399,9 +431,9 @@ def test_kkt_conditions_binary(solver):
     """Binary form (187)-(191) for every one-vs-all problem: y_i C f(x_i) against 1."""
     K, _, y = make_problem(3, 50, 3, frac_unlabelled=0.2, seed=62)
     tol = 1e-3
-    est = MVLBinarySVM(gamma_A=1e-3, gamma_B=1e-3, solver=solver, tol=tol).fit(K, y)
+    est = _svm(MVLBinarySVM, gamma_A=1e-3, gamma_B=1e-3, solver=solver, tol=tol).fit(sample_first(K), y)
     lab = est.labelled_
-    scores = est.decision_function(K[:, lab, :])
+    scores = est.decision_function(sample_first(K)[lab])
     ub = 1.0 / len(lab)
     for k in range(3):
         yk = np.where(y[lab] == k, 1.0, -1.0)
@@ -456,7 +488,7 @@ def test_binary_shares_factorisations(monkeypatch):
     monkeypatch.setattr(svm_module, "build_svm_dual", build)
     monkeypatch.setattr(svm_module, "_factor_view", factor)
     K, _, y = make_problem(3, 30, 4, frac_unlabelled=0.3, seed=8)
-    MVLBinarySVM(gamma_A=1e-2, gamma_B=1e-2, gamma_W=1e-2).fit(K, y)
+    _svm(MVLBinarySVM, gamma_A=1e-2, gamma_B=1e-2, gamma_W=1e-2).fit(sample_first(K), y)
     assert calls == {"build": 1, "factor": 3}
 
 
@@ -464,68 +496,74 @@ def test_binary_shares_factorisations(monkeypatch):
 def test_warm_start_along_gamma_grid(solver):
     K, K_test, y = make_problem(2, 50, 3, frac_unlabelled=0.3, seed=9)
     grid = [3e-2, 1e-2, 3e-3, 1e-3]
-    warm = MVLSVM(gamma_B=1e-3, solver=solver, tol=1e-6, warm_start=True)
+    warm = _svm(MVLSVM, gamma_B=1e-3, solver=solver, tol=1e-6, warm_start=True)
     for g in grid:
-        warm.set_params(gamma_A=g).fit(K, y)
-        cold = MVLSVM(gamma_A=g, gamma_B=1e-3, solver=solver, tol=1e-6).fit(K, y)
+        warm.set_params(gamma_A=g).fit(sample_first(K), y)
+        cold = _svm(MVLSVM, gamma_A=g, gamma_B=1e-3, solver=solver, tol=1e-6).fit(sample_first(K), y)
         assert abs(warm.dual_objective_ - cold.dual_objective_) <= 1e-6 * abs(cold.dual_objective_)
-        np.testing.assert_allclose(warm.decision_function(K_test), cold.decision_function(K_test),
-                                   atol=1e-3 * np.abs(cold.decision_function(K_test)).max())
+        Kt = sample_first(K_test)
+        np.testing.assert_allclose(warm.decision_function(Kt), cold.decision_function(Kt),
+                                   atol=1e-3 * np.abs(cold.decision_function(Kt)).max())
     # refitting at an optimum starts there: nothing left to do
-    n0 = warm.fit(K, y).n_iter_
+    n0 = warm.fit(sample_first(K), y).n_iter_
     assert n0 <= 1
     # a changed labelled set falls back to a cold start (the old alpha would not fit the new box)
     y2 = y.copy()
     y2[np.flatnonzero(y >= 0)[0]] = -1
-    warm.fit(K, y2)
+    warm.fit(sample_first(K), y2)
     assert warm.dual_coef_.shape[1] == np.sum(y2 >= 0)
 
 
 def test_binary_warm_start():
     K, _, y = make_problem(2, 40, 3, frac_unlabelled=0.2, seed=10)
-    est = MVLBinarySVM(gamma_A=1e-2, solver="smo", tol=1e-6, warm_start=True).fit(K, y)
+    est = _svm(MVLBinarySVM, gamma_A=1e-2, solver="smo", tol=1e-6, warm_start=True).fit(sample_first(K), y)
     first = est.dual_coef_.copy()
-    est.fit(K, y)
+    est.fit(sample_first(K), y)
     np.testing.assert_allclose(est.dual_coef_, first, atol=1e-12)
     assert np.all(est.n_iter_ == 0)
 
 
 def test_random_state_changes_order_not_solution():
     K, K_test, y = make_problem(2, 40, 4, frac_unlabelled=0.2, seed=11)
-    a = MVLSVM(gamma_A=1e-3, solver="smo", tol=1e-7, random_state=0).fit(K, y)
-    b = MVLSVM(gamma_A=1e-3, solver="smo", tol=1e-7, random_state=1).fit(K, y)
-    c = MVLSVM(gamma_A=1e-3, solver="smo", tol=1e-7).fit(K, y)
+    a = _svm(MVLSVM, gamma_A=1e-3, solver="smo", tol=1e-7, random_state=0).fit(sample_first(K), y)
+    b = _svm(MVLSVM, gamma_A=1e-3, solver="smo", tol=1e-7, random_state=1).fit(sample_first(K), y)
+    c = _svm(MVLSVM, gamma_A=1e-3, solver="smo", tol=1e-7).fit(sample_first(K), y)
     for e in (b, c):
         assert abs(e.dual_objective_ - a.dual_objective_) <= 1e-7 * abs(a.dual_objective_)
-        np.testing.assert_allclose(e.decision_function(K_test), a.decision_function(K_test), atol=1e-4)
+        Kt = sample_first(K_test)
+        np.testing.assert_allclose(e.decision_function(Kt), a.decision_function(Kt), atol=1e-4)
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_max_iter_reached_warns(solver):
     K, _, y = make_problem(2, 40, 4, frac_unlabelled=0.2, seed=12)
     with pytest.warns(ConvergenceWarning, match="increase max_iter"):
-        est = MVLSVM(gamma_A=1e-4, solver=solver, tol=1e-8, max_iter=2).fit(K, y)
+        est = _svm(MVLSVM, gamma_A=1e-4, solver=solver, tol=1e-8, max_iter=2).fit(sample_first(K), y)
     assert est.kkt_violation_ > 1e-8
 
 
 def test_estimator_api(two_view_problem):
     K, K_test, y = two_view_problem
-    est = MVLSVM(gamma_A=1e-2, gamma_B=1e-3)
+    est = _svm(MVLSVM, gamma_A=1e-2, gamma_B=1e-3)
     params = est.get_params()
     assert params["solver"] == "smo" and params["tol"] == 1e-3 and params["warm_start"] is False
-    est.fit(list(K), y)  # a list of views is accepted
+    assert params["kernel"] == "precomputed" and MVLSVM().get_params()["kernel"] == "rbf"
+    with pytest.raises(ValueError, match="not a list"):  # precomputed kernels: one sample-first array
+        est.fit(list(K), y)
+    Kt = sample_first(K_test)
+    est.fit(sample_first(K), y)
     P = len(np.unique(y[y >= 0]))
     assert est.coef_.shape == (2, 16, P) and est.dual_coef_.shape == (P, np.sum(y >= 0))
-    assert est.view_decision_function(K_test).shape == (K_test.shape[1], 2, P)
-    np.testing.assert_allclose(est.decision_function(K_test),
-                               np.einsum("tpk,p->tk", est.view_decision_function(K_test), est.c_))
+    assert est.view_decision_function(Kt).shape == (K_test.shape[1], 2, P)
+    np.testing.assert_allclose(est.decision_function(Kt),
+                               np.einsum("tpk,p->tk", est.view_decision_function(Kt), est.c_))
     # predict decodes C f(v) by eq (15): the same as argmax of h = S^T C f
-    Cf = (P - 1) / P * est.decision_function(K_test) @ est.code_matrix_.T
+    Cf = (P - 1) / P * est.decision_function(Kt) @ est.code_matrix_.T
     from mvl.simplex import simplex_decode
 
-    np.testing.assert_array_equal(est.predict(K_test), est.classes_[simplex_decode(Cf, est.code_matrix_)])
-    assert 0.0 <= est.score(K_test, est.predict(K_test)) == 1.0
-    with pytest.raises(ValueError, match="unknown parameter"):
+    np.testing.assert_array_equal(est.predict(Kt), est.classes_[simplex_decode(Cf, est.code_matrix_)])
+    assert 0.0 <= est.score(Kt, est.predict(Kt)) == 1.0
+    with pytest.raises(ValueError, match="Invalid parameter 'gamma_Z'"):
         est.set_params(gamma_Z=1.0)
 
 
@@ -535,9 +573,10 @@ ESTIMATORS = [MVLSVM, MVLBinarySVM]
 
 
 def _fit(cls, K, y, **kw):
+    """Fit on precomputed kernels K given as they are (sample-first (n, n, m), or deliberately malformed)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return cls(**{"gamma_A": 0.1, **kw}).fit(K, y)
+        return cls(**{"gamma_A": 0.1, "kernel": "precomputed", **kw}).fit(K, y)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
@@ -545,43 +584,63 @@ def test_bad_kernels(cls, two_view_problem):
     K, _, y = two_view_problem
     bad = K.copy()
     bad[1, 2, 3] = bad[1, 3, 2] = np.nan
-    with pytest.raises(ValueError, match=r"K contains NaN or inf \(in view\(s\) \[1\]\)"):
-        _fit(cls, bad, y)
-    with pytest.raises(ValueError, match="square"):
-        _fit(cls, K[:, :, :-1], y)
+    with pytest.raises(ValueError, match=r"X contains NaN or inf \(in view\(s\) \[1\]\)"):
+        _fit(cls, sample_first(bad), y)
+    bad[1, 2, 3] = bad[1, 3, 2] = np.inf
+    with pytest.raises(ValueError, match=r"X contains NaN or inf \(in view\(s\) \[1\]\)"):
+        _fit(cls, sample_first(bad), y)
+    with pytest.raises(ValueError, match=r"X must have shape \(n_samples, n_samples, n_views\).*got \(16, 15, 2\)"):
+        _fit(cls, sample_first(K[:, :, :-1]), y)
     asym = K.copy()
     asym[0, 0, 5] += 1e-3
-    with pytest.raises(ValueError, match="view 0 is not symmetric"):
-        _fit(cls, asym, y)
-    with pytest.raises(ValueError, match="different shapes"):
+    with pytest.raises(ValueError, match="X: view 0 is not symmetric"):
+        _fit(cls, sample_first(asym), y)
+    with pytest.raises(ValueError, match="not a list"):  # per-view lists (here of different shapes) are refused
         _fit(cls, [K[0], K[1][:-1, :-1]], y)
-    with pytest.raises(ValueError, match="K must hold real numbers"):
-        _fit(cls, K.astype(complex), y)
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        _fit(cls, sample_first(K).astype(complex), y)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
 @pytest.mark.parametrize(
     "make_bad,match",
     [
-        (lambda y: y[:-1], "has 15 entries but the kernels have n = 16"),
-        (lambda y: y.astype(float) + 0.5, "integer class labels"),
-        (lambda y: np.where(y >= 0, -2, y), "labels below -1"),
+        (lambda y: y[:-1], "y has 15 entries but X has 16 samples"),
+        (lambda y: y.astype(float) + 0.5, "Unknown label type: continuous"),
         (lambda y: -np.ones_like(y), "no labelled samples"),
-        (lambda y: np.where(y >= 0, 1, -1), "single class"),  # P = 1
+        (lambda y: np.where(y >= 0, 1, -1), r"labelled samples of one class only \(\[1\]\)"),  # P = 1
+        (lambda y: np.where(y >= 0, -2, y), r"labelled samples of one class only \(\[-2\]\)"),  # P = 1
+        (lambda y: np.array(["a" if v == 0 else v for v in y], dtype=object), "y mixes label types"),
     ],
 )
 def test_bad_labels(cls, two_view_problem, make_bad, match):
     K, _, y = two_view_problem
     with pytest.raises(ValueError, match=match):
-        _fit(cls, K, make_bad(y))
+        _fit(cls, sample_first(K), make_bad(y))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_labels_below_minus_one_are_classes(cls, two_view_problem):
+    """Any sortable labels are classes; only -1 marks an unlabelled sample (labels below -1 used to be refused)."""
+    K, K_test, y = two_view_problem
+    relabel = np.array([-4, -3, -2])
+    y2 = np.where(y >= 0, relabel[np.clip(y, 0, None)], -1)
+    a = _fit(cls, sample_first(K), y)
+    b = _fit(cls, sample_first(K), y2)
+    np.testing.assert_array_equal(b.classes_, relabel)
+    Kt = sample_first(K_test)
+    np.testing.assert_array_equal(b.decision_function(Kt), a.decision_function(Kt))
+    np.testing.assert_array_equal(b.predict(Kt), relabel[a.predict(Kt)])
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_one_class_declared(cls, two_view_problem):
     """P = 1: a clear error before anything else (the simplex coding needs P >= 2)."""
     K, _, y = two_view_problem
-    with pytest.raises(ValueError, match=r"P >= 2 classes.*n_classes=1"):
-        _fit(cls, K, np.where(y >= 0, 0, -1), n_classes=1)
+    with pytest.raises(ValueError, match=r"one class only \(\[0\]\); a classifier needs at least 2 classes"):
+        _fit(cls, sample_first(K), np.where(y >= 0, 0, -1), n_classes=1)
+    with pytest.raises(ValueError, match=r"n_classes must be None or an integer >= 2, got 1"):
+        _fit(cls, sample_first(K), y, n_classes=1)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
@@ -590,37 +649,44 @@ def test_one_class_declared(cls, two_view_problem):
     [
         ({"gamma_A": 0.0}, "gamma_A"),
         ({"gamma_A": np.nan}, "gamma_A"),
+        ({"gamma_A": "0.1"}, "gamma_A must be a real number"),
         ({"gamma_B": -1.0}, "gamma_B"),
         ({"gamma_W": np.inf}, "gamma_W"),
         ({"c": [1.0]}, r"c must have one weight per view \(m = 2\)"),
         ({"c": [1.0, np.nan]}, "c contains NaN or inf"),
+        ({"c": [0.0, 0.0]}, "c is all zeros"),
         ({"solver": "clarabel"}, "solver must be one of"),
         ({"tol": 0.0}, "tol must be finite and > 0"),
         ({"tol": "x"}, "tol must be a positive real number"),
         ({"max_iter": 0}, "max_iter must be None or an integer >= 1"),
         ({"max_iter": 2.5}, "max_iter must be None or an integer >= 1"),
         ({"gamma_W": 0.1, "laplacian": "random-walk"}, "laplacian must be"),
-        ({"gamma_W": 0.1, "laplacian": np.stack([np.eye(16)] * 3)}, "laplacian has shape"),
+        ({"gamma_W": 0.1, "laplacian": sample_first(np.stack([np.eye(16)] * 3))}, "laplacian has shape"),
         ({"n_classes": 4}, r"class\(es\) \[3\] have no labelled sample"),
     ],
 )
 def test_bad_parameters(cls, two_view_problem, kw, match):
     K, _, y = two_view_problem
     with pytest.raises(ValueError, match=match):
-        _fit(cls, K, y, **kw)
+        _fit(cls, sample_first(K), y, **kw)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_bad_test_kernels_and_unfitted(cls, two_view_problem):
+    from sklearn.exceptions import NotFittedError
+
     K, K_test, y = two_view_problem
-    with pytest.raises(ValueError, match="not fitted"):
-        cls(gamma_A=0.1).predict(K_test)
-    est = _fit(cls, K, y)
-    with pytest.raises(ValueError, match="fitted on n = 16 training samples"):
-        est.decision_function(K_test[:, :, :-1])
-    with pytest.raises(ValueError, match="has 1 views but the model was fitted with 2"):
-        est.predict(K_test[:1])
-    bad = K_test.copy()
+    Kt = sample_first(K_test)
+    with pytest.raises(NotFittedError, match="not fitted"):
+        cls(gamma_A=0.1, kernel="precomputed").predict(Kt)
+    est = _fit(cls, sample_first(K), y)
+    # a test kernel against 15 of the 16 training samples: scikit-learn's feature-count check names it
+    with pytest.raises(ValueError, match=rf"X has 15 features, but {cls.__name__} is expecting 16 features"):
+        est.decision_function(Kt[:, :-1])
+    with pytest.raises(ValueError, match=r"X must have shape \(n_samples, n_samples_fit, n_views\) = "
+                                         r"\(t, 16, 2\), got \(7, 16, 1\)"):
+        est.predict(Kt[:, :, :1])
+    bad = Kt.copy()
     bad[0, 0, 0] = np.inf
-    with pytest.raises(ValueError, match="K_test contains NaN or inf"):
+    with pytest.raises(ValueError, match="X contains infinity"):
         est.decision_function(bad)

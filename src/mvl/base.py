@@ -32,7 +32,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
-from ._validation import check_gamma, check_multiview_kernels
+from ._validation import check_gamma, check_multiview_kernels, check_test_kernels
 from .kernels import chi2_distances, gaussian_bandwidth, squared_distances
 
 try:  # scikit-learn >= 1.6
@@ -219,7 +219,11 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
             if _is_view_list(X):
                 raise ValueError("kernel='precomputed' takes one array of shape (n_samples, n_samples, n_views) "
                                  "(or (n, n) for one view), not a list")
-            Xa = self._validate_X(X, True, dtype=np.float64, allow_nd=True)
+            # NaN/inf are reported per view by check_multiview_kernels
+            Xa = self._validate_X(X, True, dtype=np.float64, allow_nd=True, ensure_all_finite=False)
+            if not np.all(np.isfinite(Xa)):
+                bad = sorted({int(i) for i in np.argwhere(~np.isfinite(Xa))[:, -1]}) if Xa.ndim == 3 else [0]
+                raise ValueError(f"X contains NaN or inf (in view(s) {bad})")
             if Xa.ndim == 2:
                 Xa = Xa[:, :, None]
             if Xa.ndim != 3 or Xa.shape[0] != Xa.shape[1]:
@@ -266,7 +270,7 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
             if Xa.ndim != 3 or Xa.shape[1:] != (n, m):
                 raise ValueError(f"with kernel='precomputed', {name} must have shape (n_samples, n_samples_fit, "
                                  f"n_views) = (t, {n}, {m}), got {Xa.shape}")
-            return np.ascontiguousarray(np.moveaxis(Xa, -1, 0))
+            return np.ascontiguousarray(check_test_kernels(np.moveaxis(Xa, -1, 0), m, n, name=name))
         views = self._feature_views(X, reset=False)
         return np.stack([self._view_kernel(p, Xp, Zp) for p, (Xp, Zp) in
                          enumerate(zip(self._fit_views, views, strict=True))])
@@ -362,20 +366,19 @@ def _chi2_scale(X, rule):
 
 
 def _check_degenerate(K):
-    """Warn for each view whose kernel is constant; refuse when every view is (the model would predict one
-    class whatever the input)."""
-    flat = K.reshape(K.shape[0], -1)
-    const = np.all(flat == flat[:, :1], axis=1)
+    """Warn for each view whose kernel is constant (it carries no information about the samples; Appendix C's
+    K = 1 is such a case); refuse when every view's kernel is zero (every output would be 0: one class)."""
     if K.shape[1] < 2:
         return
-    if const.all():
-        raise ValueError("every view's kernel is constant" + (" (zero)" if not np.any(flat) else "") +
-                         ": the model cannot tell the samples apart and would predict one class; check the "
-                         "kernels (or the bandwidth)")
+    flat = K.reshape(K.shape[0], -1)
+    if not np.any(flat):
+        raise ValueError("every view's kernel is zero: every output would be 0 and the model would predict one "
+                         "class; check the kernels (or the bandwidth)")
+    const = np.all(flat == flat[:, :1], axis=1)
     for p in np.flatnonzero(const):
         warnings.warn(f"the kernel of view {p} is constant ({flat[p, 0]:g} everywhere): this view carries no "
-                      "information about the samples", DegenerateKernelWarning, stacklevel=4)
-
+                      "information about the samples" + (" (nor does any other view: the model predicts one "
+                      "class)" if const.all() else ""), DegenerateKernelWarning, stacklevel=4)
 
 
 # ---------------------------------------------------------------------------- MVL-LS, optC and the SVMs

@@ -236,7 +236,8 @@ def within_view_operators(K, laplacian, n_neighbors, gamma_W, power=1, weights="
     weights W = K^i, or a kNN graph with ``n_neighbors``, edge weights per ``weights``: "kernel" or
     "binary"); an explicit array (m, n, n), in the solvers' per-view layout, is used as given, and
     ``power`` = p applies to it too: the within-view operator is then (laplacian[i])^p. Every argument
-    is validated even when gamma_W = 0; the messages name the estimator parameters (laplacian_power, graph_weights, n_neighbors).
+    is validated even when gamma_W = 0; the messages name the estimator parameters (laplacian_power,
+    graph_weights, n_neighbors).
     """
     m, n, _ = K.shape
     power = check_power(power, name="laplacian_power")

@@ -148,6 +148,8 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
     if y.shape != (n,):
         raise ValueError(f"y has shape {y.shape}; the kernels have n = {n} samples")
     labelled = np.flatnonzero(~unlabelled_mask(y))
+    if labelled.size == 0:
+        raise ValueError("y has no labelled samples (all entries are -1)")
     classes, encoded = np.unique(y[labelled], return_inverse=True)
     if classes.size < 2:
         raise ValueError(f"y has labelled samples of {classes.size} class(es); need >= 2")

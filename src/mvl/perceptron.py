@@ -113,8 +113,11 @@ def check_cross_view_kernels(G, name="K", symmetric_tol=1e-8):
 
 
 def _ndim(obj):
+    """ndim of an array-like without numpy's array-function dispatch (which array wrappers may refuse)."""
+    if isinstance(getattr(obj, "ndim", None), int):
+        return obj.ndim
     try:
-        return np.ndim(obj)
+        return np.asarray(obj).ndim
     except ValueError:  # ragged nested lists: left to the validators' messages
         return None
 
