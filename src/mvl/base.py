@@ -30,15 +30,10 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from ._validation import check_gamma, check_multiview_kernels, check_test_kernels
 from .kernels import chi2_distances, gaussian_bandwidth, squared_distances
-
-try:  # scikit-learn >= 1.6
-    from sklearn.utils.validation import validate_data as _validate_data
-except ImportError:  # pragma: no cover - older scikit-learn is outside the pinned range
-    _validate_data = None
 
 __all__ = ["MultiViewClassifier", "MVLClassifier", "encode_targets", "DegenerateKernelWarning", "KERNELS",
            "SPARSE_MESSAGE", "unlabelled_mask"]
@@ -167,9 +162,8 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         return cols
 
     def _validate_X(self, X, reset, **kw):
-        if _validate_data is not None:
-            return _validate_data(self, X, reset=reset, **kw)
-        return self._validate_data(X, reset=reset, **kw)  # pragma: no cover
+        """scikit-learn's input validation (n_features_in_, feature names, dtype); scikit-learn >= 1.6."""
+        return validate_data(self, X, reset=reset, **kw)
 
     def _feature_views(self, X, reset):
         """Per-view feature arrays of X (2-D matrix with ``views``, or a list of per-view arrays)."""
