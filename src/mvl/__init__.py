@@ -1,7 +1,8 @@
 """mvl: vector-valued multi-view learning (Minh, Bazzani & Murino, JMLR 2016).
 
-Solvers take multi-view kernels of shape (m, n, n) -- one Gram matrix per view --
-and labels with -1 for unlabelled samples, in the style of scikit-learn.
+The estimators are scikit-learn classifiers (:mod:`mvl.base`): X is a feature matrix cut into views
+(``kernel="rbf"``, ``"linear"``, ``"chi2"`` with ``views=``) or per-view Gram matrices stacked sample-first,
+(n_samples, n_samples_fit, m) (``kernel="precomputed"``); labels use -1 for unlabelled samples.
 """
 
 from . import graph, kernels

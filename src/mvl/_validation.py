@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_multiview_kernels", "check_test_kernels", "check_labels", "check_combination"]
+__all__ = ["check_multiview_kernels", "check_test_kernels", "check_precomputed", "check_precomputed_test",
+           "check_combination", "check_gamma"]
 
 
 def _as_float_array(obj, name):
@@ -104,51 +105,6 @@ def check_test_kernels(K_test, m, n, name="K_test"):
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or inf")
     return arr
-
-
-def check_labels(y, n, name="y"):
-    """Validate a label vector with -1 for unlabelled samples.
-
-    Returns ``(y_int, labelled_index, classes, y_encoded)`` where ``classes`` are
-    the sorted distinct labels of labelled samples and ``y_encoded`` maps each
-    labelled sample to its position in ``classes``.
-    """
-    arr = np.asarray(y)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.shape[0] != n:
-        raise ValueError(f"{name} has {arr.shape[0]} entries but the kernels have n = {n} samples")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} contains NaN or inf")
-        if not np.all(arr == np.round(arr)):
-            raise ValueError(f"{name} must hold integer class labels (or -1 for unlabelled)")
-    elif arr.dtype.kind not in "iub":
-        raise ValueError(f"{name} must hold integer class labels, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
-    if np.any(arr < -1):
-        raise ValueError(f"{name} has labels below -1: {sorted(set(arr[arr < -1].tolist()))[:5]}; "
-                         "use non-negative class labels and -1 for unlabelled samples")
-    labelled = np.flatnonzero(arr >= 0)
-    if labelled.size == 0:
-        raise ValueError(f"{name} has no labelled samples (all entries are -1)")
-    classes, encoded = np.unique(arr[labelled], return_inverse=True)
-    if classes.size < 2:
-        raise ValueError(f"{name} has labelled samples of a single class {classes.tolist()}; need >= 2")
-    return arr, labelled, classes, encoded
-
-
-def check_n_classes(classes, n_classes, name="y"):
-    """With a declared number of classes P, every class 0..P-1 needs a labelled sample."""
-    if n_classes is None:
-        return classes
-    if np.any(classes >= n_classes):
-        raise ValueError(f"{name} has labels outside 0..{n_classes - 1}: "
-                         f"{classes[classes >= n_classes].tolist()}")
-    missing = sorted(set(range(n_classes)) - set(classes.tolist()))
-    if missing:
-        raise ValueError(f"{name}: class(es) {missing} have no labelled sample")
-    return np.arange(n_classes)
 
 
 def check_combination(c, m, name="c"):
