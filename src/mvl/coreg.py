@@ -361,7 +361,9 @@ def coregularization_as_mvl(K1, K2, gamma1, gamma2, mu, n_labelled, K1_test=None
     ``gamma_A`` = 1/l, ``gamma_B`` = mu/l, ``gamma_W`` = 0 and ``c`` = (1/2, 1/2) (JMLR eq 48, SR eq 1).
     MVL-LS multiplies the gammas by l again (JMLR eq 67-68), so the system it solves is the SR objective
     (SR eq 2) itself. Use with ``MVLLeastSquares(gamma_A, gamma_B, gamma_W, c, between_weights=w)``, w the
-    indicator of U (None when U is every training point), or with :func:`solve_mvl_dense`.
+    indicator of U (None when U is every training point), or with :func:`solve_mvl_dense`. ``K`` and
+    ``K_test`` are in the solvers' per-view layout (view first, as :func:`solve_mvl_dense` takes them); the
+    estimators take them sample-first: ``np.moveaxis(K, 0, -1)`` with ``kernel="precomputed"``.
     """
     K1, K2 = _gram_pair(K1, K2)
     gamma1, gamma2 = _positive(gamma1, "gamma1"), _positive(gamma2, "gamma2")
@@ -379,8 +381,9 @@ def coregularization_as_mvl(K1, K2, gamma1, gamma2, mu, n_labelled, K1_test=None
 def manifold_regularization_as_mvl(K1, R, gamma1, gamma2, n_labelled):
     """Inputs of one-view MVL-LS that solve Laplacian RLS (SR eq 13; JMLR eq 42 with m = 1).
 
-    Returns a dict with ``K`` (1, n, n), ``laplacian`` (1, n, n) = R, ``gamma_A`` = gamma_1/l,
-    ``gamma_W`` = gamma_2/l, ``gamma_B`` = 0 and ``c`` = (1,).
+    Returns a dict with ``K`` (1, n, n), ``laplacian`` (1, n, n) = R (per-view layout, as
+    :func:`coregularization_as_mvl`), ``gamma_A`` = gamma_1/l, ``gamma_W`` = gamma_2/l, ``gamma_B`` = 0 and
+    ``c`` = (1,).
     """
     K1, R = _gram_pair(K1, R, "R")
     l = int(n_labelled)

@@ -171,7 +171,7 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
         if Lx.shape != K.shape:
             raise ValueError(f"laplacian has shape {Lx.shape}, kernels have {K.shape}")
     elif laplacian not in ("normalized", "unnormalized"):
-        raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape (m, n, n), "
+        raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape (n, n, m), "
                          f"got {laplacian!r}")
     if graph_weights not in GRAPH_WEIGHTS:
         raise ValueError(f"graph_weights must be one of {GRAPH_WEIGHTS}, got {graph_weights!r}")

@@ -608,7 +608,7 @@ _PARAMS_DOC = """
     max_iter : int or None
         SMO block updates (default 1000 l) or L-BFGS-B iterations (default 100000);
         a ``ConvergenceWarning`` is issued if it is reached first.
-    laplacian : "normalized", "unnormalized" or array (m, n, n)
+    laplacian : "normalized", "unnormalized" or array (n, n, m)
         Graph Laplacian per view (used only when gamma_W > 0), as in ``MVLLeastSquares``;
         ``laplacian_power`` applies to a given array too.
     solver : "smo" or "lbfgsb"
@@ -635,7 +635,7 @@ _PARAMS_DOC = """
 
             est = MVLSVM(warm_start=True)
             for g in gammas_A:
-                scores.append(est.set_params(gamma_A=g).fit(K, y).decision_function(K_test))
+                scores.append(est.set_params(gamma_A=g).fit(X, y).decision_function(X_test))
 
         Neighbouring gammas have close solutions: each fit then starts near its optimum.
     laplacian_power : int >= 1
