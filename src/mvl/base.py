@@ -365,10 +365,11 @@ def _check_degenerate(K):
     if K.shape[1] < 2:
         return
     flat = K.reshape(K.shape[0], -1)
-    if not np.any(flat):
+    # a constant view has a constant first row: test that (O(n)) before the whole matrix
+    const = np.array([bool(np.all(Kp[0] == Kp[0, 0])) and bool(np.all(f == f[0])) for Kp, f in zip(K, flat, strict=True)])
+    if const.all() and not np.any(flat[:, 0]):
         raise ValueError("every view's kernel is zero: every output would be 0 and the model would predict one "
                          "class; check the kernels (or the bandwidth)")
-    const = np.all(flat == flat[:, :1], axis=1)
     for p in np.flatnonzero(const):
         warnings.warn(f"the kernel of view {p} is constant ({flat[p, 0]:g} everywhere): this view carries no "
                       "information about the samples" + (" (nor does any other view: the model predicts one "
