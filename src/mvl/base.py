@@ -366,7 +366,8 @@ def _check_degenerate(K):
         return
     flat = K.reshape(K.shape[0], -1)
     # a constant view has a constant first row: test that (O(n)) before the whole matrix
-    const = np.array([bool(np.all(Kp[0] == Kp[0, 0])) and bool(np.all(f == f[0])) for Kp, f in zip(K, flat, strict=True)])
+    const = np.array([bool(np.all(Kp[0] == Kp[0, 0])) and bool(np.all(f == f[0]))
+                      for Kp, f in zip(K, flat, strict=True)])
     if const.all() and not np.any(flat[:, 0]):
         raise ValueError("every view's kernel is zero: every output would be 0 and the model would predict one "
                          "class; check the kernels (or the bandwidth)")
