@@ -582,6 +582,7 @@ class _SVMBase(MVLClassifier):
         return prev_dual
 
     def _finish(self, K, labelled, classes, c, coef, t0):
+        self._previous = None  # the warm start's reference to the previous fit is no longer needed
         self.coef_ = coef
         self.c_ = c
         self.n_labelled_ = len(labelled)
