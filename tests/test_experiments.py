@@ -9,9 +9,10 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from mvl import MVLLeastSquares, io
+from mvl import MVLLeastSquares
+from mvl.workflow import io
 from mvl.datasets import load_mfeat
-from mvl.experiments import run_method
+from mvl.workflow.experiments import run_method
 from mvl.workflow.methods import method
 from mvl.workflow.runner import views_of
 from mvl.protocols import draw_training_set, stratified_split

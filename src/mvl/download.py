@@ -47,6 +47,7 @@ import logging
 import os
 import sys
 import tarfile
+import tempfile
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -647,10 +648,29 @@ def _marker(path):
     return path.with_name(f".{path.name}{MARKER_SUFFIX}")
 
 
-def _write_marker(path, digest):
-    from .io import save_json
+@contextlib.contextmanager
+def _atomic_path(path):
+    """Yield a temporary path beside ``path``; on success rename it to ``path`` (never a half-written file).
 
-    save_json(_marker(path), {"sha256": digest})
+    The download layer's own copy of the atomic write of :mod:`mvl.workflow.io` (no checksum sidecars here:
+    the cache is checked against the registry's checksums and the ``.verified`` markers).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_marker(path, digest):
+    with _atomic_path(_marker(path)) as tmp:
+        tmp.write_text(json.dumps({"sha256": digest}, indent=1, sort_keys=True))
 
 
 def _mark_validated(path, rf):
@@ -823,11 +843,9 @@ def _archive_members(archive_path):
 
 def _extract(archive_path, jobs, options):
     """Extract ``jobs`` (RemoteFiles that are members of one archive) into the cache, each atomically."""
-    from .io import atomic_path
-
     def write(rf, fobj):
         dest = options.cache_dir / rf.relpath
-        with atomic_path(dest) as tmp:
+        with _atomic_path(dest) as tmp:
             with open(tmp, "wb") as out:
                 for block in iter(lambda: fobj.read(1 << 22), b""):
                     out.write(block)

@@ -147,10 +147,10 @@ def _check_raw_data():
         sys.exit(1)
 
 
-# Before the DAG is built: outputs whose content no longer matches their checksum sidecar (mvl.io) are
+# Before the DAG is built: outputs whose content no longer matches their checksum sidecar (mvl.workflow.io) are
 # deleted, one line each on stderr, so that they and everything downstream are recomputed.
 if workflow.is_main_process:
-    from mvl.io import verify_outputs
+    from mvl.workflow.io import verify_outputs
 
     verify_outputs(RES, stream=sys.stderr)
 _check_raw_data()

@@ -150,7 +150,7 @@ def build_index(out, notebooks, *, profile="default", config_sha="", version="",
 
 
 def _atomic_write_text(path, text):
-    from mvl.io import atomic_path
+    from .io import atomic_path
 
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")

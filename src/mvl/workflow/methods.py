@@ -4,7 +4,7 @@ A method name (``mvl_ls``, ``mvl_ls_optc25``, ``mvml_full_n24``, ``view_fou``, .
 :class:`Method`: its family (the unit of work of one workflow job: methods of one family and split run in
 one process, see :mod:`mvl.workflow.runner`), whether it needs the validation set, whether it uses the gamma
 selection made once per split and u_c, its cost in MVL-LS fits (for the cluster resources) and its display
-label. The runner (:mod:`mvl.experiments` dispatches on the same names), the rules, the reports and the
+label. The runner (:mod:`mvl.workflow.experiments` dispatches on the same names), the rules, the reports and the
 published-vs-ours comparison read this module instead of parsing names themselves.
 """
 

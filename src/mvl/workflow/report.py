@@ -8,7 +8,7 @@ unlabelled samples) and come with a paired t-test and a Wilcoxon signed-rank tes
 Semi-supervised questions (JMLR 2016 Section 7, Table 2 design): the cells of the gamma_B / gamma_W ablation
 are read from the methods ``mvl_ls_ablation`` (the configured gammas and graph), ``mvl_ls_ablation_cv`` (each
 cell's gammas selected on validation, the configured graph) and ``mvl_ls_ablation_cvgraph`` (the graph selected
-too); see :mod:`mvl.experiments`. Cell "none" is supervised MVL-LS, so a cell minus "none" is what the
+too); see :mod:`mvl.workflow.experiments`. Cell "none" is supervised MVL-LS, so a cell minus "none" is what the
 unlabelled data bring; cell "any" is the model selected over all cells.
 """
 
@@ -489,7 +489,7 @@ def _cell(v):
 
 
 def published_table(cmp):
-    """The frame of :func:`mvl.compare.published_comparison` as shown: published and ours as mean (std)
+    """The frame of :func:`mvl.workflow.compare.published_comparison` as shown: published and ours as mean (std)
     in %, the difference with its sign, two decimals; rows without our counterpart keep empty cells."""
     if cmp.empty:
         return pd.DataFrame()
@@ -795,7 +795,7 @@ def optc_objective_figure(res, dataset=""):
 
 def save_figure(fig, *paths, dpi=150):
     """Write ``fig`` to every path atomically (temporary file beside it, then rename)."""
-    from mvl.io import atomic_path
+    from .io import atomic_path
 
     for path in paths:
         with atomic_path(path) as tmp:

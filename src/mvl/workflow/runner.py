@@ -4,7 +4,7 @@ Starting a Python process with numpy, scipy and pandas costs about 1.5 s of CPU,
 mfeat study take milliseconds; so a job runs a whole unit of work (:func:`unit_tasks`: every l_c, u_c and
 method of one family for one split), sharing the data, the split's kernels and the validation selection
 (made once per split and u_c at l_c = ``grid_labels_per_class``, Section 7.3) across its runs. It writes
-one tidy CSV (atomically, with its checksum sidecar, :mod:`mvl.io`) and one progress line per run to its
+one tidy CSV (atomically, with its checksum sidecar, :mod:`mvl.workflow.io`) and one progress line per run to its
 log. An interrupted job is rerun whole.
 
 :func:`unit_tasks` is also what the Snakefile reads to know which units exist and what they cost
@@ -19,8 +19,8 @@ import time
 
 import numpy as np
 
-from .. import io
-from ..experiments import run_method, run_on_draw, select_gammas, select_gammas_on_draw
+from . import io
+from .experiments import run_method, run_on_draw, select_gammas, select_gammas_on_draw
 from ..kernels import gaussian_kernel, linear_kernel
 from ..protocols import official_split, stratified_split
 from .methods import FAMILIES, method

@@ -45,10 +45,10 @@ import time
 
 import numpy as np
 
-from .grid import grid_decision_functions
-from .least_squares import MVLLeastSquares
-from .optc import MVLLeastSquaresOptC
-from .protocols import ALL, Split, draw_training_set
+from ..grid import grid_decision_functions
+from ..least_squares import MVLLeastSquares
+from ..optc import MVLLeastSquaresOptC
+from ..protocols import ALL, Split, draw_training_set
 
 __all__ = ["run_method", "run_on_draw", "select_gammas", "select_gammas_on_draw"]
 
@@ -264,7 +264,7 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
             for w in (0.0, gW):
                 fit_eval((gA, b, w), "ablation", dict(ablation_cell=_cell(b, w)))
     elif method in ("mvl_svm", "mvl_binsvm", "mvl_svm_ablation", "mvl_binsvm_ablation"):
-        from .svm import MVLSVM, MVLBinarySVM
+        from ..svm import MVLSVM, MVLBinarySVM
 
         est = MVLSVM if method.startswith("mvl_svm") else MVLBinarySVM
         if method.endswith("_ablation"):
@@ -321,7 +321,7 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
                          optc_best_restart=int(model.best_restart_),
                          optc_objective=json.dumps(np.round(model.objective_history_, 12).tolist())))
     elif _mvml_spec(method):
-        from .mvml import MVML
+        from ..mvml import MVML
 
         metric, frac = _mvml_spec(method)
         cfg = params.get("comparison", {})
@@ -338,7 +338,7 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
                          gamma_choice=f"lambda={cfg.get('mvml_lambda', 0.1)}", accuracy=acc, fit_seconds=seconds,
                          mvml_block_norms=None if norms is None else json.dumps(np.round(norms, 8).tolist())))
     elif method in ("perceptron_matrix", "perceptron_orth"):
-        from .perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron
+        from ..perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron
 
         cfg = params.get("comparison", {})
         est = KernelMultiViewPerceptron if method == "perceptron_matrix" else OrthogonalMultiViewPerceptron

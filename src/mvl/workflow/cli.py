@@ -1,7 +1,7 @@
-"""Command-line steps of the workflow: python -m mvl.cli STEP [options]  (python -m mvl.cli STEP -h for one step).
+"""Command-line steps of the workflow: python -m mvl.workflow.cli STEP [options]  (STEP -h for one step).
 
 Each step reads its inputs, writes its single output atomically with a SHA-256 sidecar (<out>.sha256, which
-also records the digests of the inputs; checked by mvl.io.verify_outputs when the workflow starts) and prints
+also records the digests of the inputs; checked by mvl.workflow.io.verify_outputs when the workflow starts) and prints
 a short progress line. Steps: dataset, prepare, collect, aggregate, coreg, check. The runs themselves are the
 workflow's rule run (mvl.workflow.runner).
 """
@@ -21,7 +21,7 @@ from . import io
 
 
 def _inputs(a):
-    """The files a step read (recorded in its output's checksum sidecar, see :func:`mvl.io.verify_outputs`)."""
+    """The files a step read (recorded in its output's checksum sidecar, see :func:`mvl.workflow.io.verify_outputs`)."""
     files = []
     for name in ("dataset_npz", "split", "kernels", "prepared", "selected", "results", "inputs"):
         value = getattr(a, name, None)
@@ -31,12 +31,12 @@ def _inputs(a):
 
 def _load_source(source, data_options):
     """The raw dataset of a ``source`` (see config ``dataset_settings.<name>.source``)."""
-    from .datasets import load_mfeat
+    from ..datasets import load_mfeat
 
     if source == "mfeat":
         return load_mfeat()
     if source == "mvmnist":
-        from .datasets import load_multiview_mnist
+        from ..datasets import load_multiview_mnist
 
         return load_multiview_mnist(options=_data_options(json.dumps(data_options) if data_options else None))
     raise ValueError(f"unknown dataset source {source!r} (available: mfeat, mvmnist)")
@@ -68,7 +68,7 @@ def _data_options(data_json):
     """Download options: --data JSON, else $MVL_DATA_OPTIONS (set by the workflow), else the defaults."""
     import os
 
-    from .download import DataOptions
+    from ..download import DataOptions
 
     data_json = data_json or os.environ.get("MVL_DATA_OPTIONS")
     return DataOptions.from_config({"data": json.loads(data_json) if data_json else {}})
@@ -78,8 +78,8 @@ def step_prepare(a):
     """Paper datasets: fetch (verified) and load the raw files once, keep the loaded object (pickle)."""
     import pickle
 
-    from . import download
-    from . import paper_datasets as P
+    from .. import download
+    from .. import paper_datasets as P
 
     options = _data_options(a.data)
     loader = json.loads(a.loader) if a.loader else {}
@@ -150,11 +150,11 @@ def step_coreg(a):
     """One seeded split of a co-regularization benchmark (Sindhwani & Rosenberg 2008): MR and CoMR on every
     (gamma_1, gamma_2) of the grid under both graph weight conventions, one row each (``selected`` marks the
     per-split validation choice; :func:`mvl.ssl_data.run_split`)."""
-    from .ssl_data import run_split
+    from ..ssl_data import run_split
 
     data_dir = None
     if a.dataset != "lines":
-        from . import download
+        from .. import download
 
         paths = download.fetch("ssl_benchmarks", _data_options(a.data))
         data_dir = Path(paths["ssl_benchmarks/g50c.mat"]).parent
@@ -170,7 +170,7 @@ def step_coreg(a):
 
 def build_parser():
     """The argument parser of every step (each subcommand and option with its help text)."""
-    p = argparse.ArgumentParser(prog="python -m mvl.cli", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m mvl.workflow.cli", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="step", required=True, metavar="STEP")
     out_help = "output file (written atomically, with a .sha256 sidecar)"
