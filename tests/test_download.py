@@ -1,4 +1,4 @@
-"""Downloads (mvl.download): the real code path against a local HTTP server, the mirror, offline checks.
+"""Downloads (mvl.data.download): the real code path against a local HTTP server, the mirror, offline checks.
 
 Fixtures are generated in the exact formats of the real files (tests/paper_fixtures.py) and served on
 127.0.0.1; the real files of ../shared/data are used for the mirror. If ../shared/data is absent these
@@ -15,7 +15,7 @@ import numpy as np
 import paper_fixtures as pf
 import pytest
 
-from mvl import download as dl
+from mvl.data import download as dl
 
 from conftest import SHARED  # noqa: F401  (the real data folder; fixture shared_data in conftest)
 

@@ -11,11 +11,11 @@ from sklearn.svm import SVC
 
 from mvl import MVLLeastSquares
 from mvl.workflow import io
-from mvl.datasets import load_mfeat
+from mvl.data.embedded import load_mfeat
 from mvl.workflow.experiments import run_method
 from mvl.workflow.methods import method
 from mvl.workflow.runner import views_of
-from mvl.protocols import draw_training_set, stratified_split
+from mvl.data.protocols import draw_training_set, stratified_split
 
 PARAMS = dict(gammas={"A": 1e-5, "B": 1e-6, "W": 1e-6}, grid={"A": [1e-6, 1e-4], "B": [0.0, 1e-5], "W": [0.0, 1e-5]},
               laplacian="normalized", n_neighbors=None, n_val_per_class=3, u_max=4, svc_C=1.0,

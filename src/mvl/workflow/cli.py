@@ -31,12 +31,12 @@ def _inputs(a):
 
 def _load_source(source, data_options):
     """The raw dataset of a ``source`` (see config ``dataset_settings.<name>.source``)."""
-    from ..datasets import load_mfeat
+    from ..data.embedded import load_mfeat
 
     if source == "mfeat":
         return load_mfeat()
     if source == "mvmnist":
-        from ..datasets import load_multiview_mnist
+        from ..data.embedded import load_multiview_mnist
 
         return load_multiview_mnist(options=_data_options(json.dumps(data_options) if data_options else None))
     raise ValueError(f"unknown dataset source {source!r} (available: mfeat, mvmnist)")
@@ -68,7 +68,7 @@ def _data_options(data_json):
     """Download options: --data JSON, else $MVL_DATA_OPTIONS (set by the workflow), else the defaults."""
     import os
 
-    from ..download import DataOptions
+    from ..data.download import DataOptions
 
     data_json = data_json or os.environ.get("MVL_DATA_OPTIONS")
     return DataOptions.from_config({"data": json.loads(data_json) if data_json else {}})
@@ -78,8 +78,8 @@ def step_prepare(a):
     """Paper datasets: fetch (verified) and load the raw files once, keep the loaded object (pickle)."""
     import pickle
 
-    from .. import download
-    from .. import paper_datasets as P
+    from ..data import download
+    from ..data import paper as P
 
     options = _data_options(a.data)
     loader = json.loads(a.loader) if a.loader else {}
@@ -96,7 +96,7 @@ def step_prepare(a):
         missing = [v for v in views if v not in data.view_names]
         if missing:
             raise ValueError(f"CUB views {missing} are not available (loaded: {list(data.view_names)}); the image "
-                             "view needs data_settings.cub.loader.image_view (see mvl.paper_datasets.load_cub)")
+                             "view needs data_settings.cub.loader.image_view (see mvl.data.paper.load_cub)")
     with io.atomic_path(a.out, checksum=True) as tmp, open(tmp, "wb") as fh:
         pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
     print(f"[prepare] {a.dataset} (source {a.source}, part {a.part}): views {list(views)} -> {a.out}")
@@ -149,12 +149,12 @@ def step_check(a):
 def step_coreg(a):
     """One seeded split of a co-regularization benchmark (Sindhwani & Rosenberg 2008): MR and CoMR on every
     (gamma_1, gamma_2) of the grid under both graph weight conventions, one row each (``selected`` marks the
-    per-split validation choice; :func:`mvl.ssl_data.run_split`)."""
-    from ..ssl_data import run_split
+    per-split validation choice; :func:`mvl.data.ssl_benchmarks.run_split`)."""
+    from ..data.ssl_benchmarks import run_split
 
     data_dir = None
     if a.dataset != "lines":
-        from .. import download
+        from ..data import download
 
         paths = download.fetch("ssl_benchmarks", _data_options(a.data))
         data_dir = Path(paths["ssl_benchmarks/g50c.mat"]).parent

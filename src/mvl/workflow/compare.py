@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ..published import load_published
+from ..data.published import load_published
 
 __all__ = ["published_comparison", "PAPER_DATASETS"]
 

@@ -48,7 +48,7 @@ import numpy as np
 from ..grid import grid_decision_functions
 from ..least_squares import MVLLeastSquares
 from ..optc import MVLLeastSquaresOptC
-from ..protocols import ALL, Split, draw_training_set
+from ..data.protocols import ALL, Split, draw_training_set
 
 __all__ = ["run_method", "run_on_draw", "select_gammas", "select_gammas_on_draw"]
 

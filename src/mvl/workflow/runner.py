@@ -22,7 +22,7 @@ import numpy as np
 from . import io
 from .experiments import run_method, run_on_draw, select_gammas, select_gammas_on_draw
 from ..kernels import gaussian_kernel, linear_kernel
-from ..protocols import official_split, stratified_split
+from ..data.protocols import official_split, stratified_split
 from .methods import FAMILIES, method
 
 __all__ = ["DEFAULT_METHODS", "PAPER_SOURCES", "unit_tasks", "unit_cost", "run_params", "split_for_seed",
@@ -144,7 +144,7 @@ def split_kernels(data, split, view, spec):
 
 def paper_draw(data, source, seed, l_c, u_c, params, views, needs_validation):
     """Kernels of one draw of a paper dataset (the loaders' own protocols, Section 7.2)."""
-    from ..paper_datasets import caltech101_draw, cub_draw, flowers17_draw
+    from ..data.paper import caltech101_draw, cub_draw, flowers17_draw
 
     if u_c == "all":
         raise ValueError(f"u_c = 'all' is defined for the random protocol only, not for {source}")

@@ -1,8 +1,8 @@
 """The paper's data sets and evaluation protocols (Minh, Bazzani & Murino 2016, Section 7.2).
 
-Files are obtained and verified by :mod:`mvl.download` (mirror, cache or network); every loader takes
-the ``{relpath: path}`` mapping returned by :func:`mvl.download.fetch`, or fetches it itself from
-``options`` (a :class:`mvl.download.DataOptions`). Kernels follow the package convention: one Gram
+Files are obtained and verified by :mod:`mvl.data.download` (mirror, cache or network); every loader takes
+the ``{relpath: path}`` mapping returned by :func:`mvl.data.download.fetch`, or fetches it itself from
+``options`` (a :class:`mvl.data.download.DataOptions`). Kernels follow the package convention: one Gram
 matrix per view, stacked as ``(m, n, n)`` for training and ``(m, t, n)`` for test-vs-train (the
 diagonal matrix-valued kernel of Section 7.1, eq 93-94). Labels are 0-based. Every random choice
 comes from explicit integer seeds (``numpy.random.default_rng([seed, split])``).
@@ -58,7 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from . import download
-from .kernels import chi2_kernel, gaussian_kernel
+from ..kernels import chi2_kernel, gaussian_kernel
 
 __all__ = [
     "PaperDraw",

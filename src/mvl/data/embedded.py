@@ -102,8 +102,8 @@ def load_mfeat(views=MFEAT_VIEWS):
 def load_multiview_mnist(options=None):
     """Multi-view MNIST (4 views of 5000 digits, 192 HOG-type features each; scikit-multimodallearn 0.1.0).
 
-    The file comes through :mod:`mvl.download` (canonical wheel URL, verified sha256; or the mirror /
-    cache of ``options``, a :class:`mvl.download.DataOptions`).
+    The file comes through :mod:`mvl.data.download` (canonical wheel URL, verified sha256; or the mirror /
+    cache of ``options``, a :class:`mvl.data.download.DataOptions`).
     """
     import h5py
 

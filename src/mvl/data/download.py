@@ -24,12 +24,12 @@ Where a file comes from, in this order:
 :func:`check_available` is meant to run before any job starts: offline, it raises ONE
 :class:`DataUnavailableError` naming every missing file, its URL and the ``data_mirror`` option.
 :func:`fetch` returns ``{relative path: local path}`` for a data set; the loaders of
-:mod:`mvl.paper_datasets` take that mapping.
+:mod:`mvl.data.paper` take that mapping.
 
 The URLs of the Caltech-101 kernels (Vedaldi et al. 2009, distributed from
 https://www.robots.ox.ac.uk/~vgg/software/MKL/, footnote 4 of the paper; layout
 ``cal101-ker-15-<s>/<kernel>.mat``, ``cal101-ker-15-<s>/test_<kernel>.mat`` and
-``cal101-meta/meta-15-<s>.mat``, see :mod:`mvl.paper_datasets` for what is known and what is
+``cal101-meta/meta-15-<s>.mat``, see :mod:`mvl.data.paper` for what is known and what is
 assumed) and of the multi-view MNIST wheel could not be verified from this machine; they are
 documented assumptions and can be replaced through the ``urls`` option (config ``data.urls``) or
 ``base_url`` without touching the code. The Flowers-17 distance matrices and the Caltech-101
@@ -367,7 +367,7 @@ def _validate_cub_id_table(kind):
 
 def _validate_cub_image_attribute_labels(path):
     """``<image_id> <attribute_id> <is_present> <certainty_id> <time>`` for every (image, attribute)."""
-    from .paper_datasets import read_image_attribute_labels
+    from .paper import read_image_attribute_labels
 
     try:
         read_image_attribute_labels(path)
@@ -958,9 +958,9 @@ def fetch(dataset, options=None, *, files=None, include_optional=False):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mvl.download {check,fetch,list} DATASET... [--data-mirror DIR] [--cache-dir DIR]
+    """``python -m mvl.data.download {check,fetch,list} DATASET... [--data-mirror DIR] [--cache-dir DIR]
     [--offline]``: exit status 1 with a readable message (no traceback) when data are missing or bad."""
-    parser = argparse.ArgumentParser(prog="python -m mvl.download", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m mvl.data.download", description=main.__doc__)
     parser.add_argument("command", choices=("check", "fetch", "list"))
     parser.add_argument("datasets", nargs="+", help=f"data sets: {', '.join(DATASETS)}")
     parser.add_argument("--data-mirror", default=None)
