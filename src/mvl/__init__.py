@@ -1,7 +1,9 @@
 """mvl: vector-valued multi-view learning (Minh, Bazzani & Murino, JMLR 2016).
 
 Solvers take multi-view kernels of shape (m, n, n) -- one Gram matrix per view --
-and labels with -1 for unlabelled samples, in the style of scikit-learn.
+and labels with -1 for unlabelled samples, in the style of scikit-learn. This package is the solver layer
+(Sections 3-6 and the kernels of Section 7.1); the data sets live in :mod:`mvl.data`, the Snakemake glue in
+:mod:`mvl.workflow`, neither imported here.
 """
 
 from . import graph, kernels

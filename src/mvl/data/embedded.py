@@ -1,4 +1,7 @@
-"""Datasets. The default one, UCI Multiple Features, ships inside the package.
+"""Data sets read from the package or from one file: UCI Multiple Features (shipped) and multi-view MNIST.
+
+Neither is a data set of the paper (Section 7.2 uses Flowers-17, Caltech-101 and CUB, see :mod:`mvl.data.paper`):
+mfeat is the workflow's quick default data set, with the same protocols (:mod:`mvl.data.protocols`).
 
 ``load_mfeat()`` reads the six views of the 2000 handwritten digits from the
 xz-compressed CSVs in ``mvl/data/mfeat`` (CC BY 4.0, see ATTRIBUTION.txt there),

@@ -3,7 +3,8 @@
 Each step reads its inputs, writes its single output atomically with a SHA-256 sidecar (<out>.sha256, which
 also records the digests of the inputs; checked by mvl.workflow.io.verify_outputs when the workflow starts) and prints
 a short progress line. Steps: dataset, prepare, collect, aggregate, coreg, check. The runs themselves are the
-workflow's rule run (mvl.workflow.runner).
+workflow's rule run (mvl.workflow.runner). No paper section: it prepares the data of Section 7.2 and
+collects the results of Section 7.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 notebook) and every figure of a run, with the profile name, a hash of the merged config, the package version,
 the date and the datasets; every link is relative to the page. :func:`check_links` lists the links of a page
 that do not resolve to a file. :func:`export_html` converts an executed notebook to HTML with nbconvert (code
-cells shown) and writes it atomically.
+cells shown) and writes it atomically. No paper section (presentation of the results).
 
 Command line (what the workflow rules call)::
 

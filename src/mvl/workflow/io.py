@@ -10,6 +10,7 @@ time, paths relative to the file's folder), so ``sha256sum -c <file>.sha256`` in
 and that its inputs are unchanged. :func:`verify_outputs` rehashes every file that has a sidecar, deletes
 the files whose content no longer matches (bit rot, a truncated copy, a hand edit) together with every
 output recorded as computed from them, so that a workflow sees them all missing and recomputes them.
+No paper section (infrastructure of the workflow).
 """
 
 from __future__ import annotations

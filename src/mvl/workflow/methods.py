@@ -5,7 +5,8 @@ A method name (``mvl_ls``, ``mvl_ls_optc25``, ``mvml_full_n24``, ``view_fou``, .
 one process, see :mod:`mvl.workflow.runner`), whether it needs the validation set, whether it uses the gamma
 selection made once per split and u_c, its cost in MVL-LS fits (for the cluster resources) and its display
 label. The runner (:mod:`mvl.workflow.experiments` dispatches on the same names), the rules, the reports and the
-published-vs-ours comparison read this module instead of parsing names themselves.
+published-vs-ours comparison read this module instead of parsing names themselves. The methods are those
+compared in Section 7 (MVL-LS, Theorem 10; MVL-LS-optC, Section 6; MVL-SVM, Theorems 6 and 13) and related systems.
 """
 
 from __future__ import annotations

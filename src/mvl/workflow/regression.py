@@ -3,7 +3,7 @@
 CI runs the workflow's CI profile and then ``python -m mvl.workflow.cli check --summary ... --expected ...``;
 any group whose mean (or std) accuracy drifts by more than ``atol`` from ``results/expected/``, or
 that is missing on either side, fails the check with a readable table. ``make refresh-expected``
-rewrites the expected files on purpose (see the README).
+rewrites the expected files on purpose (see the README). No paper section (reproducibility check).
 """
 
 from __future__ import annotations
