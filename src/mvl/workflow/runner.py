@@ -167,12 +167,13 @@ def paper_draw(data, source, seed, l_c, u_c, params, views, needs_validation):
 
 
 def views_of(name, views):
-    """The views a method uses: one for ``view_<name>``, all otherwise."""
-    if not name.startswith("view_"):
+    """The views a method uses: one for ``view_<name>``, all otherwise (the registry's ``Method.view``)."""
+    view = method(name).view
+    if view is None:
         return list(views)
-    if name[5:] not in views:
-        raise ValueError(f"method {name!r}: unknown view {name[5:]!r}; views are {list(views)}")
-    return [name[5:]]
+    if view not in views:
+        raise ValueError(f"method {name!r}: unknown view {view!r}; views are {list(views)}")
+    return [view]
 
 
 def run_unit(settings, dataset, seed, family, data_path, out, log=None):
