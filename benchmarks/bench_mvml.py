@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from mvl.datasets import load_mfeat
+from mvl.data.embedded import load_mfeat
 from mvl.kernels import multiview_kernels
 from mvl.mvml import MVML
 

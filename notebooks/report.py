@@ -47,7 +47,7 @@ import os
 import pandas as pd
 from IPython.display import Image, Markdown, display
 
-from mvl.compare import PAPER_DATASETS, published_comparison
+from mvl.workflow.compare import PAPER_DATASETS, published_comparison
 from mvl.workflow import report as R
 
 

@@ -1,7 +1,7 @@
 """Small fixtures in the exact formats of the paper's data files, and a local HTTP server.
 
 Not a test module. The generators write, under a data root, the same relative paths, file names,
-variable names, MATLAB v5 layout and dtypes as the real files (see ``mvl.download.REGISTRY``), with
+variable names, MATLAB v5 layout and dtypes as the real files (see ``mvl.data.download.REGISTRY``), with
 fewer images:
 
 - ``write_flowers17``: ``flowers17/datasplits.mat`` written byte-for-byte like the official one

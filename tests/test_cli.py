@@ -6,7 +6,7 @@ import argparse
 import subprocess
 import sys
 
-from mvl import cli
+from mvl.workflow import cli
 
 
 def test_every_step_and_option_has_help():
@@ -23,5 +23,6 @@ def test_every_step_and_option_has_help():
 
 
 def test_help_runs_and_is_plain_text():
-    out = subprocess.run([sys.executable, "-m", "mvl.cli", "-h"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-m", "mvl.workflow.cli", "-h"], capture_output=True, text=True,
+                         check=True).stdout
     assert "STEP" in out and "coreg" in out and "``" not in out and ":func:" not in out

@@ -1,10 +1,10 @@
-"""Our results beside the published numbers (mvl.compare)."""
+"""Our results beside the published numbers (mvl.workflow.compare)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from mvl.compare import published_comparison
+from mvl.workflow.compare import published_comparison
 
 
 def _rows(method, l_c, u_c, accs, n_views=7, **extra):

@@ -1,5 +1,5 @@
 """Co-regularization (Sindhwani & Rosenberg 2008, "SR") and its equivalence with two-view MVL-LS (JMLR 2016,
-Section 3.4, eq 43-48): src/mvl/coreg.py and the benchmark data / experiment code of src/mvl/ssl_data.py.
+Section 3.4, eq 43-48): src/mvl/coreg.py and the benchmark data / experiment code of src/mvl/data/ssl_benchmarks.py.
 
 The acceptance check of issue 6 is :func:`test_coregularization_equals_two_view_mvl`: the kernel route
 (SR eq 6-10) and the vector-valued route (JMLR eq 44, 67-68) give the same predictions to 1e-8.
@@ -34,7 +34,7 @@ from mvl.coreg import (
     solve_mvl_dense,
     squared_distances,
 )
-from mvl.ssl_data import (
+from mvl.data.ssl_benchmarks import (
     SPLIT_SIZES,
     draw_split,
     load_ssl_benchmark,

@@ -208,7 +208,7 @@ def test_verdict_sentence():
 
 
 def test_published_pairs_are_sr_table_4():
-    """Read through mvl.published from the transcribed Table 4 (SR: 'MR gamma_1, gamma_2' and 'CoMR ...' rows)."""
+    """Read through mvl.data.published from the transcribed Table 4 (SR: 'MR gamma_1, gamma_2' and 'CoMR ...' rows)."""
     pp = published_pairs().set_index(["dataset", "method"])
     printed = {("lines", "MR"): (0.01, 1e-6), ("g50c", "MR"): (1, 100), ("uspst", "MR"): (0.01, 0.01),
                ("coil20", "MR"): (1e-4, 1e-6), ("pcmac", "MR"): (10, 100), ("lines", "CoMR"): (1e-4, 100),

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mvl import datasets
-from mvl.protocols import Split, draw_training_set, stratified_split
+from mvl.data import embedded as datasets
+from mvl.data.protocols import Split, draw_training_set, stratified_split
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "mfeat"
 
@@ -28,7 +28,7 @@ def test_embedded_copy_equals_shared_data():
     sums = dict(reversed(line.split()) for line in (SHARED.parent / "SHA256SUMS").read_text().splitlines()
                 if "mfeat" in line)
     shipped = dict(reversed(line.split()) for line in
-                   (Path(datasets.__file__).parent / "data" / "mfeat" / "SHA256SUMS").read_text().splitlines())
+                   (Path(datasets.__file__).parent / "mfeat" / "SHA256SUMS").read_text().splitlines())
     assert {f"./mfeat/{k}": v for k, v in shipped.items()} == sums
     # the real CSV parses to the same numbers
     ref = np.loadtxt(SHARED / "mfeat-zer.csv", delimiter=",", skiprows=1)
@@ -97,7 +97,7 @@ def _official_sets():
 
 
 def test_official_split_draws_labelled_from_trn_and_unlabelled_validation_from_val():
-    from mvl.protocols import Split, draw_training_set, official_split
+    from mvl.data.protocols import Split, draw_training_set, official_split
 
     y, trn, val, tst = _official_sets()
     split = official_split(y, trn, val, val, tst, seed=2)
@@ -121,10 +121,21 @@ def test_official_split_draws_labelled_from_trn_and_unlabelled_validation_from_v
 
 
 def test_official_split_rejects_overlaps():
-    from mvl.protocols import official_split
+    from mvl.data.protocols import official_split
 
     y, trn, val, tst = _official_sets()
     with pytest.raises(ValueError, match="test set overlaps"):
         official_split(y, trn, val, val, np.concatenate([tst, trn[:1]]), seed=0)
     with pytest.raises(ValueError, match="overlap the labelled"):
         official_split(y, trn, np.concatenate([val, trn[:1]]), val, tst, seed=0)
+
+
+def test_mvl_datasets_is_the_embedded_module_reexported():
+    """``from mvl.datasets import load_mfeat`` (the import users had before mvl.data) keeps working."""
+    import mvl.datasets
+    from mvl.data import embedded
+
+    assert mvl.datasets.load_mfeat is embedded.load_mfeat
+    assert mvl.datasets.MultiViewDataset is embedded.MultiViewDataset
+    assert mvl.datasets.load_multiview_mnist is embedded.load_multiview_mnist
+    assert mvl.datasets.MFEAT_VIEWS == embedded.MFEAT_VIEWS

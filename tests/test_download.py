@@ -1,4 +1,4 @@
-"""Downloads (mvl.download): the real code path against a local HTTP server, the mirror, offline checks.
+"""Downloads (mvl.data.download): the real code path against a local HTTP server, the mirror, offline checks.
 
 Fixtures are generated in the exact formats of the real files (tests/paper_fixtures.py) and served on
 127.0.0.1; the real files of ../shared/data are used for the mirror. If ../shared/data is absent these
@@ -15,7 +15,8 @@ import numpy as np
 import paper_fixtures as pf
 import pytest
 
-from mvl import download as dl
+from mvl.data import download as dl
+from mvl.data import formats
 
 from conftest import SHARED  # noqa: F401  (the real data folder; fixture shared_data in conftest)
 
@@ -277,7 +278,7 @@ def test_distance_validator(tmp_path, mutate, message):
     D = _dist()
     path = tmp_path / "d.mat"
     pf.savemat(path, {"D_hog": mutate(D.copy()), "D_hsv": D})
-    check = dl.validate_distance_matrices(("D_hog", "D_hsv"))
+    check = formats.validate_distance_matrices(("D_hog", "D_hsv"))
     if message is None:
         check(path)
     else:
@@ -286,7 +287,7 @@ def test_distance_validator(tmp_path, mutate, message):
 
 
 def test_distance_validator_missing_variable_mismatched_shapes_and_garbage(tmp_path):
-    check = dl.validate_distance_matrices(("D_hog", "D_hsv"))
+    check = formats.validate_distance_matrices(("D_hog", "D_hsv"))
     pf.savemat(tmp_path / "a.mat", {"D_hog": _dist()})
     with pytest.raises(dl.DataIntegrityError, match=r"missing variables \['D_hsv'\]"):
         check(tmp_path / "a.mat")
@@ -300,20 +301,20 @@ def test_distance_validator_missing_variable_mismatched_shapes_and_garbage(tmp_p
 
 def test_datasplits_and_caltech_validators(tmp_path):
     fs = pf.write_flowers17(tmp_path / "f", n_per_class=4)
-    dl.validate_flowers17_datasplits(fs.root / "flowers17" / "datasplits.mat")
+    formats.validate_flowers17_datasplits(fs.root / "flowers17" / "datasplits.mat")
     bad = {k: v for s in (1, 2, 3) for k, v in ((f"trn{s}", [1, 2]), (f"val{s}", [2]), (f"tst{s}", [3]))}
     pf.write_datasplits_mat(tmp_path / "bad.mat", bad)
     with pytest.raises(dl.DataIntegrityError, match="overlap"):
-        dl.validate_flowers17_datasplits(tmp_path / "bad.mat")
+        formats.validate_flowers17_datasplits(tmp_path / "bad.mat")
     pf.savemat(tmp_path / "k.mat", {"matrix": np.array([[1.0, 0.2], [0.5, 1.0]])})
     with pytest.raises(dl.DataIntegrityError, match="not symmetric"):
-        dl.validate_caltech101_train_kernel(tmp_path / "k.mat")
+        formats.validate_caltech101_train_kernel(tmp_path / "k.mat")
     pf.savemat(tmp_path / "k2.mat", {"K": np.eye(2)})
     with pytest.raises(dl.DataIntegrityError, match="no variable 'matrix'"):
-        dl.validate_caltech101_test_kernel(tmp_path / "k2.mat")
+        formats.validate_caltech101_test_kernel(tmp_path / "k2.mat")
     pf.savemat(tmp_path / "m.mat", {"trainImageClasses": np.ones((1, 3)), "testImageClasses": np.ones((1, 2))})
     with pytest.raises(dl.DataIntegrityError, match="trainImageNames"):
-        dl.validate_caltech101_meta(tmp_path / "m.mat")
+        formats.validate_caltech101_meta(tmp_path / "m.mat")
 
 
 # ------------------------------------------------------------------------------- archives (CUB) over HTTP

@@ -9,12 +9,13 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from mvl import MVLLeastSquares, io
-from mvl.datasets import load_mfeat
-from mvl.experiments import run_method
+from mvl import MVLLeastSquares
+from mvl.workflow import io
+from mvl.data.embedded import load_mfeat
+from mvl.workflow.experiments import run_method
 from mvl.workflow.methods import method
 from mvl.workflow.runner import views_of
-from mvl.protocols import draw_training_set, stratified_split
+from mvl.data.protocols import draw_training_set, stratified_split
 
 PARAMS = dict(gammas={"A": 1e-5, "B": 1e-6, "W": 1e-6}, grid={"A": [1e-6, 1e-4], "B": [0.0, 1e-5], "W": [0.0, 1e-5]},
               laplacian="normalized", n_neighbors=None, n_val_per_class=3, u_max=4, svc_C=1.0,
@@ -153,3 +154,19 @@ def test_structured_equals_dense_on_real_kernels():
     fa, fb = a.decision_function(Kt), b.decision_function(Kt)
     assert np.max(np.abs(fa - fb)) / np.max(np.abs(fb)) <= 1e-8
     assert a.score(Kt, ds.y[split.test]) > 0.9
+
+
+def test_registry_parses_the_name_grammar_once():
+    """The parameters that reports, comparison and runner read from a method name come from the registry."""
+    from mvl.workflow.methods import lookup, method_attribute
+
+    assert method("view_kar").view == "kar" and method("mvl_ls").view is None
+    assert method("mvl_ls_optc25").optc_iterations == 25 and method("mvl_ls_optc25").kind == "mvl_ls_optc"
+    m = method("mvml_sparse_n24")
+    assert (m.mvml_metric, m.nystrom_percent, m.kind, m.related, m.family) == ("sparse", 24, "mvml", True, "comparison")
+    assert method("perceptron_orth").related and method("perceptron_orth").kind == "perceptron"
+    assert method("mvl_svm_ablation").ablation and method("mvl_svm_ablation").kind == "mvl_svm"
+    assert method("mvl_binsvm").kind == "mvl_binsvm" and method("svc_sum").kind == "svc"
+    assert not method("mvl_ls_cv").ablation and not method("mvl_ls_cv").related
+    assert lookup("SR: MR") is None and lookup(float("nan")) is None
+    assert method_attribute(["view_fou", "mvl_ls", "nope"], "view", "-") == ["fou", None, "-"]

@@ -1,4 +1,4 @@
-"""The validation grid over graphs and gammas (mvl.grid) and the selection built on it (mvl.experiments).
+"""The validation grid over graphs and gammas (mvl.grid) and the selection built on it (mvl.workflow.experiments).
 
 References: every grid point against a separate fit of the dense textbook system of eq (67)-(68)
 (``solver="dense"``, which shares no code with the eigendecomposition path), with the graph built by the
@@ -13,7 +13,7 @@ import pytest
 from conftest import make_problem, sample_first
 
 from mvl import MVLLeastSquares, grid_decision_functions
-from mvl.experiments import ABLATION_CELLS, run_on_draw, select_gammas_on_draw
+from mvl.workflow.experiments import ABLATION_CELLS, run_on_draw, select_gammas_on_draw
 
 GRAPHS = [(None, 1), (4, 1), (4, 2), (6, 3)]
 
@@ -76,7 +76,7 @@ def test_bad_graphs_raise(bad):
 
 def _draw(seed=97, m=3, n=24, P=3, v=12):
     K, K_all, y = make_problem(m, n + v, P, frac_unlabelled=0.0, seed=seed, t=10)
-    K, K_all = sample_first(K), sample_first(K_all)  # the draw dicts of mvl.experiments are sample-first
+    K, K_all = sample_first(K), sample_first(K_all)  # the draw dicts of mvl.workflow.experiments are sample-first
     rng = np.random.default_rng(seed)
     tr, va = np.arange(n), np.arange(n, n + v)
     y_train = y[tr].copy()

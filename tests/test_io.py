@@ -1,4 +1,4 @@
-"""Atomic writes, checksum sidecars and the detection of corrupted outputs (mvl.io)."""
+"""Atomic writes, checksum sidecars and the detection of corrupted outputs (mvl.workflow.io)."""
 
 import hashlib
 import io as _stdio
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mvl import io
+from mvl.workflow import io
 
 
 def _sha(path):
@@ -185,9 +185,10 @@ def test_verify_outputs_check_only_and_edge_cases(tmp_path):
     assert io.verify_outputs(tmp_path, remove=False, stream=stderr, workers=1) == [out["csv"]]
     assert out["csv"].exists() and io.sidecar_path(out["csv"]).exists()
     assert stderr.getvalue() == f"corrupted: {out['csv']}\n"
-    proc = subprocess.run([sys.executable, "-m", "mvl.io", str(tmp_path)], capture_output=True, text=True, check=False)
+    proc = subprocess.run([sys.executable, "-m", "mvl.workflow.io", str(tmp_path)], capture_output=True, text=True,
+                          check=False)
     assert proc.returncode == 1 and f"corrupted, will be recomputed: {out['csv']}" in proc.stderr
     assert not out["csv"].exists()
-    proc = subprocess.run([sys.executable, "-m", "mvl.io", "--check-only", str(tmp_path)], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "mvl.workflow.io", "--check-only", str(tmp_path)], capture_output=True,
                           text=True, check=False)
     assert proc.returncode == 0 and proc.stderr == ""

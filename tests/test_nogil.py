@@ -1,4 +1,4 @@
-"""mvl._nogil (GIL-free LAPACK/BLAS through scipy's cython_lapack pointers) against numpy/scipy."""
+"""mvl.blocks (GIL-free LAPACK/BLAS through scipy's cython_lapack pointers) against numpy/scipy."""
 
 import os
 import threading
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import linalg
 
-from mvl import _nogil
+from mvl import blocks
 
 
 
@@ -15,9 +15,9 @@ from mvl import _nogil
 def backend(request, monkeypatch):
     """Run a test through the ctypes pointers and through the f2py fallback."""
     if request.param == "ctypes":
-        assert _nogil.available(), "scipy.linalg.cython_lapack pointers could not be loaded"
+        assert blocks.available(), "scipy.linalg.cython_lapack pointers could not be loaded"
     else:
-        monkeypatch.setitem(_nogil._state, "funcs", {})
+        monkeypatch.setitem(blocks._state, "funcs", {})
     return request.param
 
 
@@ -47,7 +47,7 @@ def test_gemm_on_strided_views(backend, trans_a, trans_b):
     c = out_big[:, 3:3 + m].T  # (m, n), leading dimension 20
     assert a.strides[1] == 8 * 15 and c.strides[1] == 8 * 20
     before = out_big.copy()
-    _nogil.gemm(a, b, c, trans_a=trans_a, trans_b=trans_b, alpha=0.5, beta=2.0)
+    blocks.gemm(a, b, c, trans_a=trans_a, trans_b=trans_b, alpha=0.5, beta=2.0)
     np.testing.assert_allclose(c, 0.5 * A @ B + 14.0, rtol=1e-13, atol=1e-13)
     untouched = np.ones(out_big.shape, dtype=bool)
     untouched[:, 3:3 + m] = False
@@ -57,12 +57,12 @@ def test_gemm_on_strided_views(backend, trans_a, trans_b):
 def test_gemm_rejects_mismatched_shapes_and_c_ordered_output():
     a, b = np.asfortranarray(np.ones((3, 4))), np.asfortranarray(np.ones((5, 2)))
     with pytest.raises(ValueError, match="gemm shapes"):
-        _nogil.gemm(a, b, np.zeros((3, 2), order="F"))
+        blocks.gemm(a, b, np.zeros((3, 2), order="F"))
     with pytest.raises(ValueError, match="Fortran-strided"):
-        _nogil.gemm(a, np.asfortranarray(np.ones((4, 2))), np.zeros((3, 2)))  # C-ordered output
+        blocks.gemm(a, np.asfortranarray(np.ones((4, 2))), np.zeros((3, 2)))  # C-ordered output
     # C-ordered inputs are copied, not rejected
     c = np.zeros((3, 2), order="F")
-    _nogil.gemm(np.ones((3, 4)), np.ones((4, 2)), c)
+    blocks.gemm(np.ones((3, 4)), np.ones((4, 2)), c)
     np.testing.assert_array_equal(c, 4.0)
 
 
@@ -71,7 +71,7 @@ def test_cholesky_solve_matches_scipy(backend):
     rng = np.random.default_rng(2)
     Y = rng.standard_normal((40, 5))
     a, x = np.asfortranarray(M), np.asfortranarray(Y)
-    assert _nogil.cholesky_solve(a, x) == 0
+    assert blocks.cholesky_solve(a, x) == 0
     np.testing.assert_allclose(x, linalg.solve(M, Y, assume_a="pos"), rtol=1e-11)
     np.testing.assert_allclose(np.triu(a), linalg.cholesky(M), rtol=1e-12, atol=1e-12)
 
@@ -80,30 +80,30 @@ def test_cholesky_solve_reports_indefinite_and_leaves_rhs(backend):
     M = _spd(10)
     M[4, 4] = -1e3
     Y = np.asfortranarray(np.ones((10, 2)))
-    assert _nogil.cholesky_solve(np.asfortranarray(M), Y) > 0
+    assert blocks.cholesky_solve(np.asfortranarray(M), Y) > 0
     np.testing.assert_array_equal(Y, 1.0)
 
 
 def test_calls_release_the_gil_and_run_concurrently():
     """Many threads factor their own matrices at once; every result is right (thread safety)."""
-    assert _nogil.available(), "scipy.linalg.cython_lapack pointers could not be loaded"
+    assert blocks.available(), "scipy.linalg.cython_lapack pointers could not be loaded"
     mats = [_spd(120, seed=s) for s in range(12)]
     rhs = np.random.default_rng(3).standard_normal((120, 3))
     outs = [None] * len(mats)
 
     def work(i):
         a, x = np.asfortranarray(mats[i]), np.asfortranarray(rhs)
-        assert _nogil.cholesky_solve(a, x) == 0
+        assert blocks.cholesky_solve(a, x) == 0
         outs[i] = x
 
-    assert _nogil.map_threads(work, range(len(mats)), 4) == [None] * len(mats)
+    assert blocks.map_threads(work, range(len(mats)), 4) == [None] * len(mats)
     for M, x in zip(mats, outs, strict=True):
         np.testing.assert_allclose(M @ x, rhs, atol=1e-10)
 
 
 def test_map_threads_keeps_order_and_propagates_errors():
-    assert _nogil.map_threads(lambda x: x * x, range(11), 3) == [x * x for x in range(11)]
-    assert _nogil.map_threads(lambda x: -x, [5], 4) == [-5]
+    assert blocks.map_threads(lambda x: x * x, range(11), 3) == [x * x for x in range(11)]
+    assert blocks.map_threads(lambda x: -x, [5], 4) == [-5]
 
     def boom(x):
         if x == 4:
@@ -111,13 +111,13 @@ def test_map_threads_keeps_order_and_propagates_errors():
         return x
 
     with pytest.raises(RuntimeError, match="item 4"):
-        _nogil.map_threads(boom, range(8), 2)
+        blocks.map_threads(boom, range(8), 2)
 
 
 def test_chunks_cover_the_range():
     for n in [0, 1, 5, 20]:
         for k in [1, 2, 3, 8]:
-            ch = _nogil.chunks(n, k)
+            ch = blocks.chunks(n, k)
             covered = [i for a, b in ch for i in range(a, b)]
             assert covered == list(range(n)) and len(ch) <= k
             if n >= k:
@@ -129,7 +129,7 @@ def test_single_threaded_blas_restores_the_setting():
     from threadpoolctl import threadpool_info
 
     before = [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"]
-    with _nogil.single_threaded_blas():
+    with blocks.single_threaded_blas():
         assert all(d["num_threads"] == 1 for d in threadpool_info() if d["user_api"] == "blas")
     assert [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"] == before
 
@@ -137,7 +137,7 @@ def test_single_threaded_blas_restores_the_setting():
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 def test_pool_works_in_a_forked_child():
     """A child forked after the pool exists must not wait on the parent's (dead) threads."""
-    _nogil.map_threads(lambda x: x, range(4), 2)  # the parent's pool now exists
+    blocks.map_threads(lambda x: x, range(4), 2)  # the parent's pool now exists
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # child
@@ -145,7 +145,7 @@ def test_pool_works_in_a_forked_child():
         try:
             t = threading.Timer(20, lambda: os._exit(3))
             t.start()
-            ok = b"1" if _nogil.map_threads(lambda x: x + 1, range(4), 2) == [1, 2, 3, 4] else b"0"
+            ok = b"1" if blocks.map_threads(lambda x: x + 1, range(4), 2) == [1, 2, 3, 4] else b"0"
             t.cancel()
         finally:
             os.write(w, ok)

@@ -168,7 +168,7 @@ def test_estimator_c_step_against_dense_fit_and_sampling(m, n, P, frac_unlabelle
 def test_threaded_f_step_matches_serial_batched_and_fallback_paths(gammas, monkeypatch):
     """The f-step gives the same E, F and coefficients whatever the threads, batches or LAPACK path,
     including restarts whose Cholesky fails (solved again by LU)."""
-    from mvl import _nogil
+    from mvl import blocks
 
     K, _, y = make_problem(3, 36, 3, frac_unlabelled=0.4, seed=21)
     lab = np.flatnonzero(y >= 0)
@@ -184,16 +184,16 @@ def test_threaded_f_step_matches_serial_batched_and_fallback_paths(gammas, monke
             system.batch = batch
         with monkeypatch.context() as mp:
             if f2py:
-                mp.setitem(_nogil._state, "funcs", {})
+                mp.setitem(blocks._state, "funcs", {})
             if fail:
                 calls = {"n": 0}
-                real = _nogil.cholesky_solve
+                real = blocks.cholesky_solve
 
                 def flaky(a, b):  # restarts listed in `fail` report "not positive definite"
                     calls["n"] += 1
                     return 1 if calls["n"] - 1 in fail else real(a, b)
 
-                mp.setattr(_nogil, "cholesky_solve", flaky)
+                mp.setattr(blocks, "cholesky_solve", flaky)
             E, F = system.solve(C)
             A = system.coefficients_batch(C, E)
             if fail:

@@ -1,6 +1,6 @@
-"""Loaders and protocol draws of the paper's data sets (mvl.paper_datasets, Section 7.2).
+"""Loaders and protocol draws of the paper's data sets (mvl.data.paper, Section 7.2).
 
-Loaders are run on format-faithful fixtures (tests/paper_fixtures.py), fetched through mvl.download
+Loaders are run on format-faithful fixtures (tests/paper_fixtures.py), fetched through mvl.data.download
 (local HTTP server or mirror); the Flowers-17 splits and the CUB metadata are the real files of
 ../shared/data (missing folder: FAIL unless MVL_ALLOW_MISSING_SHARED_DATA=1). Reference values are
 computed here with plain numpy.
@@ -14,8 +14,8 @@ import numpy as np
 import paper_fixtures as pf
 import pytest
 
-from mvl import download as dl
-from mvl import paper_datasets as P
+from mvl.data import download as dl
+from mvl.data import paper as P
 
 from conftest import SHARED  # noqa: F401  (the real data folder; fixture shared_data in conftest)
 

@@ -64,7 +64,7 @@ def test_paper_profile_end_to_end_on_fixtures(tmp_path):
     # Flowers-17 used the official split 1 of the real file: test = tst1 (340 images)
     flowers = pd.read_csv(res_dir / "flowers17" / "results.csv")
     assert set(flowers["split"]) == {1} and flowers["accuracy"].between(0, 1).all()
-    from mvl.paper_datasets import load_flowers17_splits
+    from mvl.data.paper import load_flowers17_splits
 
     tst1 = load_flowers17_splits(real_splits).splits[1]["tst"]
     n_test = flowers.loc[flowers.method == "mvl_ls", "accuracy"] * len(tst1)  # accuracies are k / 340

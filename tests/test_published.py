@@ -1,4 +1,4 @@
-"""Transcribed published numbers (mvl.published): structure, ranges and spot checks against the paper texts.
+"""Transcribed published numbers (mvl.data.published): structure, ranges and spot checks against the paper texts.
 
 Line numbers refer to /work/shared/papers/minh-bazzani-murino-2016-jmlr-unifying-vv-rkhs.txt (1-based, as
 ``sed -n Np``); the Sindhwani & Rosenberg text is a single line, so positions there are character offsets
@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mvl.published import PUBLISHED, load_published
+from mvl.data.published import PUBLISHED, load_published
 
 COLUMNS = {
     "jmlr2016_results": ["table", "dataset", "method", "setting", "views", "labels_per_class",

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mvl.datasets import load_mfeat
-from mvl.experiments import run_method, select_gammas
-from mvl.protocols import stratified_split
+from mvl.data.embedded import load_mfeat
+from mvl.workflow.experiments import run_method, select_gammas
+from mvl.data.protocols import stratified_split
 from mvl.workflow.methods import FAMILIES, method
 from mvl.workflow.runner import _all_tasks, run_params, run_unit, split_kernels, unit_cost, unit_tasks
 

@@ -31,7 +31,7 @@ from mvl import (
     OrthogonalMultiViewPerceptron,
 )
 from mvl.base import DegenerateKernelWarning
-from mvl.datasets import load_mfeat
+from mvl.data.embedded import load_mfeat
 from mvl.kernels import multiview_kernels
 
 ESTIMATORS = [MVLLeastSquares, MVLLeastSquaresOptC, MVLSVM, MVLBinarySVM, MVML, KernelMultiViewPerceptron,

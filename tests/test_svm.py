@@ -475,7 +475,7 @@ def test_block_step_is_exact_minimiser():
 def test_binary_shares_factorisations(monkeypatch):
     """MVL-binSVM factorises M_reg once (m view LUs) for all P one-vs-all problems."""
     calls = {"build": 0, "factor": 0}
-    real_build, real_factor = svm_module.build_svm_dual, svm_module._factor_view
+    real_build, real_factor = svm_module.build_svm_dual, svm_module.factor_view
 
     def build(*a, **k):
         calls["build"] += 1
@@ -486,7 +486,7 @@ def test_binary_shares_factorisations(monkeypatch):
         return real_factor(*a, **k)
 
     monkeypatch.setattr(svm_module, "build_svm_dual", build)
-    monkeypatch.setattr(svm_module, "_factor_view", factor)
+    monkeypatch.setattr(svm_module, "factor_view", factor)
     K, _, y = make_problem(3, 30, 4, frac_unlabelled=0.3, seed=8)
     _svm(MVLBinarySVM, gamma_A=1e-2, gamma_B=1e-2, gamma_W=1e-2).fit(sample_first(K), y)
     assert calls == {"build": 1, "factor": 3}

@@ -27,7 +27,7 @@ def _fit(X, y, **kw):
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_non_finite_kernel(two_view_problem, bad):
-    from mvl._validation import check_multiview_kernels
+    from mvl.validation import check_multiview_kernels
 
     K, K_test, y = two_view_problem
     K = K.copy()
@@ -279,7 +279,7 @@ def test_c_all_zeros(two_view_problem):
 
 @pytest.mark.parametrize("c", [[1.0 + 1.0j, 0.5], ["a", "b"]])
 def test_c_wrong_dtype(two_view_problem, c):
-    """The module promises ValueError naming the problem for every bad input (_validation.py)."""
+    """The module promises ValueError naming the problem for every bad input (validation.py)."""
     K, _, y = two_view_problem
     with pytest.raises(ValueError, match=r"c must be a vector of real numbers"):
         _fit(sample_first(K), y, c=c)

@@ -3,6 +3,8 @@
 The estimators are scikit-learn classifiers (:mod:`mvl.base`): X is a feature matrix cut into views
 (``kernel="rbf"``, ``"linear"``, ``"chi2"`` with ``views=``) or per-view Gram matrices stacked sample-first,
 (n_samples, n_samples_fit, m) (``kernel="precomputed"``); labels use -1 for unlabelled samples.
+This package is the solver layer (Sections 3-6 and the kernels of Section 7.1); the data sets live in
+:mod:`mvl.data`, the Snakemake glue in :mod:`mvl.workflow`, neither imported here.
 """
 
 from . import graph, kernels

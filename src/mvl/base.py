@@ -32,11 +32,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from ._validation import check_gamma, check_multiview_kernels, check_test_kernels
+from .validation import check_gamma, check_multiview_kernels, check_test_kernels
 from .kernels import chi2_distances, gaussian_bandwidth, squared_distances
 
 __all__ = ["MultiViewClassifier", "MVLClassifier", "encode_targets", "DegenerateKernelWarning", "KERNELS",
-           "SPARSE_MESSAGE", "unlabelled_mask"]
+           "SPARSE_MESSAGE", "unlabelled_mask", "reject_sparse", "INPUT_DOC", "INPUT_ATTRS"]
 
 KERNELS = ("precomputed", "rbf", "linear", "chi2")
 SPARSE_MESSAGE = "sparse input is not supported, call .toarray() to pass a dense array"
@@ -46,7 +46,7 @@ class DegenerateKernelWarning(UserWarning):
     """A view's kernel is constant (or zero): that view carries no information about the samples."""
 
 
-def _reject_sparse(X, name="X"):
+def reject_sparse(X, name="X"):
     if sparse.issparse(X):
         raise TypeError(f"{name}: {SPARSE_MESSAGE}")
     if isinstance(X, (list, tuple)) and any(sparse.issparse(v) for v in X):
@@ -208,7 +208,7 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
     def _fit_kernels(self, X):
         """Training kernels in the solvers' layout (m, n, n), float64, validated; sets the input state."""
         kind = self._check_kernel()
-        _reject_sparse(X)
+        reject_sparse(X)
         if kind == "precomputed":
             if _is_view_list(X):
                 raise ValueError("kernel='precomputed' takes one array of shape (n_samples, n_samples, n_views) "
@@ -255,7 +255,7 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
     def _test_kernels(self, X, name="X"):
         """Test-vs-train kernels in the solvers' layout (m, t, n)."""
         check_is_fitted(self)
-        _reject_sparse(X, name)
+        reject_sparse(X, name)
         m, n = self.n_views_, self.n_train_
         if self.kernel == "precomputed":
             Xa = self._validate_X(X, False, dtype=np.float64, allow_nd=True)
@@ -403,7 +403,7 @@ class MVLClassifier(MultiViewClassifier):
                   check_gamma(self.gamma_W, "gamma_W"))
         laplacian = self.laplacian
         if not isinstance(laplacian, str) and laplacian is not None:
-            _reject_sparse(laplacian, "laplacian")
+            reject_sparse(laplacian, "laplacian")
             L = np.asarray(laplacian)
             if L.ndim == 2:
                 L = L[:, :, None]
@@ -429,3 +429,33 @@ class MVLClassifier(MultiViewClassifier):
         """(t, P) combined outputs; for two classes (f_2 - f_1) / 2 (= f_2: the two outputs are opposite)."""
         F = self._outputs(Kt)
         return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
+
+
+# Parameter and attribute documentation shared by the estimators' docstrings (appended to each class doc).
+INPUT_DOC = """
+    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
+        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
+        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Otherwise X is a feature matrix
+        (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and each view gets
+        a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s), non-negative
+        features) kernel with parameters from the training samples only.
+    views : None, sequence of int or sequence of index arrays
+        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
+        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
+        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view
+        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
+        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
+        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune.
+"""
+
+INPUT_ATTRS = """
+    n_views_ : int
+    n_train_ : int
+        Training samples n (columns of the kernels at prediction).
+    n_features_in_ : int
+    bandwidths_ : list or None
+        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
+    view_columns_ : list of arrays
+        Column indices of each view (feature matrix input).
+"""

@@ -23,7 +23,7 @@ import numbers
 import numpy as np
 from scipy.linalg import blas
 
-from ._validation import check_multiview_kernels
+from .validation import check_multiview_kernels
 
 __all__ = [
     "laplacian",

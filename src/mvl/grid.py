@@ -31,7 +31,7 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import blas, lapack
 
-from ._validation import (
+from .validation import (
     check_combination,
     check_gamma,
     check_precomputed,

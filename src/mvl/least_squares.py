@@ -43,10 +43,11 @@ import warnings
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import blas, lapack
+from scipy.linalg import lapack
 
-from ._validation import check_combination
-from .base import MVLClassifier, encode_targets
+from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier, encode_targets
+from .blocks import factor_view, rcond, view_Q
+from .validation import check_combination
 
 __all__ = [
     "MVLLeastSquares",
@@ -56,61 +57,13 @@ __all__ = [
 ]
 
 
-def _factor_view(Kp, Lp, m, delta, beta, omega, p=0, rconds=None, w=None):
-    """LU of H_p^T, H_p = (beta m D + omega L^p) K^p + delta I; returns LAPACK (lu, piv).
-
-    D = diag(w) weighs the between-view term per point (M_B = D (x) M_m); w = None means D = I (eq 57).
-
-    If ``rconds`` is a list, the reciprocal condition number of H_p (LAPACK dgecon, 1-norm, O(n^2)
-    from the LU) is appended to it.
-
-    H_p^T = K^p M_p^T + delta I is formed with scipy's dgemm on Fortran-ordered views (x.T of a
-    C-ordered x): nothing is copied, and numpy's separate OpenBLAS pool is never woken (alternating
-    the two pools makes their busy-waiting threads fight over the cores).
-    """
-    n = Kp.shape[0]
-    diag = np.diag_indices(n)
-    if omega > 0 and Lp is not None:
-        Mp = omega * Lp
-        Mp[diag] += beta * m if w is None else (beta * m) * w
-        HT = blas.dgemm(1.0, Kp.T, Mp.T)  # K^T M^T = K M^T (K exactly symmetric), Fortran order
-        del Mp
-    elif w is None:
-        HT = np.asfortranarray((beta * m) * Kp)
-    else:
-        HT = np.asfortranarray(Kp * ((beta * m) * w)[None, :])  # (D K)^T = K D
-    HT[diag] += delta
-    anorm = float(np.abs(HT).sum(axis=0).max()) if rconds is not None else 0.0  # 1-norm of H_p^T
-    lu, piv, info = lapack.dgetrf(HT, overwrite_a=True)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"H_p of view {p} is singular (dgetrf info {info})")
-    if rconds is not None:
-        rconds.append(_rcond(lu, anorm))
-    return lu, piv
-
-
-def _rcond(lu, anorm):
-    """Reciprocal 1-norm condition estimate from an LU factorisation (LAPACK dgecon)."""
-    rcond, info = lapack.dgecon(lu, anorm, norm="1")
-    return float(rcond) if info == 0 else 0.0
-
-
-def _view_Q(lu, piv, Kp):
-    """Q_p = K^p H_p^{-1} = H_p^{-T} K^p (push-through identity; Q_p is symmetric), Fortran order.
-
-    K^p.T is K^p (exactly symmetric) in Fortran order: the right-hand side LAPACK wants.
-    """
-    X, info = lapack.dgetrs(lu, piv, Kp.T, trans=0)
-    return X
-
-
 def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, info=None, between_weights=None):
     """Solve eq (67)-(68) view by view; returns coefficients A of shape (m, n, P).
 
     ``labelled`` indexes the l labelled rows of the n training points and
     ``Y_L`` (l x P) holds their targets. ``L`` is (m, n, n) or None if
     gamma_W = 0. ``K`` must be exactly symmetric per view (as returned by
-    :func:`mvl._validation.check_multiview_kernels`). If ``info`` is a dict, ``info["rcond"]`` receives
+    :func:`mvl.validation.check_multiview_kernels`). If ``info`` is a dict, ``info["rcond"]`` receives
     the smallest reciprocal condition estimate of the factored matrices (the H_p and the coupled system).
 
     ``between_weights`` (n,) >= 0 weighs the between-view term per point, M_B = diag(w) (x) M_m (None: w = 1,
@@ -142,9 +95,9 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, inf
     Q1 = S[l:, l:] if beta > 0 else None
     for p in range(m):
         Kp = K[p]
-        lu, piv = _factor_view(Kp, None if L is None else L[p], m, delta, beta, omega, p, rconds, w)
+        lu, piv = factor_view(Kp, None if L is None else L[p], m, delta, beta, omega, p, rconds, w)
         factors.append((lu, piv))
-        X = _view_Q(lu, piv, Kp)
+        X = view_Q(lu, piv, Kp)
         Qp = X.T  # C-ordered view of Q_p^T = Q_p
         QL = Qp[labelled]
         Qcc_LL += (c[p] * c[p]) * QL[:, labelled]
@@ -177,7 +130,7 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, inf
         if err != 0:
             raise np.linalg.LinAlgError(f"coupled system is singular (dgetrf info {err})")
         if rconds is not None:
-            rconds.append(_rcond(lu_S, anorm))
+            rconds.append(rcond(lu_S, anorm))
         sol, err = lapack.dgetrs(lu_S, piv_S, rhs, trans=1)
         E_L, T = sol[:l], sol[l:]
         if U is not None:  # D T on all n points, zero outside U
@@ -190,7 +143,7 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, inf
         if err != 0:
             raise np.linalg.LinAlgError(f"coupled system is singular (dgetrf info {err})")
         if rconds is not None:
-            rconds.append(_rcond(lu_S, anorm))
+            rconds.append(rcond(lu_S, anorm))
         E_L, err = lapack.dgetrs(lu_S, piv_S, np.asarray(Y_L, dtype=np.float64))
         T = None
     E = np.zeros((n, P))
@@ -265,35 +218,6 @@ class IllConditionedWarning(UserWarning):
     """A solve was numerically ill-conditioned (see ``condition_estimate_``)."""
 
 
-_INPUT_DOC = """
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Otherwise X is a feature matrix
-        (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and each view gets
-        a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s), non-negative
-        features) kernel with parameters from the training samples only.
-    views : None, sequence of int or sequence of index arrays
-        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
-        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
-        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view
-        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
-        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune.
-"""
-
-_INPUT_ATTRS = """
-    n_views_ : int
-    n_train_ : int
-        Training samples n (columns of the kernels at prediction).
-    n_features_in_ : int
-    bandwidths_ : list or None
-        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
-    view_columns_ : list of arrays
-        Column indices of each view (feature matrix input).
-"""
-
-
 class MVLLeastSquares(MVLClassifier):
     __doc__ = """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
 
@@ -332,7 +256,7 @@ class MVLLeastSquares(MVLClassifier):
     graph_weights : "kernel" or "binary"
         Edge weights of the kNN graph: the kernel value K^i_jk, or 1 (the default of the
         manifold-regularization code). "binary" needs ``n_neighbors``.
-""" + _INPUT_DOC + """
+""" + INPUT_DOC + """
     The gammas enter multiplied by l, the number of labelled samples, exactly
     as in eq (67)-(68), so values from the paper mean the same here. Labels: any sortable labels,
     -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.base`).
@@ -347,7 +271,7 @@ class MVLLeastSquares(MVLClassifier):
     fit_seconds_ : float
     condition_estimate_ : float
         1-norm condition estimate of the factored systems (structured solver).
-""" + _INPUT_ATTRS
+""" + INPUT_ATTRS
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, laplacian="normalized",
                  solver="auto", n_neighbors=None, n_classes=None, between_weights=None, laplacian_power=1,

@@ -54,8 +54,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.utils.validation import check_is_fitted
 
-from .base import MultiViewClassifier
-from .least_squares import _INPUT_ATTRS, _INPUT_DOC
+from .base import INPUT_ATTRS, INPUT_DOC, MultiViewClassifier
 
 __all__ = ["MVML", "MetricNotPSDWarning", "nystrom_features"]
 
@@ -506,7 +505,7 @@ class MVML(MultiViewClassifier):
     random_state : int, numpy Generator or None
         Seeds the random sample ordering that picks the landmarks (shared by all views).
 
-""" + _INPUT_DOC + """
+""" + INPUT_DOC + """
     X as for :class:`mvl.MVLLeastSquares`; labels y use -1 for unlabelled samples, which MVML (supervised)
     leaves out. ``decision_function``: (t,) for two classes (positive: ``classes_[1]``), (t, P) one-vs-all.
 
@@ -531,7 +530,7 @@ class MVML(MultiViewClassifier):
     labelled_ : array (l,)
         Training samples used (labels >= 0).
     fit_seconds_ : float
-""" + _INPUT_ATTRS
+""" + INPUT_ATTRS
 
     def __init__(self, lmbda=0.1, eta=1.0, learn_A="full", learn_w=False, n_iter=10, n_iter_A=1, tol=1e-4,
                  step=None, nystrom=1.0, random_state=None, kernel="rbf", views=None, bandwidth=None):

@@ -26,7 +26,7 @@ The c-step works on the (m+1) x (m+1) triangle of the QR of [F | vec Y].
 
 Threads. The alternation runs with a one-thread BLAS, and the f-step spreads its work over the cores
 itself: the combining GEMMs by column blocks and the restarts in contiguous groups, each group's
-Cholesky solves and output GEMMs on its own thread through GIL-free LAPACK calls (:mod:`mvl._nogil`).
+Cholesky solves and output GEMMs on its own thread through GIL-free LAPACK calls (:mod:`mvl.blocks`).
 At Flowers-17 scale on 2 cores an f-step for 20 restarts took 0.15 s this way and 0.19-0.20 s with a
 2-thread BLAS in each call: a 680 x 680 Cholesky gains little from BLAS threads, and OpenBLAS's idle
 workers busy-wait after every call, taking a core from the step that follows.
@@ -45,11 +45,11 @@ from scipy.linalg import blas, lapack
 
 from sklearn.utils.validation import column_or_1d
 
-from . import _nogil
-from ._validation import check_gamma
-from .base import MVLClassifier
-from .least_squares import _INPUT_ATTRS, _INPUT_DOC, _factor_view, _view_Q
+from . import blocks
+from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier
+from .blocks import factor_view, view_Q
 from .sphere import sphere_least_squares
+from .validation import check_gamma
 
 __all__ = ["MVLLeastSquaresOptC", "OptCSystem"]
 
@@ -77,9 +77,9 @@ class OptCSystem:
         QL = np.empty((m, l, n))  # QL[p] = Q_p[L, order] (Q_p symmetric)
         Q1 = np.zeros((n, n)) if self.beta > 0 else None
         for p in range(m):
-            lu, piv = _factor_view(K[p], None if L is None else L[p], m, self.delta, self.beta, omega, p)
+            lu, piv = factor_view(K[p], None if L is None else L[p], m, self.delta, self.beta, omega, p)
             self.factors.append((lu, piv))
-            Qp = _view_Q(lu, piv, K[p])
+            Qp = view_Q(lu, piv, K[p])
             QL[p] = Qp[np.ix_(labelled, order)]
             if Q1 is not None:
                 Q1 += Qp
@@ -111,7 +111,7 @@ class OptCSystem:
             W = np.empty((l, l), order="F")
             for p in range(m):
                 for q in range(p, m):
-                    _nogil.gemm(QL[p].T, self.Z[q].T, W, trans_a=True, alpha=self.beta)
+                    blocks.gemm(QL[p].T, self.Z[q].T, W, trans_a=True, alpha=self.beta)
                     S[pair_index[p, q]] += W.T  # both C-contiguous
                     if q != p:
                         S[pair_index[p, q]] += W
@@ -124,7 +124,7 @@ class OptCSystem:
         # numbers (at most ~0.5 GB); forming them reads N and Z once per batch, so one batch is fastest
         self.batch = max(1, int(5.0e8 // (8 * l * (l + n))))
         # threads for the per-restart solves (GIL-free LAPACK; 0 = scipy's f2py wrappers, serial)
-        self._threads = _nogil.default_threads() if _nogil.available() else 0
+        self._threads = blocks.default_threads() if blocks.available() else 0
 
     def solve(self, C):
         """f-step for each row c of C: returns E_L (R, l, P) and F (m, l, R, P) (views, see below).
@@ -136,7 +136,7 @@ class OptCSystem:
 
         Threads: the work is split over the cores by hand (the GEMMs by column blocks, the restarts in
         contiguous groups), each thread calling scipy's LAPACK/BLAS with one BLAS thread and without
-        the GIL (:mod:`mvl._nogil`). A multithreaded BLAS gains little on a 680 x 680 Cholesky, and its
+        the GIL (:mod:`mvl.blocks`). A multithreaded BLAS gains little on a 680 x 680 Cholesky, and its
         idle workers busy-wait after each call, taking a core from the next step. Operands are Fortran
         views of C-ordered buffers (no copies).
 
@@ -152,7 +152,7 @@ class OptCSystem:
         YT = np.ascontiguousarray(self.Y_L.T)
         threads = max(1, self._threads)
         nb = min(R, self.batch)
-        with _nogil.single_threaded_blas():
+        with blocks.single_threaded_blas():
             for start in range(0, R, nb):
                 Cb = np.ascontiguousarray(C[start:start + nb])
                 r = len(Cb)
@@ -169,14 +169,14 @@ class OptCSystem:
                 Eb, Fb = Et[start:start + r], Ft[:, start:start + r]
                 Eb[:] = YT
                 group = functools.partial(self._group, Mall, Cb, Eb, Zc, Tt, Wt, Fb)
-                failed = sum(_nogil.map_threads(group, _nogil.chunks(r, threads), threads), [])
+                failed = sum(blocks.map_threads(group, blocks.chunks(r, threads), threads), [])
                 if failed:  # rounding broke definiteness: rebuild those M_r, solve by LU, redo the outputs
                     for j in failed:
                         M = np.tensordot(Wc[j], self.S, axes=(0, 0))
                         M[np.diag_indices(l)] += 1.0
                         Eb[j] = linalg.solve(M, self.Y_L, check_finite=False).T
                         if Tt is not None:
-                            _nogil.gemm(Zc[j].reshape(l, n).T, Eb[j].T, Tt[j].T)
+                            blocks.gemm(Zc[j].reshape(l, n).T, Eb[j].T, Tt[j].T)
                     self._outputs(Cb, Eb, Tt, Wt, Fb, 0, r)
         return Et.transpose(0, 2, 1), Ft.transpose(0, 3, 1, 2)
 
@@ -197,10 +197,10 @@ class OptCSystem:
         Mall[j, ::l + 1] += 1.0
         M = Mall[j].reshape(l, l).T  # symmetric: the C-ordered rows are the Fortran matrix
         X = Eb[j].T  # Fortran (l, P), holds Y_L
-        if _nogil.cholesky_solve(M, X) != 0:
+        if blocks.cholesky_solve(M, X) != 0:
             return False
         if Tt is not None:  # T_j = Z(c_j) E_j: Zc[j] is Z(c_j)^T in C order, i.e. Z(c_j) in Fortran
-            _nogil.gemm(Zc[j].reshape(l, n).T, X, Tt[j].T)
+            blocks.gemm(Zc[j].reshape(l, n).T, X, Tt[j].T)
         return True
 
     def _outputs(self, Cb, Eb, Tt, Wt, Fb, j0, j1):
@@ -215,9 +215,9 @@ class OptCSystem:
                 W = Wt[j0:j1]
                 np.multiply(Tt[j0:j1], self.beta, out=W)
                 W[:, :, :l] += Cb[j0:j1, p, None, None] * E  # points reordered: L first
-                _nogil.gemm(self.QL[p].T, W.reshape(k, n).T, out, trans_a=True)
+                blocks.gemm(self.QL[p].T, W.reshape(k, n).T, out, trans_a=True)
             else:  # F_p = c_p Q_p[L, L] E (Q_p[L, L] symmetric)
-                _nogil.gemm(self.QLL[p].T, E.reshape(k, l).T, out)
+                blocks.gemm(self.QLL[p].T, E.reshape(k, l).T, out)
                 Fb[p, j0:j1] *= Cb[j0:j1, p, None, None]
 
     def _buffer(self, name, shape):
@@ -275,9 +275,9 @@ def _combine(Wc, S, out, threads):
     """
     def part(rng):
         a, b = rng
-        _nogil.gemm(S[:, a:b].T, Wc.T, out[:, a:b].T)
+        blocks.gemm(S[:, a:b].T, Wc.T, out[:, a:b].T)
 
-    _nogil.map_threads(part, _nogil.chunks(S.shape[1], threads), threads)
+    blocks.map_threads(part, blocks.chunks(S.shape[1], threads), threads)
     return out
 
 
@@ -322,7 +322,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         (p = ``laplacian_power``, eq 60-63), the kNN edge weights "kernel" or "binary".
     random_state : int or None
         Seed of the starting vectors.
-""" + _INPUT_DOC + """
+""" + INPUT_DOC + """
     Attributes
     ----------
     c_ : (m,) learned combination vector of the kept restart
@@ -331,7 +331,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
     validation_scores_ : (n_restarts,) validation accuracy of each restart (None without validation)
     best_restart_ : index of the kept restart
     restart_c_ : (n_restarts, m) final c of every restart
-""" + _INPUT_ATTRS
+""" + INPUT_ATTRS
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
                  laplacian="normalized", random_state=None, n_neighbors=None, n_classes=None, laplacian_power=1,
@@ -393,7 +393,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         # the whole alternation with one BLAS thread: the f-steps spread their work over the cores by
         # hand (OptCSystem.solve), and a multithreaded BLAS call in the c-step would leave OpenBLAS
         # workers busy-waiting on a core the next f-step needs
-        with _nogil.single_threaded_blas():
+        with blocks.single_threaded_blas():
             for it in range(self.n_iter):
                 idx = np.flatnonzero(active)
                 if idx.size == 0:

@@ -44,10 +44,9 @@ import numpy as np
 
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import _as_float_array
-from .base import MultiViewClassifier, _reject_sparse
+from .base import INPUT_ATTRS, INPUT_DOC, MultiViewClassifier, reject_sparse
 from .kernels import gaussian_kernel, linear_kernel
-from .least_squares import _INPUT_ATTRS, _INPUT_DOC
+from .validation import as_float_array
 
 __all__ = ["KernelMultiViewPerceptron", "OrthogonalMultiViewPerceptron", "cross_view_kernels",
            "check_cross_view_kernels"]
@@ -95,7 +94,7 @@ def cross_view_kernels(views, views_test=None, kernel="gaussian", standardize_fe
 def check_cross_view_kernels(G, name="K", symmetric_tol=1e-8):
     """Validate a matrix kernel (m, m, n, n) with G[k, j] = G[j, k]^T (the solvers' layout); returns it as
     float64."""
-    arr = _as_float_array(G, name)
+    arr = as_float_array(G, name)
     if arr.ndim != 4 or arr.shape[0] != arr.shape[1] or arr.shape[2] != arr.shape[3]:
         raise ValueError(f"{name} must have shape (m, m, n, n), got {arr.shape}")
     if arr.shape[0] == 0 or arr.shape[2] == 0:
@@ -233,7 +232,7 @@ class _MultiViewPerceptronBase(MultiViewClassifier):
         """(kind, array, m, n): 'full' for a precomputed cross-view kernel (n, n, m, m), turned into the
         solvers' (m, m, n, n); 'diag' for per-view kernels (m, n, n) from either input form."""
         if self.kernel == "precomputed" and _ndim(X) == 4:
-            _reject_sparse(X)
+            reject_sparse(X)
             self._check_kernel()
             arr = self._validate_X(X, True, dtype=np.float64, allow_nd=True)
             if arr.shape[0] != arr.shape[1] or arr.shape[2] != arr.shape[3]:
@@ -298,7 +297,7 @@ class _MultiViewPerceptronBase(MultiViewClassifier):
         check_is_fitted(self)
         m, n, L = self.n_views_, self.n_train_, self.labelled_
         if self._cross_view:
-            _reject_sparse(X)
+            reject_sparse(X)
             arr = self._validate_X(X, False, dtype=np.float64, allow_nd=True)
             if arr.ndim != 4 or arr.shape[1:] != (n, m, m):
                 raise ValueError(f"X must have shape (t, n_samples_fit, m, m) = (t, {n}, {m}, {m}), got {arr.shape}")
@@ -350,13 +349,13 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     shuffle : bool
         Present the samples in a seeded random order per epoch, or in index order.
     random_state : int, numpy Generator or None
-""" + _INPUT_DOC + """
+""" + INPUT_DOC + """
     With ``kernel="precomputed"``, ``fit`` takes the matrix kernel (n, n, m, m), X[a, b, k, j] =
     k(x_{a,k}, x_{b,j}) (see :func:`cross_view_kernels`; views must share one space, Section 3.2), or per-view
     kernels (n, n, m); with the latter (and with feature views, which get per-view kernels) the cross-view
     kernels are zero, i.e. the orthogonal embedding (4.1.1), the algorithm coincides with
     :class:`OrthogonalMultiViewPerceptron` (eq 4.1.7) and runs its O(m) per-step code.
-    """ + _ATTRS + _INPUT_ATTRS
+    """ + _ATTRS + INPUT_ATTRS
     _diagonal = False
 
 
@@ -367,5 +366,5 @@ class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
     views (views may live in different spaces; one kernel each); a matrix kernel (n, n, m, m) is accepted and
     only its diagonal blocks are used. Prediction (4.1.6): sign sum_k ||v_k||^{2(p-1)} <v_k, x_k>; averaging as
     for the matrix Perceptron with W_t = grad Phi(V_t).
-    """ + _ATTRS + _INPUT_ATTRS
+    """ + _ATTRS + INPUT_ATTRS
     _diagonal = True

@@ -75,10 +75,10 @@ from scipy import linalg, optimize
 from scipy.linalg import blas, lapack
 from threadpoolctl import threadpool_limits
 
-from ._validation import check_combination
-from .base import MVLClassifier
-from .least_squares import _INPUT_ATTRS, _INPUT_DOC, _factor_view, _view_Q
+from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier
+from .blocks import factor_view, view_Q
 from .simplex import simplex_coding, simplex_gram
+from .validation import check_combination
 
 __all__ = [
     "MVLSVM",
@@ -149,7 +149,7 @@ def build_svm_dual(K, labelled, c, gamma_A, gamma_B, gamma_W, L=None):
 
     ``K`` (m, n, n) exactly symmetric per view, ``labelled`` the l labelled
     indices, ``c`` (m,), ``L`` (m, n, n) or None when gamma_W = 0. Reuses the
-    per-view factorisation of ``least_squares`` (``_factor_view``: LU of H_p^T).
+    per-view factorisation of ``least_squares`` (``factor_view``: LU of H_p^T).
     """
     m, n, _ = K.shape
     labelled = np.asarray(labelled)
@@ -159,9 +159,9 @@ def build_svm_dual(K, labelled, c, gamma_A, gamma_B, gamma_W, L=None):
     Qc = np.zeros((n, n)) if beta > 0 else None
     Q1 = np.zeros((n, n)) if beta > 0 else None
     for p in range(m):
-        lu, piv = _factor_view(K[p], None if L is None else L[p], m, gamma_A, beta, gamma_W, p)
+        lu, piv = factor_view(K[p], None if L is None else L[p], m, gamma_A, beta, gamma_W, p)
         factors.append((lu, piv))
-        Qp = _view_Q(lu, piv, K[p]).T  # C-ordered view of Q_p^T = Q_p
+        Qp = view_Q(lu, piv, K[p]).T  # C-ordered view of Q_p^T = Q_p
         Q_G += (c[p] * c[p]) * Qp[np.ix_(labelled, labelled)]
         if beta > 0:
             Qc += c[p] * Qp
@@ -644,7 +644,7 @@ _PARAMS_DOC = """
         iterated Laplacian of Belkin, Niyogi & Sindhwani (2006) in place of L (eq 60-63).
     graph_weights : "kernel" or "binary"
         As in ``MVLLeastSquares``: kNN edge weights K^i_jk or 1; "binary" needs ``n_neighbors``.
-""" + _INPUT_DOC
+""" + INPUT_DOC
 
 
 class MVLSVM(_SVMBase):
@@ -674,7 +674,7 @@ class MVLSVM(_SVMBase):
         D(alpha) of eq (26).
     classes_, c_, n_labelled_, labelled_, fit_seconds_, reg_seconds_ (time for M_reg),
     solve_seconds_ (time in the dual solver).
-    """ + _INPUT_ATTRS
+    """ + INPUT_ATTRS
 
     def fit(self, X, y):
         """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
@@ -716,7 +716,7 @@ class MVLBinarySVM(_SVMBase):
     n_iter_, kkt_violation_, dual_objective_ : arrays (P,)
         Per binary problem, as in :class:`MVLSVM`.
     classes_, c_, n_labelled_, labelled_, fit_seconds_, reg_seconds_, solve_seconds_.
-    """ + _INPUT_ATTRS
+    """ + INPUT_ATTRS
 
     def fit(self, X, y):
         """Fit the P one-vs-all problems on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""

@@ -60,7 +60,7 @@ PAPER_SOURCES = ("flowers17", "caltech101", "cub")
 
 
 def is_paper(dataset):
-    """Paper datasets (Section 7.2) come with their own protocols and are loaded by mvl.paper_datasets."""
+    """Paper datasets (Section 7.2) come with their own protocols and are loaded by mvl.data.paper."""
     return dcfg(dataset)["source"] in PAPER_SOURCES
 
 
@@ -133,7 +133,7 @@ def _check_raw_data():
         todo.append("ssl_benchmarks")
     if not todo:
         return
-    from mvl import download
+    from mvl.data import download
 
     options = download.DataOptions.from_config({"data": config["data"]}, base_dir=workflow.basedir)
     try:
@@ -147,10 +147,10 @@ def _check_raw_data():
         sys.exit(1)
 
 
-# Before the DAG is built: outputs whose content no longer matches their checksum sidecar (mvl.io) are
+# Before the DAG is built: outputs whose content no longer matches their checksum sidecar (mvl.workflow.io) are
 # deleted, one line each on stderr, so that they and everything downstream are recomputed.
 if workflow.is_main_process:
-    from mvl.io import verify_outputs
+    from mvl.workflow.io import verify_outputs
 
     verify_outputs(RES, stream=sys.stderr)
 _check_raw_data()

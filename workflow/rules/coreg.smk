@@ -17,7 +17,7 @@ rule coreg_run:
     conda:
         "../envs/mvl.yaml"
     shell:
-        '"{params.python}" -m mvl.cli coreg --dataset {wildcards.cds} --seed {wildcards.seed} --out {output} '
+        '"{params.python}" -m mvl.workflow.cli coreg --dataset {wildcards.cds} --seed {wildcards.seed} --out {output} '
         "> {log} 2>&1"
 
 
@@ -34,7 +34,7 @@ rule coreg_collect:
     conda:
         "../envs/mvl.yaml"
     shell:
-        '"{params.python}" -m mvl.cli collect --out {output} {input} > {log} 2>&1'
+        '"{params.python}" -m mvl.workflow.cli collect --out {output} {input} > {log} 2>&1'
 
 
 rule coreg_report:

@@ -12,7 +12,7 @@ rule dataset:
     conda:
         "../envs/mvl.yaml"
     shell:
-        '"{params.python}" -m mvl.cli dataset --dataset {wildcards.dataset} --source {params.source} '
+        '"{params.python}" -m mvl.workflow.cli dataset --dataset {wildcards.dataset} --source {params.source} '
         "--views {params.views} --out {output} > {log} 2>&1"
 
 
@@ -33,6 +33,6 @@ rule prepare:
     conda:
         "../envs/mvl.yaml"
     shell:
-        '"{params.python}" -m mvl.cli prepare --dataset {wildcards.dataset} --source {params.source} '
+        '"{params.python}" -m mvl.workflow.cli prepare --dataset {wildcards.dataset} --source {params.source} '
         "--views {params.views} --part {wildcards.part} --loader {params.loader:q} "
         "--out {output} > {log} 2>&1"

@@ -32,7 +32,7 @@ rule collect:
     conda:
         "../envs/mvl.yaml"
     shell:
-        '"{params.python}" -m mvl.cli collect --out {output} {input} > {log} 2>&1'
+        '"{params.python}" -m mvl.workflow.cli collect --out {output} {input} > {log} 2>&1'
 
 
 rule aggregate:
@@ -48,4 +48,4 @@ rule aggregate:
     conda:
         "../envs/mvl.yaml"
     shell:
-        '"{params.python}" -m mvl.cli aggregate --results {input} --out {output} > {log} 2>&1'
+        '"{params.python}" -m mvl.workflow.cli aggregate --results {input} --out {output} > {log} 2>&1'

@@ -4,7 +4,7 @@ Sindhwani & Rosenberg (ICML 2008, "SR"), Section 4.3 and Tables 2-4: manifold re
 RLS) against manifold co-regularization (CoMR) on LINES, G50C, USPST, COIL20 and PCMAC. SR choose (gamma_1,
 gamma_2) "with respect to validation error" on the grid {1e-6, 1e-4, 1e-2, 1, 10, 100} and print one pair per
 dataset and method (Table 4), which leaves open whether the pair was chosen per split or once per dataset.
-The functions here read the tidy table of every grid row (:func:`mvl.ssl_data.run_split` with ``all_grid``;
+The functions here read the tidy table of every grid row (:func:`mvl.data.ssl_benchmarks.run_split` with ``all_grid``;
 one row per dataset, seed, method, graph_weights, gamma1, gamma2 with validation_error, validation_loss,
 test_error, unlabelled_error and the per-split choice ``selected``) and evaluate three protocols:
 
@@ -13,7 +13,7 @@ test_error, unlabelled_error and the per-split choice ``selected``) and evaluate
 (b) ``"b"``: one pair per dataset, method and graph weights, chosen on the validation error averaged over the
     splits (ties: smaller mean validation squared loss, then grid order), then used on every split;
 (c) ``"c"``: SR's Table-4 pair of the dataset and method, read from the published parameters
-    (:func:`mvl.published.load_published` ``("sindhwani2008_parameters")``).
+    (:func:`mvl.data.published.load_published` ``("sindhwani2008_parameters")``).
 
 None of them looks at test or unlabelled errors to choose. Each is evaluated for both kNN graph weight
 conventions (``graph_weights`` "binary" and "kernel", :func:`mvl.coreg.knn_graph_laplacian`).
@@ -80,7 +80,7 @@ def published_pairs(parameters=None):
     """SR Table 4's (gamma_1, gamma_2) per dataset and method: DataFrame dataset (lower case), method, gamma1,
     gamma2. ``parameters`` defaults to ``load_published("sindhwani2008_parameters")``."""
     if parameters is None:
-        from mvl.published import load_published
+        from ..data.published import load_published
 
         parameters = load_published("sindhwani2008_parameters")
     p = parameters[parameters["parameter"].str.contains("/gamma_")].copy()
@@ -97,7 +97,7 @@ def published_errors(results=None):
     "unlabelled"), table, published_mean, published_std. ``results`` defaults to
     ``load_published("sindhwani2008_results")``."""
     if results is None:
-        from mvl.published import load_published
+        from ..data.published import load_published
 
         results = load_published("sindhwani2008_results")
     out = results.rename(columns={"error_type": "error", "mean": "published_mean", "std": "published_std"})

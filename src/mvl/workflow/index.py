@@ -4,7 +4,7 @@
 notebook) and every figure of a run, with the profile name, a hash of the merged config, the package version,
 the date and the datasets; every link is relative to the page. :func:`check_links` lists the links of a page
 that do not resolve to a file. :func:`export_html` converts an executed notebook to HTML with nbconvert (code
-cells shown) and writes it atomically.
+cells shown) and writes it atomically. No paper section (presentation of the results).
 
 Command line (what the workflow rules call)::
 
@@ -150,7 +150,7 @@ def build_index(out, notebooks, *, profile="default", config_sha="", version="",
 
 
 def _atomic_write_text(path, text):
-    from mvl.io import atomic_path
+    from .io import atomic_path
 
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")

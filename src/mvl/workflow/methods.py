@@ -4,8 +4,9 @@ A method name (``mvl_ls``, ``mvl_ls_optc25``, ``mvml_full_n24``, ``view_fou``, .
 :class:`Method`: its family (the unit of work of one workflow job: methods of one family and split run in
 one process, see :mod:`mvl.workflow.runner`), whether it needs the validation set, whether it uses the gamma
 selection made once per split and u_c, its cost in MVL-LS fits (for the cluster resources) and its display
-label. The runner (:mod:`mvl.experiments` dispatches on the same names), the rules, the reports and the
-published-vs-ours comparison read this module instead of parsing names themselves.
+label. The runner (:mod:`mvl.workflow.experiments` dispatches on the same names), the rules, the reports and the
+published-vs-ours comparison read this module instead of parsing names themselves. The methods are those
+compared in Section 7 (MVL-LS, Theorem 10; MVL-LS-optC, Section 6; MVL-SVM, Theorems 6 and 13) and related systems.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["FAMILIES", "Method", "method", "family_of"]
+__all__ = ["FAMILIES", "Method", "method", "lookup", "family_of", "method_attribute"]
 
 FAMILIES = ("ls", "svm", "optc", "comparison")
 """Families of methods, each run as one job per (dataset, split): MVL-LS and its selections, ablations,
@@ -28,6 +29,28 @@ class Method:
     needs_validation: bool = False  # draws a validation set (selection, optC restarts)
     uses_selection: bool = False  # reads the graph/gamma selection of its split and u_c
     fits: float = 1.0  # cost in structured MVL-LS fits of the same size
+    view: str | None = None  # the one view of ``view_<name>``
+    optc_iterations: int | None = None  # N of ``mvl_ls_optc<N>``
+    mvml_metric: str | None = None  # metric of ``mvml_<metric>_n<pct>``: full, sparse, cov or identity
+    nystrom_percent: int | None = None  # pct of ``mvml_<metric>_n<pct>``
+
+    @property
+    def ablation(self):
+        """The gamma_B / gamma_W ablation of Table 2 (``*_ablation*``)."""
+        return "_ablation" in self.name
+
+    @property
+    def related(self):
+        """One of the related systems compared with MVL (MVML, the perceptrons)."""
+        return self.family == "comparison"
+
+    @property
+    def kind(self):
+        """The estimator behind the name: mvl_ls, mvl_ls_optc, mvl_svm, mvl_binsvm, svc, mvml or perceptron."""
+        for prefix in ("mvl_ls_optc", "mvl_svm", "mvl_binsvm", "mvml", "perceptron"):
+            if self.name.startswith(prefix):
+                return prefix
+        return "svc" if self.name == "svc_sum" else "mvl_ls"
 
 
 _FIXED = {
@@ -56,16 +79,35 @@ def method(name):
     m = re.fullmatch(r"mvl_ls_optc(\d+)", name)
     if m:  # measured: 20 restarts x 25 iterations ~ 22 fits
         its = int(m.group(1))
-        return Method(name, "optc", f"MVL-LS-optC ({its} iterations)", True, False, 2 + its * 0.8)
+        return Method(name, "optc", f"MVL-LS-optC ({its} iterations)", True, False, 2 + its * 0.8, optc_iterations=its)
     m = re.fullmatch(r"mvml_(full|sparse|cov|identity)_n(\d+)", name)
     if m:
         metric, pct = m.group(1), int(m.group(2))
         cost = 10.0 * (pct / 100.0) ** 3 * (30 if metric == "sparse" else 1)
-        return Method(name, "comparison", f"MVML {metric}, Nystrom {pct} %", fits=max(cost, 0.5))
+        return Method(name, "comparison", f"MVML {metric}, Nystrom {pct} %", fits=max(cost, 0.5), mvml_metric=metric,
+                      nystrom_percent=pct)
     if name.startswith("view_") and len(name) > 5:
-        return Method(name, "ls", f"single view {name[5:]}")
+        return Method(name, "ls", f"single view {name[5:]}", view=name[5:])
     raise ValueError(f"unknown method {name!r}")
+
+
+def lookup(name):
+    """The :class:`Method` of ``name``, or None for a name that is no method (e.g. a published table's row)."""
+    try:
+        return method(str(name))
+    except ValueError:
+        return None
 
 
 def family_of(name):
     return method(name).family
+
+
+def method_attribute(names, attribute, default=None):
+    """``attribute`` of the method of every name in ``names`` (a pandas Series or any iterable) as a list; ``default``
+    for names that are no method."""
+    out = []
+    for n in names:
+        m = lookup(n)
+        out.append(default if m is None else getattr(m, attribute))
+    return out

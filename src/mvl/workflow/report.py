@@ -8,7 +8,7 @@ unlabelled samples) and come with a paired t-test and a Wilcoxon signed-rank tes
 Semi-supervised questions (JMLR 2016 Section 7, Table 2 design): the cells of the gamma_B / gamma_W ablation
 are read from the methods ``mvl_ls_ablation`` (the configured gammas and graph), ``mvl_ls_ablation_cv`` (each
 cell's gammas selected on validation, the configured graph) and ``mvl_ls_ablation_cvgraph`` (the graph selected
-too); see :mod:`mvl.experiments`. Cell "none" is supervised MVL-LS, so a cell minus "none" is what the
+too); see :mod:`mvl.workflow.experiments`. Cell "none" is supervised MVL-LS, so a cell minus "none" is what the
 unlabelled data bring; cell "any" is the model selected over all cells.
 """
 
@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 
 import numpy as np
 import pandas as pd
+
+from .methods import lookup, method_attribute
 
 __all__ = [
     "SCOPES",
@@ -215,12 +216,8 @@ def grid_cost(res):
 
 def method_label(name):
     """Display label of a method name (``mvl_ls_cv`` -> "MVL-LS, selected gammas"), never abbreviated."""
-    from .methods import method
-
-    try:
-        return method(name).label
-    except ValueError:
-        return name
+    m = lookup(name)
+    return name if m is None else m.label
 
 
 def _view_names(res):
@@ -229,7 +226,7 @@ def _view_names(res):
         order = str(res["views"].dropna().iloc[0]).split("+")
     else:
         order = []
-    present = sorted({m[5:] for m in res["method"] if str(m).startswith("view_")})
+    present = sorted({v for v in method_attribute(res["method"], "view") if v is not None})
     return [v for v in order if v in present] + [v for v in present if v not in order]
 
 
@@ -244,8 +241,8 @@ def _lc_col(lc):
 
 def _main_rows(res):
     """Runs of the main sweep (not ablation, optC or the related systems)."""
-    m = res["method"].astype(str)
-    return res[~m.str.contains("_ablation") & ~m.str.startswith("mvl_ls_optc") & ~m.str.match(r"^(mvml_|perceptron_)")]
+    main = [m is None or not (m.ablation or m.family == "optc" or m.related) for m in map(lookup, res["method"])]
+    return res[np.array(main, dtype=bool)]
 
 
 _MAIN_ORDER = ["mvl_ls", "mvl_ls_cv", "mvl_ls_cvgraph", "mvl_svm", "mvl_binsvm", "svc_sum"]
@@ -285,9 +282,14 @@ def accuracy_table(res):
     return pd.DataFrame([[rows[k].get(c, "") for c in cols] for k in sorted(rows)], index=index, columns=cols)
 
 
+def _is_single_view(res):
+    """Boolean Series: the rows of single-view runs (``view_<name>``, the registry's ``Method.view``)."""
+    return pd.Series([v is not None for v in method_attribute(res["method"], "view")], index=res.index, dtype=bool)
+
+
 def best_single_view(res):
     """Per l_c, the supervised single view with the best mean *test* accuracy: Series l_c -> method name."""
-    single = res[res["method"].astype(str).str.startswith("view_") & (res["u_c"] == 0)]
+    single = res[_is_single_view(res) & (res["u_c"] == 0)]
     if single.empty:
         return pd.Series(dtype=object)
     return single.groupby(["l_c", "method"])["accuracy"].mean().unstack("method").idxmax(axis=1)
@@ -415,21 +417,22 @@ def comparison_family(name):
     name = str(name)
     if name in COMPARISON_REFERENCE:
         return "MVL (this paper) and SVC"
-    if name.startswith("perceptron_"):
+    m = lookup(name)
+    if m is not None and m.kind == "perceptron":
         return "multi-view perceptrons"
-    if name.startswith("mvml_"):
-        return f"MVML, {name.split('_')[1]} metric"
+    if m is not None and m.kind == "mvml":
+        return f"MVML, {m.mvml_metric} metric"
     return "other"
 
 
 def _comparison_rows(res):
     m = res["method"].astype(str)
-    rel = res[(res["u_c"] == 0) & m.str.match(r"^(mvml_|perceptron_)")]
+    related = pd.Series(method_attribute(m, "related", False), index=res.index, dtype=bool)
+    rel = res[(res["u_c"] == 0) & related]
     if rel.empty:
         return rel
     lcs = rel["l_c"].unique()
-    return res[(res["u_c"] == 0) & res["l_c"].isin(lcs) & (m.str.match(r"^(mvml_|perceptron_)")
-                                                         | m.isin(COMPARISON_REFERENCE))]
+    return res[(res["u_c"] == 0) & res["l_c"].isin(lcs) & (related | m.isin(COMPARISON_REFERENCE))]
 
 
 _FAMILY_ORDER = ("MVL (this paper) and SVC", "MVML, full metric", "MVML, sparse metric", "MVML, cov metric",
@@ -441,9 +444,10 @@ def _comparison_order(names):
     (largest first), then the perceptrons."""
     def key(n):
         fam = comparison_family(n)
-        pct = re.search(r"_n(\d+)$", n)
+        m = lookup(n)
+        pct = None if m is None else m.nystrom_percent
         return (_FAMILY_ORDER.index(fam) if fam in _FAMILY_ORDER else len(_FAMILY_ORDER), fam,
-                -int(pct.group(1)) if pct else 0,
+                -pct if pct else 0,
                 COMPARISON_REFERENCE.index(n) if n in COMPARISON_REFERENCE else 0, n)
     return sorted(names, key=key)
 
@@ -489,7 +493,7 @@ def _cell(v):
 
 
 def published_table(cmp):
-    """The frame of :func:`mvl.compare.published_comparison` as shown: published and ours as mean (std)
+    """The frame of :func:`mvl.workflow.compare.published_comparison` as shown: published and ours as mean (std)
     in %, the difference with its sign, two decimals; rows without our counterpart keep empty cells."""
     if cmp.empty:
         return pd.DataFrame()
@@ -707,7 +711,9 @@ def mvml_metric_figure(res, dataset=""):
     the first MVML method with a learned metric), as an annotated heat map."""
     fig, axes = _new_figure(1, 1, 6.0, 5.0)
     ax = axes[0, 0]
-    rows = res[res["method"].astype(str).str.startswith("mvml_")] if "mvml_block_norms" in res else res.iloc[:0]
+    rows = res.iloc[:0]
+    if "mvml_block_norms" in res:
+        rows = res[[k == "mvml" for k in method_attribute(res["method"], "kind")]]
     rows = rows[rows["mvml_block_norms"].notna()] if not rows.empty else rows
     if rows.empty:
         ax.axis("off")
@@ -795,7 +801,7 @@ def optc_objective_figure(res, dataset=""):
 
 def save_figure(fig, *paths, dpi=150):
     """Write ``fig`` to every path atomically (temporary file beside it, then rename)."""
-    from mvl.io import atomic_path
+    from .io import atomic_path
 
     for path in paths:
         with atomic_path(path) as tmp:

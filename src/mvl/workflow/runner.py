@@ -4,7 +4,7 @@ Starting a Python process with numpy, scipy and pandas costs about 1.5 s of CPU,
 mfeat study take milliseconds; so a job runs a whole unit of work (:func:`unit_tasks`: every l_c, u_c and
 method of one family for one split), sharing the data, the split's kernels and the validation selection
 (made once per split and u_c at l_c = ``grid_labels_per_class``, Section 7.3) across its runs. It writes
-one tidy CSV (atomically, with its checksum sidecar, :mod:`mvl.io`) and one progress line per run to its
+one tidy CSV (atomically, with its checksum sidecar, :mod:`mvl.workflow.io`) and one progress line per run to its
 log. An interrupted job is rerun whole.
 
 :func:`unit_tasks` is also what the Snakefile reads to know which units exist and what they cost
@@ -19,10 +19,10 @@ import time
 
 import numpy as np
 
-from .. import io
-from ..experiments import run_method, run_on_draw, select_gammas, select_gammas_on_draw
+from . import io
+from .experiments import run_method, run_on_draw, select_gammas, select_gammas_on_draw
 from ..kernels import gaussian_kernel, linear_kernel
-from ..protocols import official_split, stratified_split
+from ..data.protocols import official_split, stratified_split
 from .methods import FAMILIES, method
 
 __all__ = ["DEFAULT_METHODS", "PAPER_SOURCES", "unit_tasks", "unit_cost", "run_params", "split_for_seed",
@@ -144,7 +144,7 @@ def split_kernels(data, split, view, spec):
 
 def paper_draw(data, source, seed, l_c, u_c, params, views, needs_validation):
     """Kernels of one draw of a paper dataset (the loaders' own protocols, Section 7.2)."""
-    from ..paper_datasets import caltech101_draw, cub_draw, flowers17_draw
+    from ..data.paper import caltech101_draw, cub_draw, flowers17_draw
 
     if u_c == "all":
         raise ValueError(f"u_c = 'all' is defined for the random protocol only, not for {source}")
@@ -167,12 +167,13 @@ def paper_draw(data, source, seed, l_c, u_c, params, views, needs_validation):
 
 
 def views_of(name, views):
-    """The views a method uses: one for ``view_<name>``, all otherwise."""
-    if not name.startswith("view_"):
+    """The views a method uses: one for ``view_<name>``, all otherwise (the registry's ``Method.view``)."""
+    view = method(name).view
+    if view is None:
         return list(views)
-    if name[5:] not in views:
-        raise ValueError(f"method {name!r}: unknown view {name[5:]!r}; views are {list(views)}")
-    return [name[5:]]
+    if view not in views:
+        raise ValueError(f"method {name!r}: unknown view {view!r}; views are {list(views)}")
+    return [view]
 
 
 def run_unit(settings, dataset, seed, family, data_path, out, log=None):

@@ -1,6 +1,6 @@
 """Reading Snakemake's own output: the job statistics table it prints before a run or dry run.
 
-Used by the workflow benchmark (benchmarks/bench_workflow.py) and the workflow tests.
+Used by the workflow benchmark (benchmarks/bench_workflow.py) and the workflow tests. No paper section.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""Command-line steps of the workflow: python -m mvl.cli STEP [options]  (python -m mvl.cli STEP -h for one step).
+"""Command-line steps of the workflow: python -m mvl.workflow.cli STEP [options]  (STEP -h for one step).
 
 Each step reads its inputs, writes its single output atomically with a SHA-256 sidecar (<out>.sha256, which
-also records the digests of the inputs; checked by mvl.io.verify_outputs when the workflow starts) and prints
+also records the digests of the inputs; checked by mvl.workflow.io.verify_outputs when the workflow starts) and prints
 a short progress line. Steps: dataset, prepare, collect, aggregate, coreg, check. The runs themselves are the
-workflow's rule run (mvl.workflow.runner).
+workflow's rule run (mvl.workflow.runner). No paper section: it prepares the data of Section 7.2 and
+collects the results of Section 7.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from . import io
 
 
 def _inputs(a):
-    """The files a step read (recorded in its output's checksum sidecar, see :func:`mvl.io.verify_outputs`)."""
+    """The files a step read (recorded in its output's checksum sidecar, see :func:`mvl.workflow.io.verify_outputs`)."""
     files = []
     for name in ("dataset_npz", "split", "kernels", "prepared", "selected", "results", "inputs"):
         value = getattr(a, name, None)
@@ -31,12 +32,12 @@ def _inputs(a):
 
 def _load_source(source, data_options):
     """The raw dataset of a ``source`` (see config ``dataset_settings.<name>.source``)."""
-    from .datasets import load_mfeat
+    from ..data.embedded import load_mfeat
 
     if source == "mfeat":
         return load_mfeat()
     if source == "mvmnist":
-        from .datasets import load_multiview_mnist
+        from ..data.embedded import load_multiview_mnist
 
         return load_multiview_mnist(options=_data_options(json.dumps(data_options) if data_options else None))
     raise ValueError(f"unknown dataset source {source!r} (available: mfeat, mvmnist)")
@@ -68,7 +69,7 @@ def _data_options(data_json):
     """Download options: --data JSON, else $MVL_DATA_OPTIONS (set by the workflow), else the defaults."""
     import os
 
-    from .download import DataOptions
+    from ..data.download import DataOptions
 
     data_json = data_json or os.environ.get("MVL_DATA_OPTIONS")
     return DataOptions.from_config({"data": json.loads(data_json) if data_json else {}})
@@ -78,8 +79,8 @@ def step_prepare(a):
     """Paper datasets: fetch (verified) and load the raw files once, keep the loaded object (pickle)."""
     import pickle
 
-    from . import download
-    from . import paper_datasets as P
+    from ..data import download
+    from ..data import paper as P
 
     options = _data_options(a.data)
     loader = json.loads(a.loader) if a.loader else {}
@@ -96,7 +97,7 @@ def step_prepare(a):
         missing = [v for v in views if v not in data.view_names]
         if missing:
             raise ValueError(f"CUB views {missing} are not available (loaded: {list(data.view_names)}); the image "
-                             "view needs data_settings.cub.loader.image_view (see mvl.paper_datasets.load_cub)")
+                             "view needs data_settings.cub.loader.image_view (see mvl.data.paper.load_cub)")
     with io.atomic_path(a.out, checksum=True) as tmp, open(tmp, "wb") as fh:
         pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
     print(f"[prepare] {a.dataset} (source {a.source}, part {a.part}): views {list(views)} -> {a.out}")
@@ -149,12 +150,12 @@ def step_check(a):
 def step_coreg(a):
     """One seeded split of a co-regularization benchmark (Sindhwani & Rosenberg 2008): MR and CoMR on every
     (gamma_1, gamma_2) of the grid under both graph weight conventions, one row each (``selected`` marks the
-    per-split validation choice; :func:`mvl.ssl_data.run_split`)."""
-    from .ssl_data import run_split
+    per-split validation choice; :func:`mvl.data.ssl_benchmarks.run_split`)."""
+    from ..data.ssl_benchmarks import run_split
 
     data_dir = None
     if a.dataset != "lines":
-        from . import download
+        from ..data import download
 
         paths = download.fetch("ssl_benchmarks", _data_options(a.data))
         data_dir = Path(paths["ssl_benchmarks/g50c.mat"]).parent
@@ -170,7 +171,7 @@ def step_coreg(a):
 
 def build_parser():
     """The argument parser of every step (each subcommand and option with its help text)."""
-    p = argparse.ArgumentParser(prog="python -m mvl.cli", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m mvl.workflow.cli", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="step", required=True, metavar="STEP")
     out_help = "output file (written atomically, with a .sha256 sidecar)"

@@ -4,7 +4,8 @@ Every file a data set needs is listed in ``REGISTRY`` as a :class:`RemoteFile`: 
 data root (the layout of ``../shared/data``: ``flowers17/``, ``caltech101/``, ``cub/``,
 ``ssl_benchmarks/``, ``multiview_mnist/``), its canonical URL and either a known checksum
 (``"md5:..."`` / ``"sha256:..."``) or a structural validator (expected variables, shapes, dtype,
-symmetry, zero diagonal, non-negative distances, ...). Some files are members of an archive (the CUB
+symmetry, zero diagonal, non-negative distances, ...; the validators and every file-format reader live in
+:mod:`mvl.data.formats`: this module parses no file format). Some files are members of an archive (the CUB
 metadata and attributes live in ``CUB_200_2011.tgz``); they are extracted from the verified archive.
 
 Where a file comes from, in this order:
@@ -24,12 +25,12 @@ Where a file comes from, in this order:
 :func:`check_available` is meant to run before any job starts: offline, it raises ONE
 :class:`DataUnavailableError` naming every missing file, its URL and the ``data_mirror`` option.
 :func:`fetch` returns ``{relative path: local path}`` for a data set; the loaders of
-:mod:`mvl.paper_datasets` take that mapping.
+:mod:`mvl.data.paper` take that mapping.
 
 The URLs of the Caltech-101 kernels (Vedaldi et al. 2009, distributed from
 https://www.robots.ox.ac.uk/~vgg/software/MKL/, footnote 4 of the paper; layout
 ``cal101-ker-15-<s>/<kernel>.mat``, ``cal101-ker-15-<s>/test_<kernel>.mat`` and
-``cal101-meta/meta-15-<s>.mat``, see :mod:`mvl.paper_datasets` for what is known and what is
+``cal101-meta/meta-15-<s>.mat``, see :mod:`mvl.data.paper` for what is known and what is
 assumed) and of the multi-view MNIST wheel could not be verified from this machine; they are
 documented assumptions and can be replaced through the ``urls`` option (config ``data.urls``) or
 ``base_url`` without touching the code. The Flowers-17 distance matrices and the Caltech-101
@@ -47,12 +48,25 @@ import logging
 import os
 import sys
 import tarfile
+import tempfile
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import numpy as np
+
+from .errors import DataDownloadError, DataError, DataIntegrityError, DataUnavailableError
+from .formats import (
+    mat_variables,
+    validate_caltech101_meta,
+    validate_caltech101_test_kernel,
+    validate_caltech101_train_kernel,
+    validate_cub_id_table,
+    validate_cub_image_attribute_labels,
+    validate_distance_matrices,
+    validate_flowers17_datasplits,
+    validate_hdf5,
+)
 
 __all__ = [
     "RemoteFile",
@@ -68,11 +82,6 @@ __all__ = [
     "fetch",
     "fetch_file",
     "file_hash",
-    "validate_flowers17_datasplits",
-    "validate_distance_matrices",
-    "validate_caltech101_train_kernel",
-    "validate_caltech101_test_kernel",
-    "validate_caltech101_meta",
     "main",
 ]
 
@@ -80,25 +89,6 @@ ENV_MIRROR = "MVL_DATA_MIRROR"
 ENV_CACHE = "MVL_DATA_CACHE"
 ENV_OFFLINE = "MVL_OFFLINE"
 MARKER_SUFFIX = ".verified"
-
-
-# ----------------------------------------------------------------------------------------------- errors
-
-
-class DataError(Exception):
-    """Base class of the data errors; the message is meant for the user as is (no stack trace needed)."""
-
-
-class DataUnavailableError(DataError, FileNotFoundError):
-    """Files are missing and cannot be downloaded (offline, or no mirror/cache copy)."""
-
-
-class DataIntegrityError(DataError, ValueError):
-    """A file failed its checksum or structural validation."""
-
-
-class DataDownloadError(DataError, OSError):
-    """A download failed (HTTP error, connection dropped, timeout) after all retries."""
 
 
 # ----------------------------------------------------------------------------------------------- registry
@@ -148,230 +138,6 @@ def _split_hash(known_hash):
     if not digest:
         algorithm, digest = "sha256", known_hash
     return algorithm.lower(), digest.lower()
-
-
-# ------------------------------------------------------------------------------------- structural checks
-
-
-def _fail(path, what):
-    raise DataIntegrityError(f"{path}: {what}")
-
-
-def _loadmat(path, variable_names=None):
-    """scipy.io.loadmat with readable errors (not a MAT file, truncated, MATLAB v7.3/HDF5)."""
-    import scipy.io
-
-    try:
-        return scipy.io.loadmat(str(path), variable_names=variable_names)
-    except NotImplementedError as exc:  # v7.3 files are HDF5
-        _fail(path, f"MATLAB v7.3 (HDF5) file, scipy cannot read it ({exc}); re-save it with -v7 or -v6")
-    except Exception as exc:  # truncated or not a MAT file: scipy raises various errors
-        _fail(path, f"not a readable MATLAB v5/v7 file ({type(exc).__name__}: {exc})")
-
-
-def _index_vector(path, name, value):
-    v = np.asarray(value)
-    if v.ndim != 2 or 1 not in v.shape or v.dtype.kind not in "iuf":
-        _fail(path, f"{name} must be a numeric row or column vector, got {v.dtype} array of shape {v.shape}")
-    v = v.ravel()
-    if not np.all(np.isfinite(v)) or not np.all(v == np.round(v)) or v.size == 0 or v.min() < 1:
-        _fail(path, f"{name} must hold 1-based integer indices")
-    return v.astype(np.int64)
-
-
-FLOWERS17_N_CLASSES = 17
-FLOWERS17_SPLIT_VARIABLES = tuple(f"{p}{s}" for s in (1, 2, 3) for p in ("trn", "val", "tst"))
-
-
-def validate_flowers17_datasplits(path):
-    """``datasplits.mat``: ``trn1..3``, ``val1..3``, ``tst1..3``, 1-based indices; per split the three
-    sets are disjoint and cover 1..n with n a multiple of 17 (class of image i is ``(i-1) // (n/17)``;
-    n = 1360 for the real file), and ``|trn| = 2 |val| = 2 |tst|`` (680/340/340)."""
-    d = _loadmat(path)
-    missing = [v for v in FLOWERS17_SPLIT_VARIABLES if v not in d]
-    if missing:
-        _fail(path, f"missing variables {missing} (expected {list(FLOWERS17_SPLIT_VARIABLES)})")
-    sizes = set()
-    for s in (1, 2, 3):
-        trn, val, tst = (_index_vector(path, f"{p}{s}", d[f"{p}{s}"]) for p in ("trn", "val", "tst"))
-        allidx = np.concatenate([trn, val, tst])
-        n = allidx.size
-        if np.unique(allidx).size != n:
-            _fail(path, f"split {s}: trn{s}, val{s}, tst{s} overlap or contain duplicates")
-        if not np.array_equal(np.sort(allidx), np.arange(1, n + 1)):
-            _fail(path, f"split {s}: indices do not cover 1..{n}")
-        if n % FLOWERS17_N_CLASSES or trn.size != 2 * val.size or val.size != tst.size:
-            _fail(path, f"split {s}: sizes trn {trn.size}, val {val.size}, tst {tst.size} (n = {n}) do not "
-                        f"match the 2:1:1 layout over {FLOWERS17_N_CLASSES} classes")
-        sizes.add(n)
-    if len(sizes) != 1:
-        _fail(path, f"the three splits index different numbers of images {sorted(sizes)}")
-
-
-def _check_distance_matrix(path, name, D, n_classes=None):
-    if not isinstance(D, np.ndarray) or D.ndim != 2 or D.shape[0] != D.shape[1]:
-        _fail(path, f"{name} must be a square 2-d matrix, got shape {getattr(D, 'shape', None)}")
-    if D.dtype != np.float64:
-        _fail(path, f"{name} must be float64 (MATLAB double), got {D.dtype}")
-    n = D.shape[0]
-    if n < 2 or (n_classes and n % n_classes):
-        _fail(path, f"{name} has shape {D.shape}; expected n x n with n a multiple of {n_classes}")
-    if not np.all(np.isfinite(D)):
-        _fail(path, f"{name} contains NaN or inf")
-    if D.min() < 0:
-        _fail(path, f"{name} has negative entries (min {D.min():.3g}); chi2 distances are >= 0")
-    scale = max(float(D.max()), 1e-300)
-    asym = float(np.max(np.abs(D - D.T)))
-    if asym > 1e-6 * scale:
-        _fail(path, f"{name} is not symmetric (max |D - D^T| = {asym:.3g}, max D = {scale:.3g})")
-    diag = float(np.max(np.abs(np.diag(D))))
-    if diag > 1e-8 * scale:
-        _fail(path, f"{name} has a non-zero diagonal (max |D_ii| = {diag:.3g})")
-
-
-def validate_distance_matrices(variables, n_classes=FLOWERS17_N_CLASSES):
-    """Validator factory: the MAT file holds ``variables``, each a float64, symmetric, non-negative
-    n x n distance matrix with zero diagonal, all of the same n (a multiple of ``n_classes``)."""
-    variables = tuple(variables)
-
-    def validate(path):
-        d = _loadmat(path)
-        missing = [v for v in variables if v not in d]
-        if missing:
-            _fail(path, f"missing variables {missing} (expected {list(variables)})")
-        shapes = set()
-        for v in variables:
-            _check_distance_matrix(path, v, d[v], n_classes)
-            shapes.add(d[v].shape)
-        if len(shapes) != 1:
-            _fail(path, f"the distance matrices have different shapes {sorted(shapes)}")
-
-    validate.__doc__ = f"Distance matrices {list(variables)} (see validate_distance_matrices)."
-    return validate
-
-
-def _kernel_matrix(path):
-    d = _loadmat(path)
-    if "matrix" not in d:
-        _fail(path, f"no variable 'matrix' (found {sorted(k for k in d if not k.startswith('__'))})")
-    K = d["matrix"]
-    if not isinstance(K, np.ndarray) or K.ndim != 2 or K.dtype.kind != "f" or K.size == 0:
-        _fail(path, f"'matrix' must be a non-empty 2-d float array, got {getattr(K, 'dtype', None)} "
-                    f"{getattr(K, 'shape', None)}")
-    if not np.all(np.isfinite(K)):
-        _fail(path, "'matrix' contains NaN or inf")
-    return K
-
-
-def validate_caltech101_train_kernel(path):
-    """Training kernel of Vedaldi et al. (2009): ``matrix`` is a square, symmetric, finite float matrix."""
-    K = _kernel_matrix(path)
-    if K.shape[0] != K.shape[1]:
-        _fail(path, f"training kernel 'matrix' must be square, got {K.shape}")
-    scale = max(float(np.max(np.abs(K))), 1e-300)
-    asym = float(np.max(np.abs(K - K.T)))
-    if asym > 1e-5 * scale:
-        _fail(path, f"training kernel 'matrix' is not symmetric (max |K - K^T| = {asym:.3g})")
-
-
-def validate_caltech101_test_kernel(path):
-    """Test kernel: ``matrix`` is a finite float (n_train x n_test) matrix."""
-    _kernel_matrix(path)
-
-
-def _cellstr(value):
-    arr = np.asarray(value, dtype=object).ravel()
-    out = []
-    for item in arr:
-        a = np.asarray(item)
-        out.append(str(a.ravel()[0]) if a.size else "")
-    return out
-
-
-def validate_caltech101_meta(path):
-    """``cal101-meta/meta-<N>-<s>.mat``: ``trainImageClasses``, ``testImageClasses`` (1-based class
-    indices) and ``trainImageNames``, ``testImageNames`` (cell arrays of the same lengths)."""
-    d = _loadmat(path)
-    need = ("trainImageClasses", "testImageClasses", "trainImageNames", "testImageNames")
-    missing = [v for v in need if v not in d]
-    if missing:
-        _fail(path, f"missing variables {missing} (expected {list(need)})")
-    for part in ("train", "test"):
-        cls = _index_vector(path, f"{part}ImageClasses", d[f"{part}ImageClasses"])
-        names = _cellstr(d[f"{part}ImageNames"])
-        if len(names) != cls.size:
-            _fail(path, f"{part}ImageNames has {len(names)} entries, {part}ImageClasses {cls.size}")
-
-
-def _mat_variables(shapes):
-    """Validator factory for plain MAT files: each variable present with a given number of rows
-    (None: any) -- e.g. ``{"X": None, "y": None}``; rows of all given variables must agree."""
-
-    def validate(path):
-        d = _loadmat(path)
-        rows = set()
-        for name, n in shapes.items():
-            if name not in d:
-                _fail(path, f"missing variable {name!r} (expected {sorted(shapes)})")
-            shape = d[name].shape
-            if len(shape) != 2 or (n is not None and shape[0] != n):
-                _fail(path, f"{name} has shape {shape}, expected {n if n is not None else 'n'} rows")
-            rows.add(shape[0])
-        if len(rows) != 1:
-            _fail(path, f"variables {sorted(shapes)} have different numbers of rows {sorted(rows)}")
-
-    return validate
-
-
-def _validate_hdf5(path):
-    with open(path, "rb") as fh:
-        if fh.read(8) != b"\x89HDF\r\n\x1a\n":
-            _fail(path, "not an HDF5 file (bad signature)")
-
-
-def _text_table(path, n_columns, min_rows=1):
-    """Rows of whitespace-separated integers (first ``n_columns`` of each line)."""
-    rows = []
-    with open(path, encoding="utf-8", errors="strict") as fh:
-        for i, line in enumerate(fh, 1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) < n_columns:
-                _fail(path, f"line {i} has {len(parts)} fields, expected >= {n_columns}")
-            rows.append(parts[:n_columns])
-    if len(rows) < min_rows:
-        _fail(path, f"{len(rows)} rows, expected >= {min_rows}")
-    return rows
-
-
-def _validate_cub_id_table(kind):
-    """``<image_id> <value>`` tables of CUB with consecutive 1-based ids."""
-
-    def validate(path):
-        rows = _text_table(path, 2)
-        ids = [int(r[0]) for r in rows]
-        if ids != list(range(1, len(ids) + 1)):
-            _fail(path, "ids are not 1..n in order")
-        if kind == "int":
-            try:
-                vals = np.array([int(r[1]) for r in rows])
-            except ValueError:
-                _fail(path, "second column must be integers")
-            if vals.min() < 0:
-                _fail(path, "negative values")
-
-    return validate
-
-
-def _validate_cub_image_attribute_labels(path):
-    """``<image_id> <attribute_id> <is_present> <certainty_id> <time>`` for every (image, attribute)."""
-    from .paper_datasets import read_image_attribute_labels
-
-    try:
-        read_image_attribute_labels(path)
-    except ValueError as exc:
-        _fail(path, str(exc))
 
 
 # ------------------------------------------------------------------------------------------ the registry
@@ -454,18 +220,18 @@ def _cub():
     return (
         member("images.txt", "CUB_200_2011/images.txt",
                sha + "e1cfc5ed1f4bd1b838040784b6f75c44f7a25d9b31707a3adab49ec694618c1f",
-               _validate_cub_id_table("str"), description="<image_id> <image_name>"),
+               validate_cub_id_table("str"), description="<image_id> <image_name>"),
         member("image_class_labels.txt", "CUB_200_2011/image_class_labels.txt",
                sha + "e9df8c96d897994a245746fe2c98914b9b31f5342bddc6e8b06bdfbf45e49b02",
-               _validate_cub_id_table("int"), description="<image_id> <class_id>"),
+               validate_cub_id_table("int"), description="<image_id> <class_id>"),
         member("train_test_split.txt", "CUB_200_2011/train_test_split.txt",
                sha + "8bbbfcc09b4d3c9c6e3e40c9874bd863eb6658f4f456e472df1b33d3403d2600",
-               _validate_cub_id_table("int"), description="<image_id> <is_training_image>"),
+               validate_cub_id_table("int"), description="<image_id> <is_training_image>"),
         member("classes.txt", "CUB_200_2011/classes.txt",
                sha + "66a884364a73edde6c71eeb7fd5d8bb791e80979b64759bd6a5d5d209bdc02ba",
-               _validate_cub_id_table("str"), description="<class_id> <class_name>"),
+               validate_cub_id_table("str"), description="<class_id> <class_name>"),
         member("attributes/image_attribute_labels.txt", "CUB_200_2011/attributes/image_attribute_labels.txt",
-               None, _validate_cub_image_attribute_labels,
+               None, validate_cub_image_attribute_labels,
                description="<image_id> <attribute_id> <is_present> <certainty_id> <time> (312 per image)"),
         member("attributes.txt", "attributes.txt", None, None, required=False,
                description="<attribute_id> <attribute_name> (at the archive's top level)"),
@@ -484,19 +250,19 @@ def _ssl_benchmarks():
     return (
         RemoteFile("ssl_benchmarks/g50c.mat", STAR_SVM_URL + "g50c.mat",
                    sha + "9f0d95cb5884d817c1165861b347a428bcc255566d1e74c871bd0de58b23423f",
-                   _mat_variables({"X": 550, "y": 550}), description="G50C, X 550x50, y +-1, idxLabs/idxUnls"),
+                   mat_variables({"X": 550, "y": 550}), description="G50C, X 550x50, y +-1, idxLabs/idxUnls"),
         RemoteFile("ssl_benchmarks/uspst.mat", STAR_SVM_URL + "uspst.mat",
                    sha + "53577dbe246b303b07e5a03bcd7ea93582c8c2bbfac1508040f829d24c4a4918",
-                   _mat_variables({"X": 2007, "y": 2007}), description="USPST, X 2007x256, y 0-9"),
+                   mat_variables({"X": 2007, "y": 2007}), description="USPST, X 2007x256, y 0-9"),
         RemoteFile("ssl_benchmarks/text1.mat", STAR_SVM_URL + "text1.mat",
                    sha + "2254d508519ae589afd132a3d00cd6b6de0d29caacc00168daa9fa1984618c09",
-                   _mat_variables({"X": 1946, "y": 1946}), description="PCMAC (text1), sparse X 1946x7511"),
+                   mat_variables({"X": 1946, "y": 1946}), description="PCMAC (text1), sparse X 1946x7511"),
         RemoteFile("ssl_benchmarks/g10n.mat", STAR_SVM_URL + "g10n.mat",
                    sha + "888b679b7af0898e6524bd651f0dbd09a6a271ea6534f640ef20beabc4086056",
-                   _mat_variables({"X": 550, "y": 550}), required=False, description="G10N"),
+                   mat_variables({"X": 550, "y": 550}), required=False, description="G10N"),
         RemoteFile("ssl_benchmarks/COIL20_cai.mat", COIL20_URL,
                    sha + "4595ebdda07f47b0eb014fcfaddc22b452f9aed9c1d9261a0d5bc336c1ee1344",
-                   _mat_variables({"X": 1440, "Y": 1440}), description="COIL-20 (Deng Cai), X 1440x1024, Y 1..20"),
+                   mat_variables({"X": 1440, "Y": 1440}), description="COIL-20 (Deng Cai), X 1440x1024, Y 1..20"),
     )
 
 
@@ -505,7 +271,7 @@ def _multiview_mnist():
                        description="scikit-multimodallearn 0.1.0 wheel (BSD-3)")
     return (
         RemoteFile("multiview_mnist/multiview_mnist.hdf5", wheel.url,
-                   "sha256:1d0e2b2c32bb9520d64de12429edd14cf49ae08d6528c1b5f7927a0947063ea4", _validate_hdf5,
+                   "sha256:1d0e2b2c32bb9520d64de12429edd14cf49ae08d6528c1b5f7927a0947063ea4", validate_hdf5,
                    archive=wheel, member="multiview_mnist.hdf5",
                    description="View0..View3 (5000x192), Labels (5000)"),
     )
@@ -647,10 +413,29 @@ def _marker(path):
     return path.with_name(f".{path.name}{MARKER_SUFFIX}")
 
 
-def _write_marker(path, digest):
-    from .io import save_json
+@contextlib.contextmanager
+def _atomic_path(path):
+    """Yield a temporary path beside ``path``; on success rename it to ``path`` (never a half-written file).
 
-    save_json(_marker(path), {"sha256": digest})
+    The download layer's own copy of the atomic write of :mod:`mvl.workflow.io` (no checksum sidecars here:
+    the cache is checked against the registry's checksums and the ``.verified`` markers).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_marker(path, digest):
+    with _atomic_path(_marker(path)) as tmp:
+        tmp.write_text(json.dumps({"sha256": digest}, indent=1, sort_keys=True))
 
 
 def _mark_validated(path, rf):
@@ -823,11 +608,9 @@ def _archive_members(archive_path):
 
 def _extract(archive_path, jobs, options):
     """Extract ``jobs`` (RemoteFiles that are members of one archive) into the cache, each atomically."""
-    from .io import atomic_path
-
     def write(rf, fobj):
         dest = options.cache_dir / rf.relpath
-        with atomic_path(dest) as tmp:
+        with _atomic_path(dest) as tmp:
             with open(tmp, "wb") as out:
                 for block in iter(lambda: fobj.read(1 << 22), b""):
                     out.write(block)
@@ -940,9 +723,9 @@ def fetch(dataset, options=None, *, files=None, include_optional=False):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mvl.download {check,fetch,list} DATASET... [--data-mirror DIR] [--cache-dir DIR]
+    """``python -m mvl.data.download {check,fetch,list} DATASET... [--data-mirror DIR] [--cache-dir DIR]
     [--offline]``: exit status 1 with a readable message (no traceback) when data are missing or bad."""
-    parser = argparse.ArgumentParser(prog="python -m mvl.download", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m mvl.data.download", description=main.__doc__)
     parser.add_argument("command", choices=("check", "fetch", "list"))
     parser.add_argument("datasets", nargs="+", help=f"data sets: {', '.join(DATASETS)}")
     parser.add_argument("--data-mirror", default=None)

@@ -14,7 +14,8 @@ import re
 import numpy as np
 import pandas as pd
 
-from .published import load_published
+from ..data.published import load_published
+from .methods import method_attribute
 
 __all__ = ["published_comparison", "PAPER_DATASETS"]
 
@@ -35,8 +36,8 @@ def _our_rows(res, pub):
     mask = (res["l_c"] == lc) & (res["u_c"] == uc)
     method, setting = pub["method"], str(pub["setting"])
     if method == "single view":  # view names compared without case, spaces or punctuation
-        single = res["method"].str.startswith("view_")
-        return mask & single & (res["method"].str[5:].map(_norm) == _norm(pub["views"]))
+        view = pd.Series(method_attribute(res["method"], "view"), index=res.index)
+        return mask & view.notna() & (view.map(_norm, na_action="ignore") == _norm(pub["views"]))
     try:
         n_views = int(pub["views"])
     except (TypeError, ValueError):
@@ -45,7 +46,7 @@ def _our_rows(res, pub):
     if method == "MVL-LS-optC":
         its = pub["iterations"]
         if pd.isna(its):  # not printed (Tables 10-11): our run with the most iterations
-            ours = res["method"].str.extract(r"^mvl_ls_optc(\d+)$")[0].dropna().astype(int)
+            ours = pd.Series(method_attribute(res["method"], "optc_iterations"), dtype=object).dropna().astype(int)
             if ours.empty:
                 return None
             its = ours.max()

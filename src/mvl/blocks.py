@@ -1,4 +1,13 @@
-"""LAPACK/BLAS calls that release the GIL, for running many small factorisations on several cores.
+"""The per-view block solver of Theorem 10 shared by MVL-LS, MVL-LS-optC and both MVL-SVMs, and GIL-free LAPACK.
+
+**Per-view blocks** (Theorem 10, eq 67-68, with the diagonal kernel of Section 7.1, eq 93-94): for view p,
+H_p = (beta m D + omega L^p) K^p + delta I and Q_p = K^p H_p^{-1} (symmetric). :func:`factor_view` returns
+the LU of H_p^T (LAPACK dgetrf), :func:`view_Q` forms Q_p from it, :func:`rcond` estimates the reciprocal
+condition number of an LU. :mod:`mvl.least_squares` (Algorithm 1), :mod:`mvl.optc` (Section 6, eq 84-92, the optimal
+combination) and :mod:`mvl.svm` (Theorems 6 and 13, Algorithms 2-3) eliminate the coefficients view by view with
+them; the derivation is in the docstring of :mod:`mvl.least_squares`.
+
+**GIL-free LAPACK/BLAS**, for running many small factorisations on several cores.
 
 scipy's f2py wrappers (``scipy.linalg.lapack``/``blas``) hold the GIL, so Python threads cannot overlap
 them, and a multithreaded OpenBLAS gets little from a 680 x 680 Cholesky (its 2-thread dpotrs with 17
@@ -215,3 +224,54 @@ def default_threads():
     except AttributeError:  # pragma: no cover - not on Linux
         cpus = os.cpu_count() or 1
     return max(1, min(blas_threads(), cpus))
+
+
+# ---------------------------------------------------------------- per-view blocks of Theorem 10 (eq 67-68)
+
+
+def factor_view(Kp, Lp, m, delta, beta, omega, p=0, rconds=None, w=None):
+    """LU of H_p^T, H_p = (beta m D + omega L^p) K^p + delta I; returns LAPACK (lu, piv).
+
+    D = diag(w) weighs the between-view term per point (M_B = D (x) M_m); w = None means D = I (eq 57).
+
+    If ``rconds`` is a list, the reciprocal condition number of H_p (LAPACK dgecon, 1-norm, O(n^2)
+    from the LU) is appended to it.
+
+    H_p^T = K^p M_p^T + delta I is formed with scipy's dgemm on Fortran-ordered views (x.T of a
+    C-ordered x): nothing is copied, and numpy's separate OpenBLAS pool is never woken (alternating
+    the two pools makes their busy-waiting threads fight over the cores).
+    """
+    n = Kp.shape[0]
+    diag = np.diag_indices(n)
+    if omega > 0 and Lp is not None:
+        Mp = omega * Lp
+        Mp[diag] += beta * m if w is None else (beta * m) * w
+        HT = blas.dgemm(1.0, Kp.T, Mp.T)  # K^T M^T = K M^T (K exactly symmetric), Fortran order
+        del Mp
+    elif w is None:
+        HT = np.asfortranarray((beta * m) * Kp)
+    else:
+        HT = np.asfortranarray(Kp * ((beta * m) * w)[None, :])  # (D K)^T = K D
+    HT[diag] += delta
+    anorm = float(np.abs(HT).sum(axis=0).max()) if rconds is not None else 0.0  # 1-norm of H_p^T
+    lu, piv, info = lapack.dgetrf(HT, overwrite_a=True)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"H_p of view {p} is singular (dgetrf info {info})")
+    if rconds is not None:
+        rconds.append(rcond(lu, anorm))
+    return lu, piv
+
+
+def rcond(lu, anorm):
+    """Reciprocal 1-norm condition estimate from an LU factorisation (LAPACK dgecon)."""
+    r, info = lapack.dgecon(lu, anorm, norm="1")
+    return float(r) if info == 0 else 0.0
+
+
+def view_Q(lu, piv, Kp):
+    """Q_p = K^p H_p^{-1} = H_p^{-T} K^p (push-through identity; Q_p is symmetric), Fortran order.
+
+    K^p.T is K^p (exactly symmetric) in Fortran order: the right-hand side LAPACK wants.
+    """
+    X, info = lapack.dgetrs(lu, piv, Kp.T, trans=0)
+    return X

@@ -3,13 +3,14 @@
 Every output is written to a temporary file in the target folder, then renamed: an interrupted run
 therefore never leaves a half-written result that a rerun (or Snakemake) would trust.
 
-With ``checksum=True`` (what the workflow steps of :mod:`mvl.cli` use) the SHA-256 of the content is
+With ``checksum=True`` (what the workflow steps of :mod:`mvl.workflow.cli` use) the SHA-256 of the content is
 recorded, right after the rename, in a sidecar ``<file>.sha256`` in ``sha256sum`` format: the first line
 is the file itself, further lines are the inputs it was computed from (``inputs=``; their digests at that
 time, paths relative to the file's folder), so ``sha256sum -c <file>.sha256`` in that folder checks the file
 and that its inputs are unchanged. :func:`verify_outputs` rehashes every file that has a sidecar, deletes
 the files whose content no longer matches (bit rot, a truncated copy, a hand edit) together with every
 output recorded as computed from them, so that a workflow sees them all missing and recomputes them.
+No paper section (infrastructure of the workflow).
 """
 
 from __future__ import annotations
@@ -275,10 +276,10 @@ def verify_outputs(root, *, remove=True, stream=None, workers=None):
 
 
 def _main(argv=None):
-    """``python -m mvl.io [--check-only] ROOT...``: verify outputs by their sidecars (exit 1 if any bad)."""
+    """``python -m mvl.workflow.io [--check-only] ROOT...``: verify outputs by their sidecars (exit 1 if any bad)."""
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m mvl.io", description=verify_outputs.__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m mvl.workflow.io", description=verify_outputs.__doc__.splitlines()[0])
     p.add_argument("roots", nargs="+")
     p.add_argument("--check-only", action="store_true", help="report corrupted files, do not delete them")
     a = p.parse_args(argv)

@@ -1,4 +1,4 @@
-"""Input checks shared by the estimators.
+"""Input checks shared by the estimators (kernels of Section 7.1, eq 93-94; labels; the weights c of eq 52).
 
 Every check raises ``ValueError`` with a message that names the problem, so
 that a user who passes a wrong kernel or label vector learns what to fix.
@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_multiview_kernels", "check_test_kernels", "check_precomputed", "check_precomputed_test",
-           "check_combination", "check_gamma"]
+__all__ = ["as_float_array", "check_multiview_kernels", "check_precomputed", "check_precomputed_test",
+           "check_test_kernels", "check_combination", "check_gamma"]
 
 
-def _as_float_array(obj, name):
+def as_float_array(obj, name):
     try:
         arr = np.asarray(obj)
     except Exception as exc:  # pragma: no cover - numpy raises many types
@@ -40,7 +40,7 @@ def check_multiview_kernels(K, name="K", symmetric_tol=1e-8):
         shapes = [np.shape(k) for k in K]
         if len(set(shapes)) > 1:
             raise ValueError(f"{name}: views have different shapes {shapes}; every view must be n x n")
-    arr = _as_float_array(K, name)
+    arr = as_float_array(K, name)
     if arr.ndim == 2:
         arr = arr[None]
     if arr.ndim != 3:
@@ -67,7 +67,7 @@ def check_multiview_kernels(K, name="K", symmetric_tol=1e-8):
 
 def check_precomputed(X, name="K"):
     """Sample-first per-view kernels (n, n, m) (or one view (n, n)) -> validated (m, n, n), the solvers' layout."""
-    arr = _as_float_array(X, name)
+    arr = as_float_array(X, name)
     if arr.ndim == 2:
         arr = arr[:, :, None]
     if arr.ndim != 3 or arr.shape[0] != arr.shape[1]:
@@ -77,7 +77,7 @@ def check_precomputed(X, name="K"):
 
 def check_precomputed_test(X, m, n, name="K_test"):
     """Sample-first test kernels (t, n, m) (or (t, n) for one view) -> validated (m, t, n)."""
-    arr = _as_float_array(X, name)
+    arr = as_float_array(X, name)
     if arr.ndim == 2 and m == 1:
         arr = arr[:, :, None]
     if arr.ndim != 3 or arr.shape[1:] != (n, m):
@@ -91,7 +91,7 @@ def check_test_kernels(K_test, m, n, name="K_test"):
         shapes = [np.shape(k) for k in K_test]
         if len(set(shapes)) > 1:
             raise ValueError(f"{name}: views have different shapes {shapes}")
-    arr = _as_float_array(K_test, name)
+    arr = as_float_array(K_test, name)
     if arr.ndim == 2 and m == 1:
         arr = arr[None]
     if arr.ndim != 3:

@@ -40,28 +40,28 @@ Methods:
 from __future__ import annotations
 
 import json
-import re
 import time
 
 import numpy as np
 
-from .grid import grid_decision_functions
-from .least_squares import MVLLeastSquares
-from .optc import MVLLeastSquaresOptC
-from .protocols import ALL, Split, draw_training_set
+from ..data.protocols import ALL, Split, draw_training_set
+from ..grid import grid_decision_functions
+from ..least_squares import MVLLeastSquares
+from ..optc import MVLLeastSquaresOptC
+from .methods import lookup
 
 __all__ = ["run_method", "run_on_draw", "select_gammas", "select_gammas_on_draw"]
 
 def _mvml_spec(method):
-    """(metric, Nystrom fraction) of ``mvml_<metric>_n<pct>``, or None."""
-    m = re.fullmatch(r"mvml_(full|sparse|cov|identity)_n(\d+)", method)
-    return (m.group(1), int(m.group(2)) / 100.0) if m else None
+    """(metric, Nystrom fraction) of ``mvml_<metric>_n<pct>``, or None (from the method registry)."""
+    m = lookup(method)
+    return (m.mvml_metric, m.nystrom_percent / 100.0) if m is not None and m.mvml_metric else None
 
 
 def _optc_iterations(method):
-    """N of ``mvl_ls_optc<N>``, or None."""
-    m = re.fullmatch(r"mvl_ls_optc(\d+)", method)
-    return int(m.group(1)) if m else None
+    """N of ``mvl_ls_optc<N>``, or None (from the method registry)."""
+    m = lookup(method)
+    return None if m is None else m.optc_iterations
 
 
 def paper_graph(params):
@@ -257,17 +257,18 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
                        K_va=None if d.get("K_va") is None else d["K_va"][..., p:p + 1])
             rows += run_on_draw(f"view_{name}", one, l_c, u_c, params, [name], dataset=dataset, seed=seed)
         return rows
-    if method == "mvl_ls" or method.startswith("view_"):
+    spec = lookup(method)
+    if method == "mvl_ls" or (spec is not None and spec.view is not None):
         fit_eval((gA, gB, gW), "fixed")
     elif method == "mvl_ls_ablation":
         for b in (0.0, gB):
             for w in (0.0, gW):
                 fit_eval((gA, b, w), "ablation", dict(ablation_cell=_cell(b, w)))
     elif method in ("mvl_svm", "mvl_binsvm", "mvl_svm_ablation", "mvl_binsvm_ablation"):
-        from .svm import MVLSVM, MVLBinarySVM
+        from ..svm import MVLSVM, MVLBinarySVM
 
-        est = MVLSVM if method.startswith("mvl_svm") else MVLBinarySVM
-        if method.endswith("_ablation"):
+        est = MVLSVM if spec.kind == "mvl_svm" else MVLBinarySVM
+        if spec.ablation:
             for b in (0.0, gB):
                 for w in (0.0, gW):
                     fit_eval((gA, b, w), "ablation", dict(ablation_cell=_cell(b, w)), estimator=est)
@@ -321,7 +322,7 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
                          optc_best_restart=int(model.best_restart_),
                          optc_objective=json.dumps(np.round(model.objective_history_, 12).tolist())))
     elif _mvml_spec(method):
-        from .mvml import MVML
+        from ..mvml import MVML
 
         metric, frac = _mvml_spec(method)
         cfg = params.get("comparison", {})
@@ -338,7 +339,7 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
                          gamma_choice=f"lambda={cfg.get('mvml_lambda', 0.1)}", accuracy=acc, fit_seconds=seconds,
                          mvml_block_norms=None if norms is None else json.dumps(np.round(norms, 8).tolist())))
     elif method in ("perceptron_matrix", "perceptron_orth"):
-        from .perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron
+        from ..perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron
 
         cfg = params.get("comparison", {})
         est = KernelMultiViewPerceptron if method == "perceptron_matrix" else OrthogonalMultiViewPerceptron

@@ -1,9 +1,9 @@
 """Results regression: compare an aggregated summary with committed expected values.
 
-CI runs the workflow's CI profile and then ``python -m mvl.cli check --summary ... --expected ...``;
+CI runs the workflow's CI profile and then ``python -m mvl.workflow.cli check --summary ... --expected ...``;
 any group whose mean (or std) accuracy drifts by more than ``atol`` from ``results/expected/``, or
 that is missing on either side, fails the check with a readable table. ``make refresh-expected``
-rewrites the expected files on purpose (see the README).
+rewrites the expected files on purpose (see the README). No paper section (reproducibility check).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ KEYS = ["dataset", "method", "views", "setting", "l_c", "u_c", "graph", "gamma_c
 def compare_summaries(actual, expected, atol=0.01, columns=("mean", "std")):
     """Rows (one per group) that drift or are missing; an empty frame means the check passes.
 
-    ``actual``/``expected``: summary tables (``mvl.cli aggregate``) as DataFrames or CSV paths.
+    ``actual``/``expected``: summary tables (``mvl.workflow.cli aggregate``) as DataFrames or CSV paths.
     ``atol``: absolute tolerance on accuracy (fraction, e.g. 0.01 = one point), for every column.
     """
     a = pd.read_csv(actual) if not isinstance(actual, pd.DataFrame) else actual

@@ -1,8 +1,8 @@
 """The paper's data sets and evaluation protocols (Minh, Bazzani & Murino 2016, Section 7.2).
 
-Files are obtained and verified by :mod:`mvl.download` (mirror, cache or network); every loader takes
-the ``{relpath: path}`` mapping returned by :func:`mvl.download.fetch`, or fetches it itself from
-``options`` (a :class:`mvl.download.DataOptions`). Kernels follow the package convention: one Gram
+Files are obtained and verified by :mod:`mvl.data.download` (mirror, cache or network); every loader takes
+the ``{relpath: path}`` mapping returned by :func:`mvl.data.download.fetch`, or fetches it itself from
+``options`` (a :class:`mvl.data.download.DataOptions`). Kernels follow the package convention: one Gram
 matrix per view, stacked as ``(m, n, n)`` for training and ``(m, t, n)`` for test-vs-train (the
 diagonal matrix-valued kernel of Section 7.1, eq 93-94). Labels are 0-based. Every random choice
 comes from explicit integer seeds (``numpy.random.default_rng([seed, split])``).
@@ -57,8 +57,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import download
-from .kernels import chi2_kernel, gaussian_kernel
+from . import download, formats
+from ..kernels import chi2_kernel, gaussian_kernel
+from .errors import DataIntegrityError, DataUnavailableError
+from .formats import CUB_N_ATTRIBUTES, read_image_attribute_labels
 
 __all__ = [
     "PaperDraw",
@@ -191,7 +193,7 @@ def _paths(dataset, paths, options):
 
 def _need(paths, relpath):
     if relpath not in paths:
-        raise download.DataUnavailableError(f"{relpath} is not among the fetched files {sorted(paths)}")
+        raise DataUnavailableError(f"{relpath} is not among the fetched files {sorted(paths)}")
     return paths[relpath]
 
 
@@ -270,8 +272,8 @@ def load_flowers17_splits(path, n_images=None):
 
     ``n_images`` defaults to the number of indexed images (1360 for the real file).
     """
-    download.validate_flowers17_datasplits(Path(path))
-    d = download._loadmat(path)
+    formats.validate_flowers17_datasplits(Path(path))
+    d = formats.loadmat(path)
     splits = {}
     for s in (1, 2, 3):
         splits[s] = {p: np.asarray(d[f"{p}{s}"], dtype=np.int64).ravel() - 1 for p in ("trn", "val", "tst")}
@@ -298,10 +300,10 @@ def load_flowers17(paths=None, options=None, views=FLOWERS17_VIEWS):
     for v in views:
         rel, var = FLOWERS17_VIEW_SOURCES[v]
         if rel not in mats:
-            mats[rel] = download._loadmat(_need(paths, rel))
+            mats[rel] = formats.loadmat(_need(paths, rel))
         D = np.asarray(mats[rel][var], dtype=np.float64)
         if arrays and D.shape != arrays[0].shape:
-            raise download.DataIntegrityError(f"{var} has shape {D.shape}, other views {arrays[0].shape}")
+            raise DataIntegrityError(f"{var} has shape {D.shape}, other views {arrays[0].shape}")
         arrays.append(D)
     n = arrays[0].shape[0]
     sp = load_flowers17_splits(_need(paths, "flowers17/datasplits.mat"), n_images=n)
@@ -309,7 +311,7 @@ def load_flowers17(paths=None, options=None, views=FLOWERS17_VIEWS):
     if "flowers17/files.txt" in paths:
         names = tuple(line.strip() for line in paths["flowers17/files.txt"].read_text().splitlines() if line.strip())
         if len(names) != n:
-            raise download.DataIntegrityError(f"files.txt lists {len(names)} images, the distances have {n}")
+            raise DataIntegrityError(f"files.txt lists {len(names)} images, the distances have {n}")
     return Flowers17(y=sp.y, splits=sp.splits, n_per_class=sp.n_per_class, distances=np.stack(arrays),
                      view_names=views, image_names=names)
 
@@ -403,14 +405,14 @@ def _caltech_files_in_dir(folder, names):
     for name in names:
         train = f"{name}.mat"
         if train not in mats:
-            raise download.DataUnavailableError(f"{folder}: no training kernel {train}")
+            raise DataUnavailableError(f"{folder}: no training kernel {train}")
         cands = [m for m in mats if m != train and name in m and m[:-4] not in CALTECH101_VIEWS_10]
         if len(cands) == 1:
             out[name] = (folder / train, folder / cands[0])
             continue
         half = len(mats) // 2
         if len(mats) % 2 or train not in mats[:half]:
-            raise download.DataUnavailableError(f"{folder}: cannot identify the test kernel of {name} "
+            raise DataUnavailableError(f"{folder}: cannot identify the test kernel of {name} "
                                                 f"(files: {mats})")
         out[name] = (folder / train, folder / mats[half + mats.index(train)])
     return out
@@ -437,17 +439,17 @@ def load_caltech101(split=1, views=CALTECH101_VIEWS_4, paths=None, options=None,
         root = Path(root)
         files = _caltech_files_in_dir(root / folder, views)
         meta_path = root / meta_rel
-        download.validate_caltech101_meta(meta_path)
+        formats.validate_caltech101_meta(meta_path)
         for tr, te in files.values():
-            download.validate_caltech101_train_kernel(tr)
-            download.validate_caltech101_test_kernel(te)
+            formats.validate_caltech101_train_kernel(tr)
+            formats.validate_caltech101_test_kernel(te)
     else:
         paths = _paths("caltech101", paths, options)
         base = f"caltech101/{folder}/"
         files = {v: (_need(paths, f"{base}{v}.mat"),
                      _need(paths, f"{base}{download.CALTECH101_TEST_PREFIX}{v}.mat")) for v in views}
         meta_path = _need(paths, f"caltech101/{meta_rel}")
-    meta = download._loadmat(meta_path)
+    meta = formats.loadmat(meta_path)
     y_train = np.asarray(meta["trainImageClasses"]).ravel().astype(np.int64) - 1
     y_test = np.asarray(meta["testImageClasses"]).ravel().astype(np.int64) - 1
     n, t = y_train.size, y_test.size
@@ -455,15 +457,15 @@ def load_caltech101(split=1, views=CALTECH101_VIEWS_4, paths=None, options=None,
     K_test = np.empty((len(views), t, n))
     for i, v in enumerate(views):
         tr, te = files[v]
-        Ktr = download._loadmat(tr, ["matrix"])["matrix"]
-        Kte = download._loadmat(te, ["matrix"])["matrix"]
+        Ktr = formats.loadmat(tr, ["matrix"])["matrix"]
+        Kte = formats.loadmat(te, ["matrix"])["matrix"]
         if Ktr.shape != (n, n):
-            raise download.DataIntegrityError(f"{tr}: matrix has shape {Ktr.shape}, the metadata has {n} "
+            raise DataIntegrityError(f"{tr}: matrix has shape {Ktr.shape}, the metadata has {n} "
                                               f"training images")
         if Kte.shape == (n, t):
             Kte = Kte.T
         elif Kte.shape != (t, n):
-            raise download.DataIntegrityError(f"{te}: matrix has shape {Kte.shape}, expected ({n}, {t}) "
+            raise DataIntegrityError(f"{te}: matrix has shape {Kte.shape}, expected ({n}, {t}) "
                                               f"(training x test images of the metadata)")
         K_train[i] = 0.5 * (Ktr + Ktr.T)
         K_test[i] = Kte
@@ -473,15 +475,15 @@ def load_caltech101(split=1, views=CALTECH101_VIEWS_4, paths=None, options=None,
         for c in np.unique(y_train):
             idx = np.flatnonzero(y_train == c)
             if idx.size % 2:
-                raise download.DataIntegrityError(f"{meta_path}: class {c + 1} has {idx.size} training images; "
+                raise DataIntegrityError(f"{meta_path}: class {c + 1} has {idx.size} training images; "
                                                   f"with flipped copies the count must be even")
             h = idx.size // 2
             original[idx[h:]] = False
             twin[idx[:h]] = idx[h:]
             twin[idx[h:]] = idx[:h]
     return Caltech101Split(split=int(split), K_train=K_train, K_test=K_test, y_train=y_train, y_test=y_test,
-                           train_names=tuple(download._cellstr(meta["trainImageNames"])),
-                           test_names=tuple(download._cellstr(meta["testImageNames"])),
+                           train_names=tuple(formats.cellstr(meta["trainImageNames"])),
+                           test_names=tuple(formats.cellstr(meta["testImageNames"])),
                            original=original, twin=twin, view_names=views)
 
 
@@ -509,42 +511,9 @@ def caltech101_draw(data, l_c, u_c=0, n_val_per_class=0, seed=0, include_flipped
 
 # --------------------------------------------------------------------------------------------------- CUB
 
-CUB_N_ATTRIBUTES = 312
 CUB_LABELS_PER_CLASS = (1, 5, 10, 15)
 CUB_U_C = 5
 CUB_SEEDS = (0, 1, 2, 3, 4)
-
-
-def read_image_attribute_labels(path, n_images=None, n_attributes=CUB_N_ATTRIBUTES):
-    """Binary attribute matrix (n_images, 312) from ``image_attribute_labels.txt``.
-
-    Lines are ``<image_id> <attribute_id> <is_present> <certainty_id> <time>``; only the first
-    three fields are used (lines with extra fields are tolerated). Every (image, attribute) pair must
-    occur exactly once and ``is_present`` be 0 or 1; raises ValueError otherwise.
-    """
-    import pandas as pd
-
-    try:
-        table = pd.read_csv(path, sep=r"\s+", header=None, usecols=[0, 1, 2], engine="c", dtype=np.float64)
-    except Exception as exc:
-        raise ValueError(f"cannot parse {path}: {type(exc).__name__}: {exc}") from None
-    a = table.to_numpy()
-    if a.size == 0 or not np.all(np.isfinite(a)) or not np.all(a == np.round(a)):
-        raise ValueError(f"{path}: the first three columns must be integers")
-    img, att, present = a[:, 0].astype(np.int64), a[:, 1].astype(np.int64), a[:, 2].astype(np.int64)
-    n = int(img.max()) if n_images is None else int(n_images)
-    if img.min() < 1 or img.max() > n or att.min() < 1 or att.max() > n_attributes:
-        raise ValueError(f"{path}: image ids must be in 1..{n} and attribute ids in 1..{n_attributes}")
-    if not np.all((present == 0) | (present == 1)):
-        raise ValueError(f"{path}: is_present must be 0 or 1")
-    if img.size != n * n_attributes:
-        raise ValueError(f"{path}: {img.size} rows, expected {n} images x {n_attributes} attributes")
-    flat = (img - 1) * n_attributes + (att - 1)
-    if np.unique(flat).size != flat.size:
-        raise ValueError(f"{path}: some (image, attribute) pairs occur more than once")
-    X = np.zeros(n * n_attributes)
-    X[flat] = present
-    return X.reshape(n, n_attributes)
 
 
 def _read_id_table(path, kind=str):
@@ -555,7 +524,7 @@ def _read_id_table(path, kind=str):
             ids.append(int(i))
             vals.append(kind(rest.strip()))
     if ids != list(range(1, len(ids) + 1)):
-        raise download.DataIntegrityError(f"{path}: ids are not 1..n in order")
+        raise DataIntegrityError(f"{path}: ids are not 1..n in order")
     return vals
 
 
@@ -568,10 +537,10 @@ def load_cub_metadata(paths):
     classes = _read_id_table(_need(paths, "cub/classes.txt"))
     n = len(names)
     if labels.size != n or is_train.size != n:
-        raise download.DataIntegrityError(f"CUB metadata disagree: {n} images, {labels.size} labels, "
+        raise DataIntegrityError(f"CUB metadata disagree: {n} images, {labels.size} labels, "
                                           f"{is_train.size} split entries")
     if labels.min() < 0 or labels.max() >= len(classes) or not np.all(np.isin(is_train, (0, 1))):
-        raise download.DataIntegrityError("CUB labels outside classes.txt or split flags not 0/1")
+        raise DataIntegrityError("CUB labels outside classes.txt or split flags not 0/1")
     return dict(image_names=tuple(names), y=labels, is_train=is_train.astype(bool), class_names=tuple(classes),
                 image_ids=np.arange(1, n + 1, dtype=np.int64))
 
@@ -612,7 +581,7 @@ def load_cub_image_view(path, n_images):
         raise ValueError(f"{path}: {kind} must be {n_images} x {n_images}, got {A.shape}")
     A = A[np.ix_(order, order)]
     if kind == "distances":
-        download._check_distance_matrix(path, "distances", A)
+        formats.check_distance_matrix(path, "distances", A)
     return kind, A
 
 

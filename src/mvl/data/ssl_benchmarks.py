@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .coreg import (
+from ..coreg import (
     GAMMA_GRID,
     ambient_spectrum,
     comr_grid,
@@ -30,7 +30,7 @@ from .coreg import (
     select_on_validation,
     squared_distances,
 )
-from .least_squares import encode_targets
+from ..base import encode_targets
 
 __all__ = [
     "SSLDataset",
