@@ -7,8 +7,6 @@ from snakemake.utils import validate
 from mvl.workflow.methods import FAMILIES
 from mvl.workflow.runner import unit_tasks
 
-# The interpreter that runs Snakemake also runs every step (the venv or conda env of the package).
-PYTHON = sys.executable
 RES = "results"
 DATASETS = list(config["datasets"])
 _SHARED = ("datasets", "data", "dataset_settings", "profile")

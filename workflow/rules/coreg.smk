@@ -10,15 +10,12 @@ rule coreg_run:
         f"{RES}/coreg/runs/{{cds}}/seed{{seed}}.csv",
     wildcard_constraints:
         cds="[a-z0-9]+",
-    params:
-        python=PYTHON,
     log:
         f"{RES}/coreg/logs/{{cds}}_seed{{seed}}.log",
     conda:
         "../envs/mvl.yaml"
-    shell:
-        '"{params.python}" -m mvl.workflow.cli coreg --dataset {wildcards.cds} --seed {wildcards.seed} --out {output} '
-        "> {log} 2>&1"
+    script:
+        "../scripts/coreg_run.py"
 
 
 rule coreg_collect:
@@ -27,14 +24,12 @@ rule coreg_collect:
         [f"{RES}/coreg/runs/{d}/seed{s}.csv" for d in COREG_DATASETS for s in COREG.get("seeds", [])],
     output:
         f"{RES}/coreg/results.csv",
-    params:
-        python=PYTHON,
     log:
         f"{RES}/coreg/logs/collect.log",
     conda:
         "../envs/mvl.yaml"
-    shell:
-        '"{params.python}" -m mvl.workflow.cli collect --out {output} {input} > {log} 2>&1'
+    script:
+        "../scripts/collect.py"
 
 
 rule coreg_report:
@@ -47,13 +42,9 @@ rule coreg_report:
     output:
         notebook=f"{RES}/coreg/report.ipynb",
         summary=f"{RES}/coreg/summary.csv",
-    params:
-        python=PYTHON,
     log:
         f"{RES}/coreg/logs/report.log",
     conda:
         "../envs/mvl.yaml"
-    shell:
-        '"{params.python}" -m papermill {input.notebook} {output.notebook}.tmp.ipynb -k python3 '
-        "-p results_csv {input.results} -p summary_csv {output.summary} > {log} 2>&1 "
-        "&& mv {output.notebook}.tmp.ipynb {output.notebook}"
+    script:
+        "../scripts/coreg_report.py"

@@ -4,16 +4,14 @@ rule dataset:
     output:
         f"{RES}/{{dataset}}/dataset.npz",
     params:
-        python=PYTHON,
         source=lambda w: dcfg(w.dataset)["source"],
-        views=lambda w: " ".join(views(w.dataset)),
+        views=lambda w: views(w.dataset),
     log:
         f"{RES}/{{dataset}}/logs/dataset.log",
     conda:
         "../envs/mvl.yaml"
-    shell:
-        '"{params.python}" -m mvl.workflow.cli dataset --dataset {wildcards.dataset} --source {params.source} '
-        "--views {params.views} --out {output} > {log} 2>&1"
+    script:
+        "../scripts/dataset.py"
 
 
 rule prepare:
@@ -24,15 +22,12 @@ rule prepare:
     wildcard_constraints:
         part=r"\d+",
     params:
-        python=PYTHON,
         source=lambda w: dcfg(w.dataset)["source"],
-        views=lambda w: " ".join(views(w.dataset)),
-        loader=lambda w: json.dumps(dcfg(w.dataset).get("loader", {}), sort_keys=True),
+        views=lambda w: views(w.dataset),
+        loader=lambda w: dcfg(w.dataset).get("loader", {}),
     log:
         f"{RES}/{{dataset}}/logs/prepare_part{{part}}.log",
     conda:
         "../envs/mvl.yaml"
-    shell:
-        '"{params.python}" -m mvl.workflow.cli prepare --dataset {wildcards.dataset} --source {params.source} '
-        "--views {params.views} --part {wildcards.part} --loader {params.loader:q} "
-        "--out {output} > {log} 2>&1"
+    script:
+        "../scripts/prepare.py"

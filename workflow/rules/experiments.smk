@@ -25,14 +25,12 @@ rule collect:
         lambda w: run_targets(w.dataset),
     output:
         f"{RES}/{{dataset}}/results.csv",
-    params:
-        python=PYTHON,
     log:
         f"{RES}/{{dataset}}/logs/collect.log",
     conda:
         "../envs/mvl.yaml"
-    shell:
-        '"{params.python}" -m mvl.workflow.cli collect --out {output} {input} > {log} 2>&1'
+    script:
+        "../scripts/collect.py"
 
 
 rule aggregate:
@@ -41,11 +39,9 @@ rule aggregate:
         f"{RES}/{{dataset}}/results.csv",
     output:
         f"{RES}/{{dataset}}/summary.csv",
-    params:
-        python=PYTHON,
     log:
         f"{RES}/{{dataset}}/logs/aggregate.log",
     conda:
         "../envs/mvl.yaml"
-    shell:
-        '"{params.python}" -m mvl.workflow.cli aggregate --results {input} --out {output} > {log} 2>&1'
+    script:
+        "../scripts/aggregate.py"

@@ -25,14 +25,12 @@ rule notebook_html:
     wildcard_constraints:
         nbdir="[A-Za-z0-9_]+(/[A-Za-z0-9_]+)*",
         nbname="[A-Za-z0-9_]+",
-    params:
-        python=PYTHON,
     log:
         f"{RES}/{{nbdir}}/logs/{{nbname}}_html.log",
     conda:
         "../envs/mvl.yaml"
-    shell:
-        '"{params.python}" -m mvl.workflow.index html {input} {output} > {log} 2>&1'
+    script:
+        "../scripts/notebook_html.py"
 
 
 rule index:
@@ -43,13 +41,11 @@ rule index:
     output:
         f"{RES}/index.html",
     params:
-        python=PYTHON,
         profile=_profile_name(config),
-        datasets=" ".join(DATASETS),
+        datasets=DATASETS,
     log:
         f"{RES}/logs/index.log",
     conda:
         "../envs/mvl.yaml"
-    shell:
-        '"{params.python}" -m mvl.workflow.index index --out {output} --profile {params.profile:q} '
-        "--datasets {params.datasets} --reports {input.notebooks} > {log} 2>&1"
+    script:
+        "../scripts/index.py"

@@ -21,15 +21,6 @@ import numpy as np
 from . import io
 
 
-def _inputs(a):
-    """The files a step read (recorded in its output's checksum sidecar, see :func:`mvl.workflow.io.verify_outputs`)."""
-    files = []
-    for name in ("dataset_npz", "split", "kernels", "prepared", "selected", "results", "inputs"):
-        value = getattr(a, name, None)
-        files += value if isinstance(value, list) else [value] if value else []
-    return files
-
-
 def _load_source(source, data_options):
     """The raw dataset of a ``source`` (see config ``dataset_settings.<name>.source``)."""
     from ..data.embedded import load_mfeat
@@ -39,17 +30,19 @@ def _load_source(source, data_options):
     if source == "mvmnist":
         from ..data.embedded import load_multiview_mnist
 
-        return load_multiview_mnist(options=_data_options(json.dumps(data_options) if data_options else None))
+        return load_multiview_mnist(options=data_options_from(data_options))
     raise ValueError(f"unknown dataset source {source!r} (available: mfeat, mvmnist)")
 
 
-def step_dataset(a):
-    ds = _load_source(a.source, json.loads(a.data) if a.data else {})
+def write_dataset(dataset, source, views, out, data_options=None):
+    """Raw data of ``source`` (embedded or downloaded) as one npz ``out``: labels, the ``views`` (features as
+    ``view_<name>``, full kernels as ``kernel_<name>``; all views if empty) and the official splits if any."""
+    ds = _load_source(source, data_options or {})
     names = list(ds.view_names)
-    wanted = a.views or names
+    wanted = list(views or names)
     missing = [v for v in wanted if v not in names]
     if missing:
-        raise ValueError(f"dataset {a.dataset}: views {missing} are not in source {a.source!r} (views: {names})")
+        raise ValueError(f"dataset {dataset}: views {missing} are not in source {source!r} (views: {names})")
     arrays = {}
     for v in wanted:
         i = names.index(v)
@@ -58,64 +51,85 @@ def step_dataset(a):
         key = "kernel" if kind is not None and kind[i] == "kernel" else "view"
         arrays[f"{key}_{v}"] = ds.views[i]
     extra = getattr(ds, "arrays", None) or {}  # e.g. official splits
-    io.save_npz(a.out, checksum=True, y=ds.y, view_names=np.array(wanted), **extra, **arrays)
-    print(f"[dataset] {a.dataset} (source {a.source}): n = {ds.n_samples}, views = {wanted} -> {a.out}")
+    io.save_npz(out, checksum=True, y=ds.y, view_names=np.array(wanted), **extra, **arrays)
+    print(f"[dataset] {dataset} (source {source}): n = {ds.n_samples}, views = {wanted} -> {out}")
+
+
+def step_dataset(a):
+    write_dataset(a.dataset, a.source, a.views, a.out, _data_mapping(a.data))
 
 
 PAPER_SOURCES = ("flowers17", "caltech101", "cub")
 
 
-def _data_options(data_json):
-    """Download options: --data JSON, else $MVL_DATA_OPTIONS (set by the workflow), else the defaults."""
-    import os
-
+def data_options_from(data):
+    """Download options (:class:`mvl.data.download.DataOptions`) from the config key ``data`` (a mapping)."""
     from ..data.download import DataOptions
 
-    data_json = data_json or os.environ.get("MVL_DATA_OPTIONS")
-    return DataOptions.from_config({"data": json.loads(data_json) if data_json else {}})
+    return DataOptions.from_config({"data": dict(data or {})})
 
 
-def step_prepare(a):
-    """Paper datasets: fetch (verified) and load the raw files once, keep the loaded object (pickle)."""
+def _data_mapping(data_json):
+    """The config key ``data`` of the command line: --data JSON, else $MVL_DATA_OPTIONS, else empty (defaults)."""
+    import os
+
+    return json.loads(data_json or os.environ.get("MVL_DATA_OPTIONS") or "{}")
+
+
+def write_prepared(dataset, source, views, out, part=0, loader=None, data_options=None):
+    """Paper datasets: fetch (verified) and load the raw files of ``source`` once, keep the loaded object
+    (pickle ``out``). ``loader``: extra loader options (a mapping, e.g. CUB's ``image_view``)."""
     import pickle
 
     from ..data import download
     from ..data import paper as P
 
-    options = _data_options(a.data)
-    loader = json.loads(a.loader) if a.loader else {}
-    views = tuple(a.views)
-    if a.source not in PAPER_SOURCES:
-        raise ValueError(f"prepare is for the paper datasets {PAPER_SOURCES}, not {a.source!r}")
-    paths = download.fetch(a.source, options)
-    if a.source == "flowers17":
+    options = data_options_from(data_options)
+    loader = dict(loader or {})
+    views = tuple(views)
+    if source not in PAPER_SOURCES:
+        raise ValueError(f"prepare is for the paper datasets {PAPER_SOURCES}, not {source!r}")
+    paths = download.fetch(source, options)
+    if source == "flowers17":
         data = P.load_flowers17(paths=paths, views=views)
-    elif a.source == "caltech101":
-        data = P.load_caltech101(split=a.part, views=views, paths=paths)
+    elif source == "caltech101":
+        data = P.load_caltech101(split=part, views=views, paths=paths)
     else:
         data = P.load_cub(paths=paths, image_view=loader.get("image_view"))
         missing = [v for v in views if v not in data.view_names]
         if missing:
             raise ValueError(f"CUB views {missing} are not available (loaded: {list(data.view_names)}); the image "
                              "view needs data_settings.cub.loader.image_view (see mvl.data.paper.load_cub)")
-    with io.atomic_path(a.out, checksum=True) as tmp, open(tmp, "wb") as fh:
+    with io.atomic_path(out, checksum=True) as tmp, open(tmp, "wb") as fh:
         pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
-    print(f"[prepare] {a.dataset} (source {a.source}, part {a.part}): views {list(views)} -> {a.out}")
+    print(f"[prepare] {dataset} (source {source}, part {part}): views {list(views)} -> {out}")
+
+
+def step_prepare(a):
+    """Paper datasets: fetch (verified) and load the raw files once, keep the loaded object (pickle)."""
+    write_prepared(a.dataset, a.source, a.views, a.out, part=a.part, loader=json.loads(a.loader) if a.loader else {},
+                   data_options=_data_mapping(a.data))
+
+
+def write_collected(inputs, out):
+    """The run CSVs ``inputs`` concatenated into one tidy table ``out`` (one row per run)."""
+    import pandas as pd
+
+    frames = [pd.read_csv(f) for f in inputs]
+    table = pd.concat(frames, ignore_index=True)
+    io.save_csv(out, table, checksum=True, inputs=list(inputs))
+    print(f"[collect] {len(inputs)} files, {len(table)} rows -> {out}")
 
 
 def step_collect(a):
+    write_collected(a.inputs, a.out)
+
+
+def write_summary(results, out):
+    """Mean, std and count of the accuracy over splits of the tidy table ``results``, per group, as ``out``."""
     import pandas as pd
 
-    frames = [pd.read_csv(f) for f in a.inputs]
-    table = pd.concat(frames, ignore_index=True)
-    io.save_csv(a.out, table, checksum=True, inputs=_inputs(a))
-    print(f"[collect] {len(a.inputs)} files, {len(table)} rows -> {a.out}")
-
-
-def step_aggregate(a):
-    import pandas as pd
-
-    table = pd.read_csv(a.results)
+    table = pd.read_csv(results)
     keys = ["dataset", "method", "views", "n_views", "setting", "l_c", "u_c", "graph", "gamma_choice"]
     # ablation rows differ only in their gammas: keep them apart; rows with gammas selected per split
     # (which may switch gamma_B or gamma_W on in some splits and off in others) form one group
@@ -127,8 +141,12 @@ def step_aggregate(a):
     keys_ab = keys + ["gamma_B_on", "gamma_W_on", "ablation_cell"]
     summary = (table.groupby(keys_ab, dropna=False)["accuracy"]
                .agg(mean="mean", std="std", n_splits="count").reset_index())
-    io.save_csv(a.out, summary, checksum=True, inputs=_inputs(a))
-    print(f"[aggregate] {len(summary)} groups -> {a.out}")
+    io.save_csv(out, summary, checksum=True, inputs=[results])
+    print(f"[aggregate] {len(summary)} groups -> {out}")
+
+
+def step_aggregate(a):
+    write_summary(a.results, a.out)
 
 
 def step_check(a):
@@ -147,26 +165,30 @@ def step_check(a):
     return 0
 
 
-def step_coreg(a):
+def write_coreg(dataset, seed, out, data_options=None):
     """One seeded split of a co-regularization benchmark (Sindhwani & Rosenberg 2008): MR and CoMR on every
     (gamma_1, gamma_2) of the grid under both graph weight conventions, one row each (``selected`` marks the
     per-split validation choice; :func:`mvl.data.ssl_benchmarks.run_split`)."""
     from ..data.ssl_benchmarks import run_split
 
     data_dir = None
-    if a.dataset != "lines":
+    if dataset != "lines":
         from ..data import download
 
-        paths = download.fetch("ssl_benchmarks", _data_options(a.data))
+        paths = download.fetch("ssl_benchmarks", data_options_from(data_options))
         data_dir = Path(paths["ssl_benchmarks/g50c.mat"]).parent
     t0 = time.perf_counter()
-    rows = run_split(a.dataset, a.seed, data_dir=data_dir, all_grid=True)
-    io.save_csv(a.out, rows, checksum=True)
+    rows = run_split(dataset, seed, data_dir=data_dir, all_grid=True)
+    io.save_csv(out, rows, checksum=True)
     sel = rows[rows["selected"]]
     errs = ", ".join(f"{r.method}/{r.graph_weights} test {r.test_error:.2f} unl {r.unlabelled_error:.2f}"
                      for r in sel.itertuples())
-    print(f"[coreg] {a.dataset} seed {a.seed}: {len(rows)} grid rows; selected on validation: {errs} "
-          f"({time.perf_counter() - t0:.1f} s) -> {a.out}")
+    print(f"[coreg] {dataset} seed {seed}: {len(rows)} grid rows; selected on validation: {errs} "
+          f"({time.perf_counter() - t0:.1f} s) -> {out}")
+
+
+def step_coreg(a):
+    write_coreg(a.dataset, a.seed, a.out, _data_mapping(a.data))
 
 
 def build_parser():
