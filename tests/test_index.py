@@ -72,8 +72,8 @@ def test_index_page_links_reports_and_figures(tmp_path):
 
 
 def test_index_command_reads_the_config_hash_from_the_environment(tmp_path, monkeypatch):
-    """The workflow passes the hash through $MVL_CONFIG_SHA256 (a param would rerun the page on any config
-    change, also of data.mirror)."""
+    """Without --config-hash, the command line shows $MVL_CONFIG_SHA256 (the workflow's rule index computes the
+    hash from the config its script receives, mvl.workflow.jobs.index)."""
     res = _run_tree(tmp_path)
     monkeypatch.setenv("MVL_CONFIG_SHA256", "f00d")
     assert I.main(["index", "--out", str(res / "index.html"), "--profile", "paper", "--datasets", "a", "b",

@@ -31,6 +31,16 @@ def test_dry_run(profile, seeds, tmp_path):
     assert _job_count(proc.stdout, "total") <= 150
 
 
+def test_parsing_sets_no_environment_and_never_exits():
+    """While the Snakefile is parsed nothing is put into the environment and nothing calls sys.exit: the jobs read
+    the download options from the config their script receives (mvl.workflow.jobs), the raw-data check raises a
+    WorkflowError."""
+    files = [ROOT / "Snakefile", *sorted((ROOT / "workflow" / "rules").glob("*.smk"))]
+    for path in files:
+        text = path.read_text()
+        assert "os.environ" not in text and "sys.exit" not in text and "putenv" not in text, path
+
+
 def test_lint_clean():
     proc = _snakemake("--lint")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

@@ -1,7 +1,6 @@
 import copy
-import json
-import sys
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from mvl.workflow.methods import FAMILIES
@@ -85,9 +84,9 @@ def run_targets(dataset):
     return [f"{RES}/{dataset}/runs/{f}/seed{s}.csv" for f in families(dataset) for s in dcfg(dataset)["seeds"]]
 
 
-# Where raw data come from (cache, mirror, URLs) does not change what they are (files are verified),
-# so the options reach the jobs through the environment, not as params that would trigger reruns.
-os.environ.update(MVL_DATA_OPTIONS=json.dumps(config["data"], sort_keys=True))
+# Where raw data come from (cache, mirror, URLs) does not change what they are (files are verified): the jobs
+# read the download options from the config their script receives (mvl.workflow.jobs), not from params, which
+# would trigger reruns.
 
 
 def report_targets(dataset):
@@ -113,11 +112,12 @@ def coreg_targets():
     return [f"{RES}/coreg/report.ipynb", f"{RES}/coreg/summary.csv"]
 
 
-def _check_raw_data():
-    """Before any job: the raw files of every paper dataset still to be prepared can be obtained.
+def check_raw_data():
+    """The raw files of every paper dataset still to be prepared (and of the SSL benchmarks) can be obtained.
 
-    Offline (data.offline or $MVL_OFFLINE) without a file in the mirror or the cache, this stops the run
-    with one message naming the missing files, their URLs and the mirror option.
+    Offline (data.offline or $MVL_OFFLINE) without a file in the mirror or the cache, this raises a
+    WorkflowError with one message naming every missing file, its URL and the mirror option. It only reads
+    the mirror and the cache.
     """
     todo = sorted(
         {
@@ -126,8 +126,7 @@ def _check_raw_data():
             if is_paper(d) and not all(os.path.exists(prepared_path(d, s)) for s in dcfg(d)["seeds"])
         }
     )
-    coreg = config.get("coreg", {})
-    if set(coreg.get("datasets", [])) - {"lines"} and coreg.get("seeds"):
+    if set(COREG_DATASETS) - {"lines"} and COREG.get("seeds"):
         todo.append("ssl_benchmarks")
     if not todo:
         return
@@ -141,14 +140,4 @@ def _check_raw_data():
             "To run without them, leave out the datasets that need them, e.g. --config 'datasets=[mfeat]' "
             "(datasets=[] runs only the co-regularization benchmarks)."
         )
-        sys.stderr.write(f"\nRaw data missing; no job was started.\n\n{err}\n{hint}\n\n")
-        sys.exit(1)
-
-
-# Before the DAG is built: outputs whose content no longer matches their checksum sidecar (mvl.workflow.io) are
-# deleted, one line each on stderr, so that they and everything downstream are recomputed.
-if workflow.is_main_process:
-    from mvl.workflow.io import verify_outputs
-
-    verify_outputs(RES, stream=sys.stderr)
-_check_raw_data()
+        raise WorkflowError(f"\nRaw data missing; no job was started.\n\n{err}\n{hint}\n") from None

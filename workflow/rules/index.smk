@@ -9,11 +9,10 @@ REPORT_NOTEBOOKS = sorted(
 )
 # their HTML exports, beside them
 REPORT_HTML = [nb[: -len(".ipynb")] + ".html" for nb in REPORT_NOTEBOOKS]
-# The config hash reaches the index job through the environment (MVL_CONFIG_SHA256, read by
-# mvl.workflow.index), not as a param: a param would rerun the job
-# whenever any key changes, also those that change no result (data.mirror, data.base_url, as in common.smk);
-# the page shows the hash of the config of the run that last wrote it.
-os.environ.update(MVL_CONFIG_SHA256=_config_hash(config))
+# The config hash shown on the page is computed by the job from the config its script receives
+# (mvl.workflow.jobs.index), not passed as a param: a param would rerun the job whenever any key changes, also
+# those that change no result (data.mirror, data.base_url); the page shows the hash of the config of the run
+# that last wrote it.
 
 
 rule notebook_html:
