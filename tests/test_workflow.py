@@ -1,5 +1,8 @@
 """The Snakemake workflow parses, validates its config and lints clean (dry runs, no jobs executed)."""
 
+import os
+import re
+
 import pytest
 from conftest import ROOT, copy_workflow, job_stats, run_snakemake
 
@@ -39,6 +42,49 @@ def test_parsing_sets_no_environment_and_never_exits():
     for path in files:
         text = path.read_text()
         assert "os.environ" not in text and "sys.exit" not in text and "putenv" not in text, path
+
+
+def _rule_blocks():
+    """{rule name: its text} of every rule in workflow/rules/*.smk."""
+    blocks = {}
+    for path in sorted((ROOT / "workflow" / "rules").glob("*.smk")):
+        for part in re.split(r"^(?=rule \w+:)", path.read_text(), flags=re.M)[1:]:
+            blocks[re.match(r"rule (\w+):", part).group(1)] = part
+    return blocks
+
+
+def test_every_rule_runs_a_script_in_the_conda_env():
+    """With --sdm conda a rule's job must run in workflow/envs/mvl.yaml: every rule names that env and runs a
+    script (Snakemake executes it with the env's python), no shell line naming an interpreter."""
+    blocks = _rule_blocks()
+    assert {"dataset", "prepare", "run", "collect", "aggregate", "report", "coreg_run", "index"} <= set(blocks)
+    for name, text in blocks.items():
+        assert 'conda:\n        "../envs/mvl.yaml"' in text, name
+        assert "    script:\n" in text and "    shell:" not in text, name
+
+
+def test_dry_run_with_conda_deployment(tmp_path):
+    """--sdm conda plans the same jobs and the one env (conda itself is a stub answering Snakemake's checks:
+    no env is created here)."""
+    stub = tmp_path / "bin" / "conda"
+    stub.parent.mkdir()
+    stub.write_text("""#!/bin/sh
+case "$*" in
+  --version) echo "conda 24.11.0";;
+  "info --json") echo '{"conda_prefix": "/nonexistent", "platform": "linux-64"}';;
+  "config --get channel_priority --json") echo '{"get": {"channel_priority": "strict"}}';;
+  *) exit 1;;
+esac
+""")
+    stub.chmod(0o755)
+    wf = copy_workflow(tmp_path / "wf")
+    env = dict(os.environ, PATH=f"{stub.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    plain = run_snakemake("-n", "--profile", "profiles/ci", cwd=wf)
+    proc = run_snakemake("-n", "--profile", "profiles/ci", "--sdm", "conda", cwd=wf, env=env)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    assert "Conda environment workflow/envs/mvl.yaml will be created." in out
+    assert job_stats(proc.stdout) == job_stats(plain.stdout)
 
 
 def test_lint_clean():
