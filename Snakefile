@@ -50,5 +50,3 @@ rule all:
         f"{RES}/index.html",
     default_target: True
 
-
-apply_rule_resources()

@@ -114,13 +114,23 @@ def test_slurm_profile_dry_run(tmp_path):
 
 
 def test_resources_included():
-    """The Snakefile includes the per-rule resources before the rule files (rule `run` names its functions) and
-    applies the other rules' resources once every rule is defined."""
+    """The Snakefile includes the resource functions before the rule files, and every rule that does work writes
+    its own mem_mb and runtime in its `resources:` (nothing patches rules after their definition)."""
     text = (ROOT / "Snakefile").read_text()
     assert RESOURCES_INCLUDE in text, f"Snakefile should have the line {RESOURCES_INCLUDE!r}"
     rule_files = re.findall(r'^include: "workflow/rules/\w+\.smk"', text, flags=re.M)
     assert rule_files.index(RESOURCES_INCLUDE) < rule_files.index('include: "workflow/rules/experiments.smk"')
-    assert text.rstrip().endswith("apply_rule_resources()"), text[-200:]
+    sources = [text] + [p.read_text() for p in sorted((ROOT / "workflow" / "rules").glob("*.smk"))]
+    assert not any("apply_rule_resources" in t or "get_rule(" in t for t in sources)
+    blocks = {}
+    for t in sources:
+        for part in re.split(r"^(?=rule \w+:)", t, flags=re.M)[1:]:
+            blocks[re.match(r"rule (\w+):", part).group(1)] = part
+    sized = set(blocks) - {"all", "index", "notebook_html"}  # the last two: the profile's fallbacks
+    assert {"dataset", "prepare", "run", "collect", "aggregate", "report", "coreg_run"} <= sized
+    for name in sorted(sized):
+        res = re.search(r"\n    resources:\n((?:        .*\n)+)", blocks[name])
+        assert res and "mem_mb=" in res.group(1) and "runtime=" in res.group(1), name
 
 
 def _start_cluster(cluster_dir):

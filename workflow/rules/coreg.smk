@@ -12,6 +12,9 @@ rule coreg_run:
         cds="[a-z0-9]+",
     log:
         f"{RES}/coreg/logs/{{cds}}_seed{{seed}}.log",
+    resources:
+        mem_mb=per_attempt(2048),
+        runtime=per_attempt(30),
     conda:
         "../envs/mvl.yaml"
     script:
@@ -26,6 +29,9 @@ rule coreg_collect:
         f"{RES}/coreg/results.csv",
     log:
         f"{RES}/coreg/logs/collect.log",
+    resources:
+        mem_mb=per_attempt(1024),
+        runtime=per_attempt(10),
     conda:
         "../envs/mvl.yaml"
     script:
@@ -44,6 +50,9 @@ rule coreg_report:
         summary=f"{RES}/coreg/summary.csv",
     log:
         f"{RES}/coreg/logs/report.log",
+    resources:
+        mem_mb=per_attempt(2048),
+        runtime=per_attempt(20),
     conda:
         "../envs/mvl.yaml"
     script:

@@ -8,6 +8,9 @@ rule dataset:
         views=lambda w: views(w.dataset),
     log:
         f"{RES}/{{dataset}}/logs/dataset.log",
+    resources:
+        mem_mb=per_attempt(1024),
+        runtime=per_attempt(10),
     conda:
         "../envs/mvl.yaml"
     script:
@@ -27,6 +30,9 @@ rule prepare:
         loader=lambda w: dcfg(w.dataset).get("loader", {}),
     log:
         f"{RES}/{{dataset}}/logs/prepare_part{{part}}.log",
+    resources:
+        mem_mb=prepare_mem_mb,
+        runtime=per_attempt(30),
     conda:
         "../envs/mvl.yaml"
     script:

@@ -27,6 +27,9 @@ rule collect:
         f"{RES}/{{dataset}}/results.csv",
     log:
         f"{RES}/{{dataset}}/logs/collect.log",
+    resources:
+        mem_mb=per_attempt(1024),
+        runtime=per_attempt(10),
     conda:
         "../envs/mvl.yaml"
     script:
@@ -41,6 +44,9 @@ rule aggregate:
         f"{RES}/{{dataset}}/summary.csv",
     log:
         f"{RES}/{{dataset}}/logs/aggregate.log",
+    resources:
+        mem_mb=per_attempt(1024),
+        runtime=per_attempt(10),
     conda:
         "../envs/mvl.yaml"
     script:

@@ -28,6 +28,9 @@ rule report:
         gammas=lambda w: dcfg(w.dataset)["gammas"],
     log:
         f"{RES}/{{dataset}}/logs/report.log",
+    resources:
+        mem_mb=per_attempt(2048),
+        runtime=per_attempt(20),
     conda:
         "../envs/mvl.yaml"
     script:

@@ -1,7 +1,7 @@
-# Per-rule resources (mem_mb, runtime in minutes) estimated from each job's problem size, for cluster
-# execution (profiles/slurm). Included before the rule files (rule `run` names run_mem_mb and run_runtime);
-# the Snakefile calls apply_rule_resources() at its end for the other rules. Local runs ignore mem_mb and
-# runtime unless --resources caps them.
+# The functions behind the rules' `resources:` (mem_mb, runtime in minutes), estimated from each job's problem
+# size, for cluster execution (profiles/slurm). Included before the rule files, which name them in their
+# `resources:` (e.g. mem_mb=run_mem_mb in the run rule). Local runs ignore mem_mb and runtime unless --resources
+# caps them.
 #
 # Sizes: P classes, m views, n = training points of the job (labelled + unlabelled + validation, per
 # class, times two for Caltech-101's flipped copies), t test points, N the whole data set.
@@ -100,41 +100,11 @@ def run_runtime(wildcards, attempt):
     return _minutes(fits * _fit_seconds(wildcards.dataset, lc, uc), attempt)
 
 
-def _prepare_mem(wildcards, attempt):
-    # raw files (float32 or float64) and the float64 arrays built from them
+def prepare_mem_mb(wildcards, attempt):
+    """Rule prepare: the raw files (float32 or float64) and the float64 arrays built from them."""
     return _mem(2 * _loaded_mb(wildcards.dataset), attempt)
 
 
-def _fixed(mb, minutes):
-    return {"mem_mb": lambda wildcards, attempt: mb * attempt, "runtime": lambda wildcards, attempt: minutes * attempt}
-
-
-_RULE_RESOURCES = {
-    "dataset": _fixed(1024, 10),
-    "split": _fixed(512, 10),
-    "prepare": {"mem_mb": _prepare_mem, "runtime": lambda wildcards, attempt: 30 * attempt},
-    "collect": _fixed(1024, 10),
-    "aggregate": _fixed(1024, 10),
-    "report": _fixed(2048, 20),
-    # co-regularization benchmarks (Sindhwani & Rosenberg 2008): data sets of at most a few thousand points
-    "coreg_run": _fixed(2048, 30),
-    "coreg_collect": _fixed(1024, 10),
-    "coreg_report": _fixed(2048, 20),
-}
-
-
-def _overridden(rule_name, resource):
-    """Was this resource set for this rule with --set-resources (command line or a profile)?"""
-    given = workflow.resource_settings.overwrite_resources.get(rule_name, {})
-    base = resource[: -len("_mb")] if resource.endswith("_mb") else resource
-    return any(k == base or k.startswith(base + "_") for k in given)
-
-
-def apply_rule_resources():
-    """mem_mb and runtime of the rules other than `run` (which names its own), unless set on the command line;
-    called at the end of the Snakefile, once every rule is defined."""
-    for rule_name, resources in _RULE_RESOURCES.items():
-        if workflow.is_rule(rule_name):
-            workflow.get_rule(rule_name).resources.update(
-                {k: v for k, v in resources.items() if not _overridden(rule_name, k)}
-            )
+def per_attempt(value):
+    """A fixed resource (MB or minutes) times the attempt number, for the rules whose jobs are small."""
+    return lambda wildcards, attempt: value * attempt
