@@ -44,7 +44,7 @@ import time
 
 import numpy as np
 
-from ..data.protocols import ALL, Split, draw_training_set
+from ..data.protocols import ALL, KernelDraw, Split, kernel_draw
 from ..grid import grid_decision_functions
 from .methods import method as method_spec
 from .methods import paper_graph
@@ -81,15 +81,10 @@ def _u_rows(u_c):
 
 
 def _draw_kernels(K_pool, K_test, y, split, l_c, u_c, params):
-    """Kernels (sample-first, n x n x m) and labels of one draw: train (labelled then unlabelled), test and
-    validation."""
-    draw = draw_training_set(split, l_c, u_c, params["n_val_per_class"], u_max=params.get("u_max", u_c))
-    pos = {int(g): i for i, g in enumerate(split.pool)}  # dataset index -> pool position
-    train = np.array([pos[int(i)] for i in draw.train])
-    val = np.array([pos[int(i)] for i in draw.validation])
-    y_train = np.concatenate([y[draw.labelled], -np.ones(len(draw.unlabelled), dtype=np.int64)])
-    return dict(K_tr=K_pool[np.ix_(train, train)], K_te=K_test[:, train], K_va=K_pool[np.ix_(val, train)],
-                y_train=y_train, y_test=y[split.test], y_val=y[draw.validation], n_labelled=len(draw.labelled))
+    """Kernels (sample-first, n x n x m) and labels of one draw (:func:`mvl.data.protocols.kernel_draw`) as the dict
+    :func:`run_on_draw` takes."""
+    return kernel_draw(K_pool, K_test, y, split, l_c, u_c, params["n_val_per_class"],
+                       u_max=params.get("u_max", u_c)).as_dict()
 
 
 def select_gammas(K_pool, K_test, y, split, l_c, u_c, params):
@@ -128,6 +123,8 @@ def select_gammas_on_draw(d, l_c, u_c, params):
       (``graph_selected``) (methods ``mvl_ls_ablation_cv`` and ``mvl_ls_ablation_cvgraph``);
     - diagnostics: ``grid_seconds``, ``grid_size``, ``graphs``, ``selected_at_l_c``, ``u_c``.
     """
+    if isinstance(d, KernelDraw):
+        d = d.as_dict()
     if d.get("K_va") is None or len(d["y_val"]) == 0:
         raise ValueError("gamma selection needs a validation set, and this draw has none")
     grid = params["grid"]
@@ -197,11 +194,14 @@ def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, d
 def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, selected=None):
     """:func:`run_method` on the kernels of one draw: a dict with ``K_tr`` (n, n, m; labelled first),
     ``y_train`` (-1 = unlabelled), ``K_te`` (t, n, m), ``y_test``, ``K_va`` (v, n, m) and ``y_val``
-    (validation; may be empty) and ``n_labelled``. The paper datasets' loaders produce these directly.
+    (validation; may be empty) and ``n_labelled``, or the :class:`mvl.data.protocols.KernelDraw` that every
+    dataset's ``kernel_draw`` gives (:func:`mvl.workflow.runner.unit_source`).
 
     The method registry (:mod:`mvl.workflow.methods`) says how ``method`` runs: its run kind picks one function
     of :data:`RUNS`, which builds the estimator(s) with :meth:`mvl.workflow.methods.Method.make_estimator`."""
     spec = method_spec(method)
+    if isinstance(d, KernelDraw):
+        d = d.as_dict()
     run = _Run(spec, d, l_c, u_c, params, list(view_names), dataset, seed, selected)
     return RUNS[spec.run](run)
 
