@@ -150,8 +150,8 @@ def step_check(a):
 def step_coreg(a):
     """One seeded split of a co-regularization benchmark (Sindhwani & Rosenberg 2008): MR and CoMR on every
     (gamma_1, gamma_2) of the grid under both graph weight conventions, one row each (``selected`` marks the
-    per-split validation choice; :func:`mvl.data.ssl_benchmarks.run_split`)."""
-    from ..data.ssl_benchmarks import run_split
+    per-split validation choice; :func:`mvl.workflow.coreg_runner.run_split`)."""
+    from .coreg_runner import run_split
 
     data_dir = None
     if a.dataset != "lines":
