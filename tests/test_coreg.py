@@ -39,11 +39,9 @@ from mvl.data.ssl_benchmarks import (
     draw_split,
     load_ssl_benchmark,
     make_lines,
-    paired_ttest,
     prepare_split,
-    run_split,
-    summarize,
 )
+from mvl.workflow.coreg_runner import paired_ttest, run_split, summarize
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "ssl_benchmarks"
 TOL = 1e-8

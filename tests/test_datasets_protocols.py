@@ -139,3 +139,35 @@ def test_mvl_datasets_is_the_embedded_module_reexported():
     assert mvl.datasets.MultiViewDataset is embedded.MultiViewDataset
     assert mvl.datasets.load_multiview_mnist is embedded.load_multiview_mnist
     assert mvl.datasets.MFEAT_VIEWS == embedded.MFEAT_VIEWS
+
+
+def test_nested_draw_takes_prefixes_of_every_pool():
+    """The one nested draw: the first l_c, u_c, n_val candidates of each class (None: all of them)."""
+    from mvl.data.protocols import ClassPools, nested_draw
+
+    pools = {0: ClassPools(np.array([5, 1, 7]), np.array([2, 9]), np.array([4, 0, 3])),
+             1: ClassPools(np.array([8, 6]), np.array([10]), np.array([11]))}
+    d = nested_draw(pools, 2, 1, None)
+    np.testing.assert_array_equal(d.labelled, [5, 1, 8, 6])
+    np.testing.assert_array_equal(d.unlabelled, [2, 10])
+    np.testing.assert_array_equal(d.validation, [4, 0, 3, 11])
+    np.testing.assert_array_equal(d.train, [5, 1, 8, 6, 2, 10])
+    with pytest.raises(ValueError, match="class 1 has 1 unlabelled candidates; need 2"):
+        nested_draw(pools, 1, 2, 0)
+
+
+def test_split_kernels_draw_equals_the_direct_draw():
+    from mvl.data.protocols import SplitKernels, kernel_draw
+
+    y = np.repeat(np.arange(3), 12)
+    split = stratified_split(y, 2, seed=3)
+    rng = np.random.default_rng(0)
+    Kp, Kt = rng.random((split.pool.size, split.pool.size, 2)), rng.random((split.test.size, split.pool.size, 2))
+    src = SplitKernels(Kp, Kt, y, split, ("a", "b"))
+    full = src.kernel_draw(0, 2, 3, n_val_per_class=1, u_max=4)
+    ref = kernel_draw(Kp, Kt, y, split, 2, 3, 1, u_max=4)
+    np.testing.assert_array_equal(full.K_tr, ref.K_tr)
+    np.testing.assert_array_equal(full.K_va, ref.K_va)
+    one = src.kernel_draw(0, 2, 3, n_val_per_class=1, u_max=4, views=["b"])
+    np.testing.assert_array_equal(one.K_tr, ref.K_tr[..., 1:2])
+    assert one.view_names == ("b",) and one.n_labelled == 6

@@ -170,3 +170,36 @@ def test_registry_parses_the_name_grammar_once():
     assert not method("mvl_ls_cv").ablation and not method("mvl_ls_cv").related
     assert lookup("SR: MR") is None and lookup(float("nan")) is None
     assert method_attribute(["view_fou", "mvl_ls", "nope"], "view", "-") == ["fou", None, "-"]
+
+
+def test_registry_says_how_every_method_runs():
+    """Every method's run kind has one run function, and its estimator is built from the run settings by the
+    registry's factory (no list of names in the runner)."""
+    from mvl import MVLLeastSquares
+    from mvl.mvml import MVML
+    from mvl.optc import MVLLeastSquaresOptC
+    from mvl.perceptron import OrthogonalMultiViewPerceptron
+    from mvl.svm import MVLBinarySVM
+    from mvl.workflow.experiments import RUNS
+    from mvl.workflow.methods import RUNS as RUN_KINDS
+
+    assert set(RUNS) == set(RUN_KINDS)
+    names = ["mvl_ls", "mvl_ls_ablation", "mvl_ls_cv", "mvl_ls_ablation_cvgraph", "mvl_svm_ablation", "svc_sum",
+             "single_views", "perceptron_matrix", "view_fou", "mvl_ls_optc25", "mvml_full_n24"]
+    assert {method(n).run for n in names} == set(RUN_KINDS)
+    params = dict(PARAMS, graph={"laplacian": "normalized", "n_neighbors": 7, "laplacian_power": 2},
+                  comparison={"mvml_lambda": 0.3, "perceptron_epochs": 4})
+    ls = method("mvl_ls_cvgraph").make_estimator(params, gammas=(1.0, 2.0, 3.0), graph=(5, 1))
+    assert isinstance(ls, MVLLeastSquares) and (ls.gamma_A, ls.gamma_B, ls.gamma_W) == (1.0, 2.0, 3.0)
+    assert (ls.n_neighbors, ls.laplacian_power, ls.kernel) == (5, 1, "precomputed")
+    svm = method("mvl_binsvm_ablation").make_estimator(params)
+    assert isinstance(svm, MVLBinarySVM) and (svm.gamma_A, svm.n_neighbors, svm.laplacian_power) == (1e-5, 7, 2)
+    opt = method("mvl_ls_optc25").make_estimator(params, seed=3, l_c=2, u_c="all")
+    assert isinstance(opt, MVLLeastSquaresOptC) and opt.n_iter == 25 and opt.random_state == [4, 3, 2, -1]
+    mv = method("mvml_sparse_n24").make_estimator(params, seed=5)
+    assert isinstance(mv, MVML) and (mv.learn_A, mv.nystrom, mv.lmbda, mv.random_state) == ("sparse", 0.24, 0.3, 5)
+    pc = method("perceptron_orth").make_estimator(params, seed=2)
+    assert isinstance(pc, OrthogonalMultiViewPerceptron) and pc.n_epochs == 4
+    assert method("svc_sum").make_estimator(params).C == 1.0
+    with pytest.raises(ValueError, match="several estimators"):
+        method("single_views").make_estimator(params)

@@ -357,3 +357,27 @@ def test_cub_problem(cub):
     n = d.train.size
     assert prob.K.shape == (n, n, 1) and prob.K_test.shape == (d.test.size, n, 1) and prob.K_val is None
     assert (prob.y == -1).sum() == d.unlabelled.size
+
+
+def test_every_dataset_gives_the_same_draw_object(flowers, caltech_paths, cub):
+    """The workflow asks every dataset for a draw the same way (``kernel_draw``) and gets one kind of object."""
+    from mvl.data.protocols import KernelDraw
+
+    d = P.flowers17_draw(flowers, 2, l_c=3, u_c=2, seed=1)
+    kd = flowers.kernel_draw(2, 3, 2, draw_seed=1, views=["hsv", "hog"])
+    prob = flowers.problem(d, views=("hsv", "hog"))
+    assert isinstance(kd, KernelDraw) and kd.view_names == ("hsv", "hog") and kd.n_labelled == d.labelled.size
+    for a, b in ((kd.K_tr, prob.K), (kd.K_te, prob.K_test), (kd.K_va, prob.K_val), (kd.y_train, prob.y),
+                 (kd.y_val, prob.y_val)):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(d.validation, np.setdiff1d(flowers.splits[2]["val"], d.unlabelled))
+    cal = P.load_caltech101(1, views=P.CALTECH101_VIEWS_4, paths=caltech_paths)
+    kd = cal.kernel_draw(1, 5, 0, n_val_per_class=5, validation=True, draw_seed=2)
+    opt = P.caltech101_draw(cal, 5, n_val_per_class=5, seed=2)
+    np.testing.assert_array_equal(kd.K_va, cal.problem(opt).K_val)
+    assert cal.kernel_draw(1, 5, 0, n_val_per_class=5, validation=False).K_va is None
+    data = P.load_cub(cub)
+    kd = data.kernel_draw(1, 3, 5, u_max=5)
+    assert kd.K_va is None and kd.y_val.size == 0 and (kd.y_train == -1).sum() == 5 * len(np.unique(data.y))
+    with pytest.raises(ValueError, match="random protocol only"):
+        data.kernel_draw(1, 3, "all")

@@ -4,7 +4,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from mvl.workflow.methods import FAMILIES
-from mvl.workflow.runner import unit_tasks
+from mvl.workflow.runner import PAPER_SOURCES, unit_tasks
 
 RES = "results"
 DATASETS = list(config["datasets"])
@@ -53,7 +53,6 @@ def views(dataset):
     return list(dcfg(dataset)["views"])
 
 
-PAPER_SOURCES = ("flowers17", "caltech101", "cub")
 
 
 def is_paper(dataset):

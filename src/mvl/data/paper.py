@@ -61,8 +61,13 @@ from . import download, formats
 from ..kernels import chi2_kernel, gaussian_kernel
 from .errors import DataIntegrityError, DataUnavailableError
 from .formats import CUB_N_ATTRIBUTES, read_image_attribute_labels
+from .protocols import ClassPools, KernelDraw, nested_draw
+
+SOURCES = ("flowers17", "caltech101", "cub")
+"""The paper's own data sets (Section 7.2), by their ``source`` name in the workflow config."""
 
 __all__ = [
+    "SOURCES",
     "PaperDraw",
     "Problem",
     "FLOWERS17_VIEWS",
@@ -152,8 +157,9 @@ def _class_orders(y, pool, rng):
     return {int(c): rng.permutation(pool[y[pool] == c]) for c in np.unique(y[pool])}
 
 
-def _blocks(orders, l_c, u_c, n_val, u_max, n_val_max, what):
-    """Cut each class's order into [labelled (prefix) ... | unlabelled (u_max) | validation (n_val_max)].
+def _block_pools(orders, l_c, u_c, n_val, u_max, n_val_max, what):
+    """Cut each class's order into [labelled (prefix) ... | unlabelled (u_max) | validation (n_val_max)]: the
+    :class:`mvl.data.protocols.ClassPools` of :func:`mvl.data.protocols.nested_draw`.
 
     Labelled sets are prefixes (nested across l_c and independent of u_c, n_val); the unlabelled and
     validation blocks sit at the end, so they are nested across u_c and fixed across l_c.
@@ -163,17 +169,28 @@ def _blocks(orders, l_c, u_c, n_val, u_max, n_val_max, what):
     if min(l_c, u_c, n_val) < 0 or u_c > u_max or n_val > n_val_max:
         raise ValueError(f"need 0 <= u_c <= u_max and 0 <= n_val <= n_val_max, got l_c={l_c}, u_c={u_c}, "
                          f"u_max={u_max}, n_val={n_val}, n_val_max={n_val_max}")
-    lab, unl, val = [], [], []
+    pools = {}
     for c, order in orders.items():
         n = order.size
         if l_c + u_max + n_val_max > n:
             raise ValueError(f"class {c} has {n} {what}; l_c={l_c} labelled + u_max={u_max} unlabelled + "
                              f"{n_val_max} validation do not fit")
-        lab.append(order[:l_c])
         start_u = n - n_val_max - u_max
-        unl.append(order[start_u:start_u + u_c])
-        val.append(order[n - n_val_max:n - n_val_max + n_val])
-    return np.concatenate(lab), np.concatenate(unl), np.concatenate(val)
+        pools[c] = ClassPools(labelled=order[:start_u], unlabelled=order[start_u:n - n_val_max],
+                              validation=order[n - n_val_max:])
+    return pools
+
+
+def _kernel_draw(problem, draw):
+    """The :class:`mvl.data.protocols.KernelDraw` of a :class:`Problem` of ``draw`` (one object for every dataset)."""
+    y_val = np.empty(0, dtype=np.int64) if problem.y_val is None else problem.y_val
+    return KernelDraw(K_tr=problem.K, y_train=problem.y, K_te=problem.K_test, y_test=problem.y_test, K_va=problem.K_val,
+                      y_val=y_val, n_labelled=int(draw.labelled.size), view_names=tuple(problem.view_names))
+
+
+def _no_all(name, u_c):
+    if u_c == "all":
+        raise ValueError(f"u_c = 'all' is defined for the random protocol only, not for {name}")
 
 
 def _as_views(view_names, views):
@@ -250,6 +267,14 @@ class Flowers17(Flowers17Splits):
     def problem(self, draw, views=None):
         """Kernels and labels of one :class:`PaperDraw` (validation = the draw's validation set)."""
         return _problem_same_space(self, draw, views)
+
+    def kernel_draw(self, seed, l_c, u_c, n_val_per_class=0, validation=True, u_max=None, draw_seed=0, views=None):
+        """The workflow's draw (:class:`mvl.data.protocols.KernelDraw`): official split ``seed``, labelled from
+        ``trn``, unlabelled and validation (the rest of ``val``, whatever ``n_val_per_class``) from ``val``,
+        :func:`flowers17_draw` with ``draw_seed``."""
+        _no_all(self.name, u_c)
+        draw = flowers17_draw(self, split=seed, l_c=l_c, u_c=u_c, seed=int(draw_seed))
+        return _kernel_draw(self.problem(draw, views), draw)
 
 
 def _problem_same_space(data, draw, views):
@@ -329,11 +354,13 @@ def flowers17_draw(data, split, l_c, u_c=FLOWERS17_U_C, seed=0):
     rng = _rng(seed, split)
     trn_orders = _class_orders(data.y, sp["trn"], rng)
     val_orders = _class_orders(data.y, sp["val"], rng)
-    lab, _, _ = _blocks(trn_orders, l_c, 0, 0, 0, 0, "trn images")
-    _, unl, _ = _blocks(val_orders, 0, u_c, 0, u_c, 0, "val images")
-    validation = np.setdiff1d(sp["val"], unl)
-    return PaperDraw("flowers17", int(split), int(seed), int(l_c), int(u_c), lab, unl, validation,
-                     np.sort(sp["tst"]))
+    trn = _block_pools(trn_orders, l_c, 0, 0, 0, 0, "trn images")  # labelled: a prefix of the trn order
+    val = _block_pools(val_orders, 0, u_c, 0, u_c, 0, "val images")  # unlabelled: the last u_c of the val order
+    pools = {c: ClassPools(labelled=trn[c].labelled, unlabelled=val[c].unlabelled, validation=val[c].labelled)
+             for c in trn}  # validation: the rest of val
+    d = nested_draw(pools, l_c, u_c, None)
+    return PaperDraw("flowers17", int(split), int(seed), int(l_c), int(u_c), d.labelled, d.unlabelled,
+                     np.sort(d.validation), np.sort(sp["tst"]))
 
 
 # ------------------------------------------------------------------------------------------- Caltech-101
@@ -391,6 +418,15 @@ class Caltech101Split:
         names = tuple(self.view_names[i] for i in _as_views(self.view_names, views))
         return Problem(K=K, y=y, K_test=Kt, y_test=self.y_test[draw.test], K_val=Kv,
                        y_val=self.y_train[draw.validation] if has_val else None, view_names=names)
+
+    def kernel_draw(self, seed, l_c, u_c, n_val_per_class=0, validation=True, u_max=None, draw_seed=0, views=None):
+        """The workflow's draw (:class:`mvl.data.protocols.KernelDraw`) of this split (``seed`` names the split,
+        which is the one loaded): :func:`caltech101_draw` with ``draw_seed``, a validation set of
+        ``n_val_per_class`` originals when ``validation``."""
+        _no_all(self.name, u_c)
+        n_val = int(n_val_per_class) if validation else 0
+        draw = caltech101_draw(self, l_c=l_c, u_c=u_c, n_val_per_class=n_val, seed=int(draw_seed))
+        return _kernel_draw(self.problem(draw, views), draw)
 
 
 def _caltech_files_in_dir(folder, names):
@@ -501,7 +537,9 @@ def caltech101_draw(data, l_c, u_c=0, n_val_per_class=0, seed=0, include_flipped
     pool = np.flatnonzero(data.original)
     rng = _rng(seed, data.split)
     orders = _class_orders(data.y_train, pool, rng)
-    lab, unl, val = _blocks(orders, l_c, u_c, n_val_per_class, u_max, n_val_max, "original training images")
+    pools = _block_pools(orders, l_c, u_c, n_val_per_class, u_max, n_val_max, "original training images")
+    d = nested_draw(pools, l_c, u_c, n_val_per_class)
+    lab, unl, val = d.labelled, d.unlabelled, d.validation
     if include_flipped:
         lab = np.concatenate([lab, data.twin[lab][data.twin[lab] >= 0]])
         unl = np.concatenate([unl, data.twin[unl][data.twin[unl] >= 0]])
@@ -665,6 +703,13 @@ class CUB200:
     def problem(self, draw, views=None):
         return _problem_same_space(self, draw, views)
 
+    def kernel_draw(self, seed, l_c, u_c, n_val_per_class=0, validation=True, u_max=None, draw_seed=0, views=None):
+        """The workflow's draw (:class:`mvl.data.protocols.KernelDraw`): the seeded draw ``seed`` of
+        :func:`cub_draw` (no validation set; the unlabelled block sized by ``max(u_c, u_max)``)."""
+        _no_all(self.name, u_c)
+        draw = cub_draw(self, l_c=l_c, u_c=u_c, seed=seed, u_max=max(u_c, int(u_max or 0)))
+        return _kernel_draw(self.problem(draw, views), draw)
+
 
 def load_cub(paths=None, options=None, image_view=None, chi2_scale="median"):
     """CUB-200-2011 with the attribute view and, if ``image_view`` (path to a ``.npz``, see
@@ -686,6 +731,6 @@ def cub_draw(data, l_c, u_c=CUB_U_C, seed=0, u_max=None):
     is_train = np.asarray(data.is_train, dtype=bool)
     rng = _rng(seed, 0)
     orders = _class_orders(data.y, np.flatnonzero(is_train), rng)
-    lab, unl, _ = _blocks(orders, l_c, u_c, 0, u_max, 0, "training images")
-    return PaperDraw("cub", 0, int(seed), int(l_c), int(u_c), lab, unl, np.empty(0, dtype=np.int64),
+    d = nested_draw(_block_pools(orders, l_c, u_c, 0, u_max, 0, "training images"), l_c, u_c, 0)
+    return PaperDraw("cub", 0, int(seed), int(l_c), int(u_c), d.labelled, d.unlabelled, np.empty(0, dtype=np.int64),
                      np.flatnonzero(~is_train))

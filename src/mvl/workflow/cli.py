@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..data.paper import SOURCES as PAPER_SOURCES
 from . import io
 
 
@@ -58,8 +59,6 @@ def write_dataset(dataset, source, views, out, data_options=None):
 def step_dataset(a):
     write_dataset(a.dataset, a.source, a.views, a.out, _data_mapping(a.data))
 
-
-PAPER_SOURCES = ("flowers17", "caltech101", "cub")
 
 
 def data_options_from(data):
@@ -168,8 +167,8 @@ def step_check(a):
 def write_coreg(dataset, seed, out, data_options=None):
     """One seeded split of a co-regularization benchmark (Sindhwani & Rosenberg 2008): MR and CoMR on every
     (gamma_1, gamma_2) of the grid under both graph weight conventions, one row each (``selected`` marks the
-    per-split validation choice; :func:`mvl.data.ssl_benchmarks.run_split`)."""
-    from ..data.ssl_benchmarks import run_split
+    per-split validation choice; :func:`mvl.workflow.coreg_runner.run_split`)."""
+    from .coreg_runner import run_split
 
     data_dir = None
     if dataset != "lines":

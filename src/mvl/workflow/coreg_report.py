@@ -4,7 +4,7 @@ Sindhwani & Rosenberg (ICML 2008, "SR"), Section 4.3 and Tables 2-4: manifold re
 RLS) against manifold co-regularization (CoMR) on LINES, G50C, USPST, COIL20 and PCMAC. SR choose (gamma_1,
 gamma_2) "with respect to validation error" on the grid {1e-6, 1e-4, 1e-2, 1, 10, 100} and print one pair per
 dataset and method (Table 4), which leaves open whether the pair was chosen per split or once per dataset.
-The functions here read the tidy table of every grid row (:func:`mvl.data.ssl_benchmarks.run_split` with ``all_grid``;
+The functions here read the tidy table of every grid row (:func:`mvl.workflow.coreg_runner.run_split` with ``all_grid``;
 one row per dataset, seed, method, graph_weights, gamma1, gamma2 with validation_error, validation_loss,
 test_error, unlabelled_error and the per-split choice ``selected``) and evaluate three protocols:
 

@@ -44,33 +44,12 @@ import time
 
 import numpy as np
 
-from ..data.protocols import ALL, Split, draw_training_set
+from ..data.protocols import ALL, KernelDraw, Split, kernel_draw
 from ..grid import grid_decision_functions
-from ..least_squares import MVLLeastSquares
-from ..optc import MVLLeastSquaresOptC
-from .methods import lookup
+from .methods import method as method_spec
+from .methods import paper_graph
 
 __all__ = ["run_method", "run_on_draw", "select_gammas", "select_gammas_on_draw"]
-
-def _mvml_spec(method):
-    """(metric, Nystrom fraction) of ``mvml_<metric>_n<pct>``, or None (from the method registry)."""
-    m = lookup(method)
-    return (m.mvml_metric, m.nystrom_percent / 100.0) if m is not None and m.mvml_metric else None
-
-
-def _optc_iterations(method):
-    """N of ``mvl_ls_optc<N>``, or None (from the method registry)."""
-    m = lookup(method)
-    return None if m is None else m.optc_iterations
-
-
-def paper_graph(params):
-    """The configured (fixed) graph of ``params``: laplacian, n_neighbors, laplacian_power, weights."""
-    g = params.get("graph") or {}
-    return dict(laplacian=g.get("laplacian", params.get("laplacian", "normalized")),
-                n_neighbors=g.get("n_neighbors", params.get("n_neighbors")),
-                laplacian_power=int(g.get("laplacian_power", 1)), weights=g.get("weights", "kernel"))
-
 
 def graph_label(laplacian, n_neighbors, laplacian_power=1, weights="kernel"):
     """e.g. ``normalized-dense`` (the paper's graph), ``normalized-knn10-p2``, ``normalized-knn10bin-p2``."""
@@ -102,15 +81,10 @@ def _u_rows(u_c):
 
 
 def _draw_kernels(K_pool, K_test, y, split, l_c, u_c, params):
-    """Kernels (sample-first, n x n x m) and labels of one draw: train (labelled then unlabelled), test and
-    validation."""
-    draw = draw_training_set(split, l_c, u_c, params["n_val_per_class"], u_max=params.get("u_max", u_c))
-    pos = {int(g): i for i, g in enumerate(split.pool)}  # dataset index -> pool position
-    train = np.array([pos[int(i)] for i in draw.train])
-    val = np.array([pos[int(i)] for i in draw.validation])
-    y_train = np.concatenate([y[draw.labelled], -np.ones(len(draw.unlabelled), dtype=np.int64)])
-    return dict(K_tr=K_pool[np.ix_(train, train)], K_te=K_test[:, train], K_va=K_pool[np.ix_(val, train)],
-                y_train=y_train, y_test=y[split.test], y_val=y[draw.validation], n_labelled=len(draw.labelled))
+    """Kernels (sample-first, n x n x m) and labels of one draw (:func:`mvl.data.protocols.kernel_draw`) as the dict
+    :func:`run_on_draw` takes."""
+    return kernel_draw(K_pool, K_test, y, split, l_c, u_c, params["n_val_per_class"],
+                       u_max=params.get("u_max", u_c)).as_dict()
 
 
 def select_gammas(K_pool, K_test, y, split, l_c, u_c, params):
@@ -149,6 +123,8 @@ def select_gammas_on_draw(d, l_c, u_c, params):
       (``graph_selected``) (methods ``mvl_ls_ablation_cv`` and ``mvl_ls_ablation_cvgraph``);
     - diagnostics: ``grid_seconds``, ``grid_size``, ``graphs``, ``selected_at_l_c``, ``u_c``.
     """
+    if isinstance(d, KernelDraw):
+        d = d.as_dict()
     if d.get("K_va") is None or len(d["y_val"]) == 0:
         raise ValueError("gamma selection needs a validation set, and this draw has none")
     grid = params["grid"]
@@ -218,151 +194,187 @@ def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, d
 def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, selected=None):
     """:func:`run_method` on the kernels of one draw: a dict with ``K_tr`` (n, n, m; labelled first),
     ``y_train`` (-1 = unlabelled), ``K_te`` (t, n, m), ``y_test``, ``K_va`` (v, n, m) and ``y_val``
-    (validation; may be empty) and ``n_labelled``. The paper datasets' loaders produce these directly."""
-    K_tr, K_te, y_train, y_test = d["K_tr"], d["K_te"], d["y_train"], d["y_test"]
-    gA, gB, gW = (float(params["gammas"][k]) for k in ("A", "B", "W"))
-    g = paper_graph(params)
-    base = dict(dataset=dataset, method=method, views="+".join(view_names), n_views=len(view_names),
-                l_c=l_c, u_c=_u_rows(u_c), split=seed, graph=_graph_label(params),
-                setting="semi-supervised" if u_c == ALL or u_c > 0 else "supervised",
-                n_unlabelled=int(len(y_train) - d["n_labelled"]))
-    rows = []
+    (validation; may be empty) and ``n_labelled``, or the :class:`mvl.data.protocols.KernelDraw` that every
+    dataset's ``kernel_draw`` gives (:func:`mvl.workflow.runner.unit_source`).
 
-    def fit_eval(gammas, choice, extra=None, estimator=MVLLeastSquares, graph=None):
-        """One fit and its test accuracy; ``graph`` = (n_neighbors, laplacian_power) chosen on validation
-        (the row's ``graph`` is then "validation-selected"), None = the configured graph."""
-        nn, pw = (g["n_neighbors"], g["laplacian_power"]) if graph is None else graph
+    The method registry (:mod:`mvl.workflow.methods`) says how ``method`` runs: its run kind picks one function
+    of :data:`RUNS`, which builds the estimator(s) with :meth:`mvl.workflow.methods.Method.make_estimator`."""
+    spec = method_spec(method)
+    if isinstance(d, KernelDraw):
+        d = d.as_dict()
+    run = _Run(spec, d, l_c, u_c, params, list(view_names), dataset, seed, selected)
+    return RUNS[spec.run](run)
+
+
+_DIAGNOSTICS = ("grid_seconds", "grid_size", "selected_at_l_c")
+
+
+class _Run:
+    """One method on one draw: the draw, the settings, the rows' common columns, and the fit helpers."""
+
+    def __init__(self, spec, d, l_c, u_c, params, view_names, dataset, seed, selected):
+        self.spec, self.d, self.l_c, self.u_c, self.params = spec, d, l_c, u_c, params
+        self.view_names, self.dataset, self.seed, self.selected = view_names, dataset, seed, selected
+        self.gammas = tuple(float(params["gammas"][k]) for k in ("A", "B", "W"))
+        self.base = dict(dataset=dataset, method=spec.name, views="+".join(view_names), n_views=len(view_names),
+                         l_c=l_c, u_c=_u_rows(u_c), split=seed, graph=_graph_label(params),
+                         setting="semi-supervised" if u_c == ALL or u_c > 0 else "supervised",
+                         n_unlabelled=int(len(d["y_train"]) - d["n_labelled"]))
+        self.rows = []
+
+    def estimator(self, gammas=None, graph=None):
+        return self.spec.make_estimator(self.params, gammas=gammas, graph=graph, seed=self.seed, l_c=self.l_c,
+                                        u_c=self.u_c)
+
+    def fit_eval(self, gammas, choice, extra=None, graph=None):
+        """One fit of the method's estimator and its test accuracy; ``graph`` = (n_neighbors, laplacian_power)
+        chosen on validation (the row's ``graph`` is then "validation-selected"), None = the configured graph."""
+        d = self.d
         t0 = time.perf_counter()
-        model = estimator(*gammas, laplacian=g["laplacian"], n_neighbors=nn, laplacian_power=pw,
-                          graph_weights=g["weights"], kernel="precomputed").fit(K_tr, y_train)
+        model = self.estimator(gammas, graph).fit(d["K_tr"], d["y_train"])
         seconds = time.perf_counter() - t0
         if hasattr(model, "n_iter_"):  # the SVMs: solver iterations and final KKT violation (Lemma 31)
             extra = dict(extra or {}, n_iter=int(np.sum(model.n_iter_)),
                          kkt_violation=float(np.max(model.kkt_violation_)))
-        where = {} if graph is None else dict(graph="validation-selected",
-                                              graph_used=graph_label(g["laplacian"], nn, pw, g["weights"]))
-        rows.append(dict(base, gamma_A=gammas[0], gamma_B=gammas[1], gamma_W=gammas[2],
-                         gamma_choice=choice, accuracy=model.score(K_te, y_test), fit_seconds=seconds,
-                         **where, **(extra or {})))
+        where = {}
+        if graph is not None:
+            g = paper_graph(self.params)
+            where = dict(graph="validation-selected", graph_used=graph_label(g["laplacian"], *graph, g["weights"]))
+        self.rows.append(dict(self.base, gamma_A=gammas[0], gamma_B=gammas[1], gamma_W=gammas[2],
+                              gamma_choice=choice, accuracy=model.score(d["K_te"], d["y_test"]), fit_seconds=seconds,
+                              **where, **(extra or {})))
 
-    def selection():
-        return selected if selected is not None else select_gammas_on_draw(d, l_c, u_c, params)
+    def selection(self):
+        """The validation selection of this draw's split (made elsewhere, or here at this l_c)."""
+        if self.selected is not None:
+            return self.selected
+        return select_gammas_on_draw(self.d, self.l_c, self.u_c, self.params)
 
-    diagnostics = ("grid_seconds", "grid_size", "selected_at_l_c")
-
-    if method == "single_views":
-        rows = []
-        for p, name in enumerate(view_names):
-            one = dict(d, K_tr=K_tr[..., p:p + 1], K_te=K_te[..., p:p + 1],
-                       K_va=None if d.get("K_va") is None else d["K_va"][..., p:p + 1])
-            rows += run_on_draw(f"view_{name}", one, l_c, u_c, params, [name], dataset=dataset, seed=seed)
-        return rows
-    spec = lookup(method)
-    if method == "mvl_ls" or (spec is not None and spec.view is not None):
-        fit_eval((gA, gB, gW), "fixed")
-    elif method == "mvl_ls_ablation":
-        for b in (0.0, gB):
-            for w in (0.0, gW):
-                fit_eval((gA, b, w), "ablation", dict(ablation_cell=_cell(b, w)))
-    elif method in ("mvl_svm", "mvl_binsvm", "mvl_svm_ablation", "mvl_binsvm_ablation"):
-        from ..svm import MVLSVM, MVLBinarySVM
-
-        est = MVLSVM if spec.kind == "mvl_svm" else MVLBinarySVM
-        if spec.ablation:
-            for b in (0.0, gB):
-                for w in (0.0, gW):
-                    fit_eval((gA, b, w), "ablation", dict(ablation_cell=_cell(b, w)), estimator=est)
-        else:
-            fit_eval((gA, gB, gW), "fixed", estimator=est)
-    elif method == "mvl_ls_cv":
-        sel = selection()
-        fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "selected",
-                 {k: sel[k] for k in ("val_accuracy", *diagnostics)})
-    elif method == "mvl_ls_cvgraph":
-        full = selection()
-        sel = full["graph_selected"]
-        fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "selected",
-                 dict(val_accuracy=sel["val_accuracy"], **{k: full[k] for k in diagnostics}),
-                 graph=(sel["n_neighbors"], sel["laplacian_power"]))
-    elif method in ("mvl_ls_ablation_cv", "mvl_ls_ablation_cvgraph"):
-        # the Table-2 cells, each with its remaining hyperparameters selected on validation within the cell
-        full = selection()
-        scope = "paper" if method == "mvl_ls_ablation_cv" else "graph_selected"
-        anywhere = full["graph_selected"] if scope == "graph_selected" else {
-            k: full[k] for k in ("gamma_A", "gamma_B", "gamma_W", "val_accuracy")}
-        for cell, sel in full["ablation"][scope].items():
-            if sel is None:  # the grid has no point in this cell (e.g. no gamma_B > 0)
-                continue
-            graph = None if scope == "paper" else (sel["n_neighbors"], sel["laplacian_power"])
-            fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "ablation-selected",
-                     dict(val_accuracy=sel["val_accuracy"], ablation_cell=cell, **{k: full[k] for k in diagnostics}),
-                     graph=graph)
-            if all(sel[k] == anywhere[k] for k in anywhere if k != "val_accuracy"):
-                # the unrestricted selection (every cell) is this cell's: the same fit, reported as cell "any"
-                rows.append(dict(rows[-1], ablation_cell="any"))
-    elif _optc_iterations(method):
-        opt = params["optc"]
-        has_val = d.get("K_va") is not None and len(d["y_val"]) > 0  # CUB has no validation set
-        d_va, y_va = (d["K_va"], d["y_val"]) if has_val else (None, None)
-        t0 = time.perf_counter()
-        model = MVLLeastSquaresOptC(gA, gB, gW, alpha=float(opt.get("alpha", 1.0)),
-                                    n_restarts=int(opt.get("n_restarts", 20)), n_iter=_optc_iterations(method),
-                                    tol=float(opt.get("tol", 1e-8)), laplacian=g["laplacian"],
-                                    n_neighbors=g["n_neighbors"],
-                                    laplacian_power=g["laplacian_power"], graph_weights=g["weights"],
-                                    random_state=[int(opt.get("seed", 0)), int(seed), int(l_c), _u_rows(u_c)],
-                                    kernel="precomputed")
-        model.fit(K_tr, y_train, d_va, y_va)
-        seconds = time.perf_counter() - t0
-        rows.append(dict(base, gamma_A=gA, gamma_B=gB, gamma_W=gW, gamma_choice="fixed",
-                         accuracy=model.score(K_te, y_test), fit_seconds=seconds,
-                         val_accuracy=(float(model.validation_scores_[model.best_restart_]) if has_val
-                                       else np.nan),
-                         optc_c=json.dumps([round(float(v), 10) for v in model.c_]),
-                         optc_best_restart=int(model.best_restart_),
-                         optc_objective=json.dumps(np.round(model.objective_history_, 12).tolist())))
-    elif _mvml_spec(method):
-        from ..mvml import MVML
-
-        metric, frac = _mvml_spec(method)
-        cfg = params.get("comparison", {})
-        lab = np.arange(d["n_labelled"])  # supervised: MVML uses the labelled points
-        t0 = time.perf_counter()
-        model = MVML(lmbda=float(cfg.get("mvml_lambda", 0.1)), eta=float(cfg.get("mvml_eta", 1.0)), learn_A=metric,
-                     n_iter=int(cfg.get("mvml_iterations", 10)), nystrom=frac, random_state=int(seed),
-                     kernel="precomputed")
-        model.fit(K_tr[np.ix_(lab, lab)], y_train[lab])
-        seconds = time.perf_counter() - t0
-        acc = float(np.mean(model.predict(K_te[:, lab]) == y_test))
-        norms = np.asarray(model.block_norms_).mean(axis=0) if metric in ("full", "sparse") else None
-        rows.append(dict(base, setting="supervised", gamma_A=np.nan, gamma_B=np.nan, gamma_W=np.nan,
-                         gamma_choice=f"lambda={cfg.get('mvml_lambda', 0.1)}", accuracy=acc, fit_seconds=seconds,
-                         mvml_block_norms=None if norms is None else json.dumps(np.round(norms, 8).tolist())))
-    elif method in ("perceptron_matrix", "perceptron_orth"):
-        from ..perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron
-
-        cfg = params.get("comparison", {})
-        est = KernelMultiViewPerceptron if method == "perceptron_matrix" else OrthogonalMultiViewPerceptron
+    def labelled(self):
+        """Training and test kernels restricted to the labelled points, and their labels (supervised methods)."""
+        d = self.d
         lab = np.arange(d["n_labelled"])
-        t0 = time.perf_counter()
-        model = est(n_epochs=int(cfg.get("perceptron_epochs", 10)), random_state=int(seed), kernel="precomputed")
-        model.fit(K_tr[np.ix_(lab, lab)], y_train[lab])
-        seconds = time.perf_counter() - t0
-        rows.append(dict(base, setting="supervised", gamma_A=np.nan, gamma_B=np.nan, gamma_W=np.nan,
-                         gamma_choice=f"epochs={cfg.get('perceptron_epochs', 10)}",
-                         accuracy=float(np.mean(model.predict(K_te[:, lab]) == y_test)), fit_seconds=seconds))
-    elif method == "svc_sum":
-        from sklearn.svm import SVC
+        return d["K_tr"][np.ix_(lab, lab)], d["y_train"][lab], d["K_te"][:, lab]
 
-        lab = np.arange(d["n_labelled"])
-        K_sum_tr = K_tr.mean(axis=-1)[np.ix_(lab, lab)]
-        K_sum_te = K_te.mean(axis=-1)[:, lab]
-        t0 = time.perf_counter()
-        svc = SVC(kernel="precomputed", C=float(params.get("svc_C", 1.0))).fit(K_sum_tr, y_train[lab])
-        seconds = time.perf_counter() - t0
-        rows.append(dict(base, setting="supervised", gamma_A=np.nan, gamma_B=np.nan, gamma_W=np.nan,
-                         gamma_choice="svc_C=" + str(params.get("svc_C", 1.0)),
-                         accuracy=float(np.mean(svc.predict(K_sum_te) == y_test)), fit_seconds=seconds))
-    else:
-        raise ValueError(f"unknown method {method!r}")
+    def supervised_row(self, accuracy, seconds, choice, **extra):
+        return dict(self.base, setting="supervised", gamma_A=np.nan, gamma_B=np.nan, gamma_W=np.nan,
+                    gamma_choice=choice, accuracy=accuracy, fit_seconds=seconds, **extra)
+
+
+def _run_fixed(r):
+    """MVL-LS, one view alone, MVL-SVM, MVL-binSVM: one fit with the configured gammas."""
+    r.fit_eval(r.gammas, "fixed")
+    return r.rows
+
+
+def _run_ablation(r):
+    """The Table-2 ablation with the configured gammas: {0, gamma_B} x {0, gamma_W}, four rows."""
+    gA, gB, gW = r.gammas
+    for b in (0.0, gB):
+        for w in (0.0, gW):
+            r.fit_eval((gA, b, w), "ablation", dict(ablation_cell=_cell(b, w)))
+    return r.rows
+
+
+def _run_selected(r):
+    """One fit with the gammas selected on validation: on the configured graph (scope ``paper``) or with the graph
+    selected beside them (scope ``graph_selected``)."""
+    full = r.selection()
+    sel = full if r.spec.selection_scope == "paper" else full["graph_selected"]
+    graph = None if r.spec.selection_scope == "paper" else (sel["n_neighbors"], sel["laplacian_power"])
+    r.fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "selected",
+               dict(val_accuracy=sel["val_accuracy"], **{k: full[k] for k in _DIAGNOSTICS}), graph=graph)
+    return r.rows
+
+
+def _run_ablation_selected(r):
+    """The Table-2 cells, each with its remaining hyperparameters selected on validation within the cell."""
+    full = r.selection()
+    scope = r.spec.selection_scope
+    anywhere = full["graph_selected"] if scope == "graph_selected" else {
+        k: full[k] for k in ("gamma_A", "gamma_B", "gamma_W", "val_accuracy")}
+    for cell, sel in full["ablation"][scope].items():
+        if sel is None:  # the grid has no point in this cell (e.g. no gamma_B > 0)
+            continue
+        graph = None if scope == "paper" else (sel["n_neighbors"], sel["laplacian_power"])
+        r.fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "ablation-selected",
+                   dict(val_accuracy=sel["val_accuracy"], ablation_cell=cell, **{k: full[k] for k in _DIAGNOSTICS}),
+                   graph=graph)
+        if all(sel[k] == anywhere[k] for k in anywhere if k != "val_accuracy"):
+            # the unrestricted selection (every cell) is this cell's: the same fit, reported as cell "any"
+            r.rows.append(dict(r.rows[-1], ablation_cell="any"))
+    return r.rows
+
+
+def _run_optc(r):
+    """MVL-LS-optC: the restart kept by validation accuracy (by objective when the draw has no validation set)."""
+    d = r.d
+    has_val = d.get("K_va") is not None and len(d["y_val"]) > 0  # CUB has no validation set
+    d_va, y_va = (d["K_va"], d["y_val"]) if has_val else (None, None)
+    t0 = time.perf_counter()
+    model = r.estimator()
+    model.fit(d["K_tr"], d["y_train"], d_va, y_va)
+    seconds = time.perf_counter() - t0
+    gA, gB, gW = r.gammas
+    r.rows.append(dict(r.base, gamma_A=gA, gamma_B=gB, gamma_W=gW, gamma_choice="fixed",
+                       accuracy=model.score(d["K_te"], d["y_test"]), fit_seconds=seconds,
+                       val_accuracy=float(model.validation_scores_[model.best_restart_]) if has_val else np.nan,
+                       optc_c=json.dumps([round(float(v), 10) for v in model.c_]),
+                       optc_best_restart=int(model.best_restart_),
+                       optc_objective=json.dumps(np.round(model.objective_history_, 12).tolist())))
+    return r.rows
+
+
+def _run_mvml(r):
+    """MVML on the labelled points (supervised), one-vs-all; the learnt metric's mean block norms."""
+    K, y, K_te = r.labelled()
+    cfg = r.params.get("comparison", {})
+    t0 = time.perf_counter()
+    model = r.estimator()
+    model.fit(K, y)
+    seconds = time.perf_counter() - t0
+    acc = float(np.mean(model.predict(K_te) == r.d["y_test"]))
+    norms = np.asarray(model.block_norms_).mean(axis=0) if r.spec.mvml_metric in ("full", "sparse") else None
+    r.rows.append(r.supervised_row(acc, seconds, f"lambda={cfg.get('mvml_lambda', 0.1)}",
+                                   mvml_block_norms=None if norms is None else json.dumps(np.round(norms, 8).tolist())))
+    return r.rows
+
+
+def _run_perceptron(r):
+    """A multi-view perceptron on the labelled points (supervised), averaged, one-vs-all."""
+    K, y, K_te = r.labelled()
+    cfg = r.params.get("comparison", {})
+    t0 = time.perf_counter()
+    model = r.estimator()
+    model.fit(K, y)
+    seconds = time.perf_counter() - t0
+    r.rows.append(r.supervised_row(float(np.mean(model.predict(K_te) == r.d["y_test"])), seconds,
+                                   f"epochs={cfg.get('perceptron_epochs', 10)}"))
+    return r.rows
+
+
+def _run_svc(r):
+    """scikit-learn's SVC on the uniform average of the view kernels, labelled points only."""
+    K, y, K_te = r.labelled()
+    t0 = time.perf_counter()
+    svc = r.estimator().fit(K.mean(axis=-1), y)
+    seconds = time.perf_counter() - t0
+    r.rows.append(r.supervised_row(float(np.mean(svc.predict(K_te.mean(axis=-1)) == r.d["y_test"])), seconds,
+                                   "svc_C=" + str(r.params.get("svc_C", 1.0))))
+    return r.rows
+
+
+def _run_single_views(r):
+    """Every view alone (method ``view_<name>``, one row per view)."""
+    d, rows = r.d, []
+    for p, name in enumerate(r.view_names):
+        one = dict(d, K_tr=d["K_tr"][..., p:p + 1], K_te=d["K_te"][..., p:p + 1],
+                   K_va=None if d.get("K_va") is None else d["K_va"][..., p:p + 1])
+        rows += run_on_draw(f"view_{name}", one, r.l_c, r.u_c, r.params, [name], dataset=r.dataset, seed=r.seed)
     return rows
+
+
+RUNS = {"fixed": _run_fixed, "ablation": _run_ablation, "selected": _run_selected,
+        "ablation_selected": _run_ablation_selected, "optc": _run_optc, "mvml": _run_mvml,
+        "perceptron": _run_perceptron, "svc": _run_svc, "single_views": _run_single_views}
+"""Run kind (:data:`mvl.workflow.methods.RUNS`, ``Method.run``) -> the function that runs a method of that kind."""

@@ -20,15 +20,16 @@ import time
 import numpy as np
 
 from . import io
-from .experiments import run_method, run_on_draw, select_gammas, select_gammas_on_draw
+from .experiments import run_on_draw, select_gammas_on_draw
 from ..kernels import gaussian_kernel, linear_kernel
-from ..data.protocols import official_split, stratified_split
+from ..data.paper import SOURCES
+from ..data.protocols import SplitKernels, official_split, stratified_split
 from .methods import FAMILIES, method
 
 __all__ = ["DEFAULT_METHODS", "PAPER_SOURCES", "unit_tasks", "unit_cost", "run_params", "split_for_seed",
-           "split_kernels", "views_of", "run_unit"]
+           "split_kernels", "unit_source", "draw", "views_of", "run_unit"]
 
-PAPER_SOURCES = ("flowers17", "caltech101", "cub")
+PAPER_SOURCES = SOURCES  # the paper datasets (mvl.data.paper.SOURCES)
 
 DEFAULT_METHODS = {
     "supervised": ["mvl_ls", "mvl_svm", "mvl_binsvm", "svc_sum", "single_views"],
@@ -142,25 +143,36 @@ def split_kernels(data, split, view, spec):
     raise ValueError(f"unknown kernel type {kind!r}")
 
 
-def paper_draw(data, source, seed, l_c, u_c, params, views, needs_validation):
-    """Kernels of one draw of a paper dataset (the loaders' own protocols, Section 7.2)."""
-    from ..data.paper import caltech101_draw, cub_draw, flowers17_draw
+def unit_source(settings, seed, data_path, log=None):
+    """What every draw of one unit (dataset, split ``seed``) comes from, an object with a ``kernel_draw`` method:
+    the prepared paper dataset (the pickle of :mod:`mvl.data.paper`'s loaders, with their protocols,
+    Section 7.2), or the split's kernels of every view, computed once per unit
+    (:class:`mvl.data.protocols.SplitKernels`)."""
+    t0 = time.perf_counter()
+    views = list(settings["views"])
+    if settings["source"] in PAPER_SOURCES:
+        with open(data_path, "rb") as fh:
+            return pickle.load(fh)
+    data = np.load(data_path)
+    split = split_for_seed(data, settings["protocol"], seed)
+    # every view's kernels once per unit, stacked sample-first (N, N, m) and (T, N, m); draws slice them
+    K_pool = np.empty((split.pool.size, split.pool.size, len(views)))
+    K_test = np.empty((split.test.size, split.pool.size, len(views)))
+    for i, v in enumerate(views):
+        K_pool[..., i], K_test[..., i] = split_kernels(data, split, v, settings["kernel"])
+    if log is not None:
+        log(f"[unit] split: pool {split.pool.size}, test {split.test.size}; kernels of {len(views)} views "
+            f"({time.perf_counter() - t0:.1f} s)")
+    return SplitKernels(K_pool=K_pool, K_test=K_test, y=data["y"], split=split, view_names=tuple(views))
 
-    if u_c == "all":
-        raise ValueError(f"u_c = 'all' is defined for the random protocol only, not for {source}")
-    n_val = int(params["n_val_per_class"]) if needs_validation else 0
-    if source == "flowers17":
-        draw = flowers17_draw(data, split=seed, l_c=l_c, u_c=u_c, seed=int(params.get("draw_seed", 0)))
-    elif source == "caltech101":
-        draw = caltech101_draw(data, l_c=l_c, u_c=u_c, n_val_per_class=n_val, seed=int(params.get("draw_seed", 0)))
-    elif source == "cub":
-        draw = cub_draw(data, l_c=l_c, u_c=u_c, seed=seed, u_max=max(u_c, int(params.get("u_max", 0))))
-    else:
-        raise ValueError(f"unknown paper dataset source {source!r}")
-    pr = data.problem(draw, views)
-    y_val = np.empty(0, dtype=np.int64) if pr.y_val is None else pr.y_val
-    return dict(K_tr=pr.K, y_train=pr.y, K_te=pr.K_test, y_test=pr.y_test, K_va=pr.K_val, y_val=y_val,
-                n_labelled=int(draw.labelled.size)), list(pr.view_names)
+
+def draw(source, seed, l_c, u_c, params, views, needs_validation):
+    """The :class:`mvl.data.protocols.KernelDraw` of one run, the same object for every dataset: the draw of
+    (``seed``, l_c, u_c) from the unit's ``source`` (:func:`unit_source`) on ``views``, with a validation set when
+    the method ``needs_validation``."""
+    return source.kernel_draw(seed, l_c, u_c, n_val_per_class=int(params["n_val_per_class"]),
+                              validation=needs_validation, u_max=params.get("u_max"),
+                              draw_seed=int(params.get("draw_seed", 0)), views=list(views))
 
 
 # ------------------------------------------------------------------ the unit
@@ -185,29 +197,8 @@ def run_unit(settings, dataset, seed, family, data_path, out, log=None):
     params = run_params(settings)
     tasks = unit_tasks(settings, family)
     views = list(settings["views"])
-    paper = settings["source"] in PAPER_SOURCES
     log(f"[unit] {dataset} seed {seed} family {family}: {len(tasks)} runs")
-    if paper:
-        with open(data_path, "rb") as fh:
-            data = pickle.load(fh)
-    else:
-        data = np.load(data_path)
-        split = split_for_seed(data, settings["protocol"], seed)
-        y = data["y"]
-        # every view's kernels once per unit, stacked sample-first (N, N, m) and (T, N, m); runs slice them
-        K_pool = np.empty((split.pool.size, split.pool.size, len(views)))
-        K_test = np.empty((split.test.size, split.pool.size, len(views)))
-        for i, v in enumerate(views):
-            K_pool[..., i], K_test[..., i] = split_kernels(data, split, v, settings["kernel"])
-        log(f"[unit] split: pool {split.pool.size}, test {split.test.size}; kernels of {len(views)} views "
-            f"({time.perf_counter() - t_unit:.1f} s)")
-
-    def stack(names):
-        """The kernels of ``names``: the unit's arrays themselves for all views, a slice for one."""
-        if names == views:
-            return K_pool, K_test
-        i = views.index(names[0])
-        return K_pool[..., i:i + 1], K_test[..., i:i + 1]
+    source = unit_source(settings, seed, data_path, log)
 
     selections = {}
 
@@ -215,12 +206,7 @@ def run_unit(settings, dataset, seed, family, data_path, out, log=None):
         lc_sel = settings.get("grid_labels_per_class") or lc
         if (lc_sel, uc) not in selections:
             t0 = time.perf_counter()
-            if paper:
-                d, _ = paper_draw(data, settings["source"], seed, lc_sel, uc, params, views, True)
-                sel = select_gammas_on_draw(d, lc_sel, uc, params)
-            else:
-                Kp, Kt = stack(views)
-                sel = select_gammas(Kp, Kt, y, split, lc_sel, uc, params)
+            sel = select_gammas_on_draw(draw(source, seed, lc_sel, uc, params, views, True), lc_sel, uc, params)
             g = sel["graph_selected"]
             log(f"[select] l_c={lc_sel} u_c={uc}: paper graph gamma_A={sel['gamma_A']:g} gamma_B={sel['gamma_B']:g} "
                 f"gamma_W={sel['gamma_W']:g} (validation {sel['val_accuracy']:.4f}); selected graph "
@@ -235,15 +221,8 @@ def run_unit(settings, dataset, seed, family, data_path, out, log=None):
         t0 = time.perf_counter()
         m = method(name)
         sel = selection(lc, uc) if m.uses_selection else None
-        if paper:
-            d, names = paper_draw(data, settings["source"], seed, lc, uc, params, views_of(name, views),
-                                  m.needs_validation)
-            new = run_on_draw(name, d, lc, uc, params, names, dataset=dataset, seed=seed, selected=sel)
-        else:
-            names = views_of(name, views)
-            Kp, Kt = stack(names)
-            new = run_method(name, Kp, Kt, y, split, lc, uc, params, names, dataset=dataset, seed=seed,
-                             selected=sel)
+        d = draw(source, seed, lc, uc, params, views_of(name, views), m.needs_validation)
+        new = run_on_draw(name, d, lc, uc, params, d.view_names, dataset=dataset, seed=seed, selected=sel)
         rows += new
         accs = ", ".join(f"{r['accuracy']:.4f}" for r in new)
         log(f"[run {i}/{len(tasks)}] {name} l_c={lc} u_c={uc}: accuracy {accs} ({time.perf_counter() - t0:.2f} s)")
