@@ -33,7 +33,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from .validation import check_gamma, check_multiview_kernels, check_test_kernels
-from .kernels import chi2_distances, gaussian_bandwidth, squared_distances
+from .kernels import chi2_distances, chi2_scale, gaussian_bandwidth, squared_distances
 
 __all__ = ["MultiViewClassifier", "MVLClassifier", "encode_targets", "DegenerateKernelWarning", "KERNELS",
            "SPARSE_MESSAGE", "unlabelled_mask", "reject_sparse", "INPUT_DOC", "INPUT_ATTRS"]
@@ -194,10 +194,9 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
             self.view_n_features_ = tuple(len(c) for c in self.view_columns_)
         return [Xa[:, c] for c in self.view_columns_]
 
-    def _view_kernel(self, p, Xp, Zp=None):
-        """Kernel of view p between Zp (or Xp) and the training features Xp (fitted bandwidths_)."""
+    def _view_kernel(self, p, Xp, Z):
+        """Kernel of view p between new features Z and the training features Xp (fitted ``bandwidths_``)."""
         kind = self.kernel
-        Z = Xp if Zp is None else Zp
         if kind == "linear":
             return Z @ Xp.T
         if kind == "rbf":
@@ -232,20 +231,23 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError("X has 0 samples")
             m = len(views)
             rules = self._bandwidths(m)
+            K = np.empty((m, views[0].shape[0], views[0].shape[0]))
             bw = []
-            for p, Xp in enumerate(views):
-                if kind == "chi2" and np.any(Xp < 0):
-                    raise ValueError(f"kernel='chi2' needs non-negative features (histograms); view {p} has "
-                                     "negative values")
+            for p, Xp in enumerate(views):  # one distance computation per view: its scale, then its kernel
                 if kind == "rbf":
                     bw.append(gaussian_bandwidth(Xp, rules[p]))
+                    K[p] = np.exp(-squared_distances(Xp, Xp) / (2.0 * bw[p] ** 2))
                 elif kind == "chi2":
-                    bw.append(_chi2_scale(Xp, rules[p]))
+                    if np.any(Xp < 0):
+                        raise ValueError(f"kernel='chi2' needs non-negative features (histograms); view {p} has "
+                                         "negative values")
+                    D = chi2_distances(Xp)
+                    bw.append(chi2_scale(D, rules[p]))
+                    np.exp(-D / bw[p], out=K[p])
                 else:
-                    bw.append(None)
+                    np.matmul(Xp, Xp.T, out=K[p])
             self.bandwidths_ = None if kind == "linear" else bw
             self._fit_views = views
-            K = np.stack([self._view_kernel(p, Xp) for p, Xp in enumerate(views)])
             K = check_multiview_kernels(K, name="X")
         self.n_views_ = K.shape[0]
         self.n_train_ = K.shape[1]
@@ -345,18 +347,6 @@ def _take_samples(X, idx):
     if hasattr(X, "iloc"):
         return X.iloc[idx]
     return np.asarray(X)[idx]
-
-
-def _chi2_scale(X, rule):
-    """Scale s of the chi2 kernel exp(-D / s): the mean (Gehler & Nowozin 2009) or median of the training
-    chi2 distances, or a given value."""
-    if not isinstance(rule, str):
-        return float(rule)
-    D = chi2_distances(X, X)
-    s = float(D.mean() if rule == "mean" else np.median(D[np.triu_indices(X.shape[0], k=1)]))
-    if not np.isfinite(s) or s <= 0:
-        raise ValueError("the chi2 distances of the training samples are all zero; cannot set the kernel scale")
-    return s
 
 
 def _check_degenerate(K):

@@ -18,6 +18,7 @@ import numpy as np
 __all__ = [
     "chi2_distances",
     "chi2_kernel",
+    "chi2_scale",
     "gaussian_bandwidth",
     "squared_distances",
     "gaussian_kernel",
@@ -95,17 +96,41 @@ def squared_distances(Z, X):
     return cdist(Z, X, "sqeuclidean")
 
 
-def chi2_distances(Z, X):
-    """chi2 distances sum_k (z_k - x_k)^2 / (z_k + x_k) between non-negative rows (0/0 counts 0), (t, n)."""
-    Z = np.asarray(Z, dtype=np.float64)
+def chi2_distances(X, Y=None, max_elements=1 << 24):
+    """chi2 distances sum_k (x_k - y_k)^2 / (x_k + y_k) between rows (0/0 := 0), shape (len(X), len(Y)).
+
+    Cost O(len(X) len(Y) d), computed in row blocks of at most ``max_elements`` temporaries; for the
+    full CUB image view with long histograms, precomputing ``distances`` or ``kernel`` is faster.
+    """
     X = np.asarray(X, dtype=np.float64)
-    out = np.empty((Z.shape[0], X.shape[0]))
-    for i, z in enumerate(Z):  # one row at a time: t x n x d memory would be too much for real data
-        num = (z[None, :] - X) ** 2
-        den = z[None, :] + X
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[i] = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0).sum(axis=1)
+    Y = X if Y is None else np.asarray(Y, dtype=np.float64)
+    out = np.empty((X.shape[0], Y.shape[0]))
+    block = max(1, int(max_elements // max(1, Y.shape[0] * X.shape[1])))
+    for s in range(0, X.shape[0], block):
+        A = X[s:s + block, None, :]
+        num = (A - Y[None]) ** 2
+        den = A + Y[None]
+        out[s:s + block] = np.divide(num, den, out=np.zeros_like(num), where=den > 0).sum(-1)
     return out
+
+
+def chi2_scale(D, rule="mean"):
+    """Scale s of the chi2 kernel exp(-D / s) from the training distances D (n, n): ``"mean"`` of all n*n
+    entries, diagonal included (Gehler & Nowozin 2009, as :func:`chi2_kernel`), ``"median"`` of the
+    off-diagonal entries, or a positive number used as it is."""
+    if not isinstance(rule, str):
+        s = float(rule)
+    elif rule == "mean":
+        s = float(D.mean()) if D.size else 0.0
+    elif rule == "median":
+        off = D[~np.eye(D.shape[0], dtype=bool)]
+        s = float(np.median(off)) if off.size else 0.0
+    else:
+        raise ValueError(f"chi2 scale must be 'median', 'mean' or a positive number, got {rule!r}")
+    if not np.isfinite(s) or s <= 0:
+        raise ValueError(f"the chi2 scale ({rule!r}) of the training points is {s:g}; cannot scale the kernel "
+                         "(are the training distances all zero?)")
+    return s
 
 
 def gaussian_bandwidth(X, rule="median"):

@@ -58,7 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from . import download, formats
-from ..kernels import chi2_kernel, gaussian_kernel
+from ..kernels import chi2_distances, chi2_kernel, chi2_scale, gaussian_kernel
 from .errors import DataIntegrityError, DataUnavailableError
 from .formats import CUB_N_ATTRIBUTES, read_image_attribute_labels
 from .protocols import ClassPools, KernelDraw, nested_draw
@@ -92,7 +92,6 @@ __all__ = [
     "load_cub_image_view",
     "load_cub",
     "cub_draw",
-    "chi2_distances",
 ]
 
 
@@ -623,24 +622,6 @@ def load_cub_image_view(path, n_images):
     return kind, A
 
 
-def chi2_distances(X, Y=None, max_elements=1 << 24):
-    """chi2 distances sum_k (x_k - y_k)^2 / (x_k + y_k) between rows (0/0 := 0), shape (len(X), len(Y)).
-
-    Cost O(len(X) len(Y) d), computed in row blocks of at most ``max_elements`` temporaries; for the
-    full CUB image view with long histograms, precomputing ``distances`` or ``kernel`` is faster.
-    """
-    X = np.asarray(X, dtype=np.float64)
-    Y = X if Y is None else np.asarray(Y, dtype=np.float64)
-    out = np.empty((X.shape[0], Y.shape[0]))
-    block = max(1, int(max_elements // max(1, Y.shape[0] * X.shape[1])))
-    for s in range(0, X.shape[0], block):
-        A = X[s:s + block, None, :]
-        num = (A - Y[None]) ** 2
-        den = A + Y[None]
-        out[s:s + block] = np.divide(num, den, out=np.zeros_like(num), where=den > 0).sum(-1)
-    return out
-
-
 @dataclass
 class CUB200:
     """CUB-200-2011: labels, official split, attributes (n, 312) and an optional image view.
@@ -678,10 +659,7 @@ class CUB200:
             Dt = None if test is None else A[np.ix_(test, train)]
         if self.chi2_scale == "mean":
             return chi2_kernel(D, Dt)
-        off = D[~np.eye(D.shape[0], dtype=bool)]
-        s = float(np.median(off)) if off.size else 0.0
-        if not s > 0:
-            raise ValueError("median chi2 distance of the training points is 0; cannot scale the kernel")
+        s = chi2_scale(D, "median")
         return np.exp(-D / s), None if Dt is None else np.exp(-Dt / s)
 
     def kernels(self, train, test=None, views=None):
