@@ -327,7 +327,8 @@ def test_grid_validates_inputs(two_view_problem):
         grid_decision_functions(K, y, K_test, [0.1, 0.0], [0.0], [0.0])
     with pytest.raises(ValueError, match="gamma_B"):
         grid_decision_functions(K, y, K_test, [0.1], [-1.0], [0.0])
-    with pytest.raises(ValueError, match=r"K_test must have shape \(t, n_samples_fit, n_views\) = \(t, 16, 2\), "
+    with pytest.raises(ValueError, match=r"K_test must have shape \(n_samples, n_samples_fit, n_views\) = "
+                                         r"\(t, 16, 2\), "
                                          r"got \(7, 15, 2\)"):
         grid_decision_functions(K, y, K_test[:, :-1], [0.1], [0.0], [0.0])
     with pytest.raises(ValueError, match="gamma_W must be a real number"):

@@ -32,7 +32,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from .validation import check_gamma, check_multiview_kernels, check_test_kernels
+from .validation import check_gamma, check_multiview_kernels, check_precomputed, check_precomputed_test
 from .kernels import chi2_distances, chi2_scale, gaussian_bandwidth, squared_distances
 
 __all__ = ["MultiViewClassifier", "MVLClassifier", "encode_targets", "DegenerateKernelWarning", "KERNELS",
@@ -212,17 +212,9 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
             if _is_view_list(X):
                 raise ValueError("kernel='precomputed' takes one array of shape (n_samples, n_samples, n_views) "
                                  "(or (n, n) for one view), not a list")
-            # NaN/inf are reported per view by check_multiview_kernels
+            # the shape, finiteness and symmetry checks of check_precomputed name the views
             Xa = self._validate_X(X, True, dtype=np.float64, allow_nd=True, ensure_all_finite=False)
-            if not np.all(np.isfinite(Xa)):
-                bad = sorted({int(i) for i in np.argwhere(~np.isfinite(Xa))[:, -1]}) if Xa.ndim == 3 else [0]
-                raise ValueError(f"X contains NaN or inf (in view(s) {bad})")
-            if Xa.ndim == 2:
-                Xa = Xa[:, :, None]
-            if Xa.ndim != 3 or Xa.shape[0] != Xa.shape[1]:
-                raise ValueError(f"with kernel='precomputed', X must have shape (n_samples, n_samples, n_views): "
-                                 f"one n x n Gram matrix per view on the last axis, got {Xa.shape}")
-            K = check_multiview_kernels(np.moveaxis(Xa, -1, 0), name="X")
+            K = check_precomputed(Xa, name="X")
             self._view_list = False
             self.bandwidths_ = None
         else:
@@ -260,13 +252,8 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         reject_sparse(X, name)
         m, n = self.n_views_, self.n_train_
         if self.kernel == "precomputed":
-            Xa = self._validate_X(X, False, dtype=np.float64, allow_nd=True)
-            if Xa.ndim == 2 and m == 1:
-                Xa = Xa[:, :, None]
-            if Xa.ndim != 3 or Xa.shape[1:] != (n, m):
-                raise ValueError(f"with kernel='precomputed', {name} must have shape (n_samples, n_samples_fit, "
-                                 f"n_views) = (t, {n}, {m}), got {Xa.shape}")
-            return np.ascontiguousarray(check_test_kernels(np.moveaxis(Xa, -1, 0), m, n, name=name))
+            Xa = self._validate_X(X, False, dtype=np.float64, allow_nd=True)  # NaN/inf before the column count
+            return check_precomputed_test(Xa, m, n, name=name)
         views = self._feature_views(X, reset=False)
         return np.stack([self._view_kernel(p, Xp, Zp) for p, (Xp, Zp) in
                          enumerate(zip(self._fit_views, views, strict=True))])

@@ -66,23 +66,31 @@ def check_multiview_kernels(K, name="K", symmetric_tol=1e-8):
 
 
 def check_precomputed(X, name="K"):
-    """Sample-first per-view kernels (n, n, m) (or one view (n, n)) -> validated (m, n, n), the solvers' layout."""
+    """Sample-first per-view kernels (n, n, m) (or one view (n, n)) -> validated (m, n, n), the solvers' layout.
+
+    NaN/inf are reported first (naming the views), then the shape, then symmetry (:func:`check_multiview_kernels`).
+    """
     arr = as_float_array(X, name)
     if arr.ndim == 2:
         arr = arr[:, :, None]
+    if arr.ndim == 3 and not np.all(np.isfinite(arr)):
+        bad = sorted({int(i) for i in np.argwhere(~np.isfinite(arr))[:, -1]})
+        raise ValueError(f"{name} contains NaN or inf (in view(s) {bad})")
     if arr.ndim != 3 or arr.shape[0] != arr.shape[1]:
-        raise ValueError(f"{name} must have shape (n_samples, n_samples, n_views), got {arr.shape}")
+        raise ValueError(f"{name} must have shape (n_samples, n_samples, n_views), got {arr.shape}: one n x n Gram "
+                         "matrix per view on the last axis")
     return check_multiview_kernels(np.moveaxis(arr, -1, 0), name=name)
 
 
 def check_precomputed_test(X, m, n, name="K_test"):
-    """Sample-first test kernels (t, n, m) (or (t, n) for one view) -> validated (m, t, n)."""
+    """Sample-first test kernels (t, n, m) (or (t, n) for one view) -> validated (m, t, n), C-contiguous."""
     arr = as_float_array(X, name)
     if arr.ndim == 2 and m == 1:
         arr = arr[:, :, None]
     if arr.ndim != 3 or arr.shape[1:] != (n, m):
-        raise ValueError(f"{name} must have shape (t, n_samples_fit, n_views) = (t, {n}, {m}), got {arr.shape}")
-    return check_test_kernels(np.moveaxis(arr, -1, 0), m, n, name=name)
+        raise ValueError(f"{name} must have shape (n_samples, n_samples_fit, n_views) = (t, {n}, {m}), "
+                         f"got {arr.shape}")
+    return np.ascontiguousarray(check_test_kernels(np.moveaxis(arr, -1, 0), m, n, name=name))
 
 
 def check_test_kernels(K_test, m, n, name="K_test"):
