@@ -558,8 +558,8 @@ class _SVMBase(MVLClassifier):
     def _prepare(self, X, y):
         """Validated inputs and the shared M_reg factorisation (Q_G and the coefficient map)."""
         tol, max_iter = _check_solver_params(self)
-        # what a warm start may reuse: the previous fit's labelled set, classes and dual variables
-        self._previous = tuple(getattr(self, a, None) for a in ("labelled_", "classes_", "dual_coef_"))
+        # what a warm start may reuse, read before this fit overwrites it: labelled set, classes, dual variables
+        previous = tuple(getattr(self, a, None) for a in ("labelled_", "classes_", "dual_coef_"))
         K = self._fit_kernels(X)
         m, n, _ = K.shape
         y_enc, labelled = self._fit_labels(y, n)
@@ -569,11 +569,12 @@ class _SVMBase(MVLClassifier):
         t0 = time.perf_counter()
         dual = build_svm_dual(K, labelled, c, gamma_A, gamma_B, gamma_W, L)
         self.reg_seconds_ = time.perf_counter() - t0
-        return tol, max_iter, K, labelled, classes, np.argmax(Y_L, axis=1), c, dual
+        warm = self._warm(previous, labelled, classes, (len(classes), len(labelled)))
+        return tol, max_iter, K, labelled, classes, np.argmax(Y_L, axis=1), c, dual, warm
 
-    def _warm(self, labelled, classes, shape):
+    def _warm(self, previous, labelled, classes, shape):
         """Previous dual variables when warm_start is set and the labelled set and classes are unchanged."""
-        prev_labelled, prev_classes, prev_dual = self._previous
+        prev_labelled, prev_classes, prev_dual = previous
         if not self.warm_start or prev_dual is None:
             return None
         if (prev_dual.shape != shape or not np.array_equal(prev_labelled, labelled)
@@ -582,7 +583,6 @@ class _SVMBase(MVLClassifier):
         return prev_dual
 
     def _finish(self, K, labelled, classes, c, coef, t0):
-        self._previous = None  # the warm start's reference to the previous fit is no longer needed
         self.coef_ = coef
         self.c_ = c
         self.n_labelled_ = len(labelled)
@@ -679,9 +679,8 @@ class MVLSVM(_SVMBase):
     def fit(self, X, y):
         """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
         t0 = time.perf_counter()
-        tol, max_iter, K, labelled, classes, y_enc, c, dual = self._prepare(X, y)
+        tol, max_iter, K, labelled, classes, y_enc, c, dual, alpha0 = self._prepare(X, y)
         P = len(classes)
-        alpha0 = self._warm(labelled, classes, (P, len(labelled)))
         t1 = time.perf_counter()
         alpha, n_iter, viol = solve_dual(dual.Q_G, y_enc, P, self.solver, tol, max_iter, alpha0, self.random_state)
         self.solve_seconds_ = time.perf_counter() - t1
@@ -721,10 +720,9 @@ class MVLBinarySVM(_SVMBase):
     def fit(self, X, y):
         """Fit the P one-vs-all problems on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
         t0 = time.perf_counter()
-        tol, max_iter, K, labelled, classes, y_enc, c, dual = self._prepare(X, y)
+        tol, max_iter, K, labelled, classes, y_enc, c, dual, previous = self._prepare(X, y)
         P = len(classes)
         l = len(labelled)
-        previous = self._warm(labelled, classes, (P, l))
         t1 = time.perf_counter()
         beta = np.empty((P, l))
         W = np.empty((l, P))
