@@ -325,31 +325,26 @@ def _run_optc(r):
     return r.rows
 
 
-def _run_mvml(r):
-    """MVML on the labelled points (supervised), one-vs-all; the learnt metric's mean block norms."""
-    K, y, K_te = r.labelled()
+def _comparison_extra(r, model):
+    """The kind-specific part of a related system's row: its setting and, for a learnt MVML metric, the mean
+    block norms (one-vs-all problems averaged)."""
     cfg = r.params.get("comparison", {})
-    t0 = time.perf_counter()
-    model = r.estimator()
-    model.fit(K, y)
-    seconds = time.perf_counter() - t0
-    acc = float(np.mean(model.predict(K_te) == r.d["y_test"]))
+    if r.spec.run == "perceptron":
+        return f"epochs={cfg.get('perceptron_epochs', 10)}", {}
     norms = np.asarray(model.block_norms_).mean(axis=0) if r.spec.mvml_metric in ("full", "sparse") else None
-    r.rows.append(r.supervised_row(acc, seconds, f"lambda={cfg.get('mvml_lambda', 0.1)}",
-                                   mvml_block_norms=None if norms is None else json.dumps(np.round(norms, 8).tolist())))
-    return r.rows
+    return (f"lambda={cfg.get('mvml_lambda', 0.1)}",
+            {"mvml_block_norms": None if norms is None else json.dumps(np.round(norms, 8).tolist())})
 
 
-def _run_perceptron(r):
-    """A multi-view perceptron on the labelled points (supervised), averaged, one-vs-all."""
+def _run_comparison(r):
+    """A related system (MVML, a multi-view perceptron) on the labelled points (supervised), one-vs-all."""
     K, y, K_te = r.labelled()
-    cfg = r.params.get("comparison", {})
     t0 = time.perf_counter()
     model = r.estimator()
     model.fit(K, y)
     seconds = time.perf_counter() - t0
-    r.rows.append(r.supervised_row(float(np.mean(model.predict(K_te) == r.d["y_test"])), seconds,
-                                   f"epochs={cfg.get('perceptron_epochs', 10)}"))
+    choice, extra = _comparison_extra(r, model)
+    r.rows.append(r.supervised_row(float(np.mean(model.predict(K_te) == r.d["y_test"])), seconds, choice, **extra))
     return r.rows
 
 
@@ -375,6 +370,6 @@ def _run_single_views(r):
 
 
 RUNS = {"fixed": _run_fixed, "ablation": _run_ablation, "selected": _run_selected,
-        "ablation_selected": _run_ablation_selected, "optc": _run_optc, "mvml": _run_mvml,
-        "perceptron": _run_perceptron, "svc": _run_svc, "single_views": _run_single_views}
+        "ablation_selected": _run_ablation_selected, "optc": _run_optc, "mvml": _run_comparison,
+        "perceptron": _run_comparison, "svc": _run_svc, "single_views": _run_single_views}
 """Run kind (:data:`mvl.workflow.methods.RUNS`, ``Method.run``) -> the function that runs a method of that kind."""
