@@ -35,8 +35,8 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 from .validation import check_gamma, check_multiview_kernels, check_precomputed, check_precomputed_test
 from .kernels import chi2_distances, chi2_scale, gaussian_bandwidth, squared_distances
 
-__all__ = ["MultiViewClassifier", "MVLClassifier", "encode_targets", "DegenerateKernelWarning", "KERNELS",
-           "SPARSE_MESSAGE", "unlabelled_mask", "reject_sparse", "INPUT_DOC", "INPUT_ATTRS"]
+__all__ = ["MultiViewClassifier", "MVLClassifier", "encode_labels", "encode_targets", "DegenerateKernelWarning",
+           "KERNELS", "SPARSE_MESSAGE", "unlabelled_mask"]
 
 KERNELS = ("precomputed", "rbf", "linear", "chi2")
 SPARSE_MESSAGE = "sparse input is not supported, call .toarray() to pass a dense array"
@@ -77,6 +77,34 @@ def unlabelled_mask(y):
         elif type(v).__name__ == "NAType":  # pandas.NA, without importing pandas
             out[i] = True
     return out
+
+
+def encode_labels(y, n):
+    """Labels of n training samples -> (classes, y_enc, labelled): ``classes`` the sorted distinct labels of the
+    labelled samples (>= 2), ``y_enc`` (n,) their positions in ``classes`` and -1 for unlabelled samples
+    (:func:`unlabelled_mask`), ``labelled`` the indices of the labelled samples. Continuous targets, NaN in
+    numeric labels, mixed label types, no labelled sample or one class raise ``ValueError``."""
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n:
+        raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("Input y contains NaN or infinity; mark unlabelled samples with -1")
+    labelled = np.flatnonzero(~unlabelled_mask(y))
+    if labelled.size == 0:
+        raise ValueError("y has no labelled samples (every entry marks an unlabelled sample)")
+    yl = y[labelled]
+    if yl.dtype.kind == "O":
+        kinds = {type(v) for v in yl}
+        if len(kinds) > 1 and not all(issubclass(k, numbers.Real) for k in kinds):
+            raise ValueError(f"y mixes label types {sorted(k.__name__ for k in kinds)}; use one type")
+    check_classification_targets(yl)
+    classes, enc = np.unique(yl, return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(f"y has labelled samples of one class only ({classes.tolist()}); a classifier "
+                         "needs at least 2 classes")
+    y_enc = -np.ones(n, dtype=np.int64)
+    y_enc[labelled] = enc.ravel()
+    return classes, y_enc, labelled
 
 
 def _check_bandwidth_value(b, name):
@@ -259,28 +287,11 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
                          enumerate(zip(self._fit_views, views, strict=True))])
 
     def _fit_labels(self, y, n):
-        """Validated labels: sets ``classes_``; returns (y_enc (n,) with -1 unlabelled, labelled indices)."""
+        """Validated labels (:func:`encode_labels`, and ``n_classes`` if the estimator declares it): sets
+        ``classes_``; returns (y_enc (n,) with -1 unlabelled, labelled indices)."""
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        y = column_or_1d(y, warn=True)
-        if y.shape[0] != n:
-            raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples")
-        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-            raise ValueError("Input y contains NaN or infinity; mark unlabelled samples with -1")
-        unl = unlabelled_mask(y)
-        labelled = np.flatnonzero(~unl)
-        if labelled.size == 0:
-            raise ValueError("y has no labelled samples (every entry marks an unlabelled sample)")
-        yl = y[labelled]
-        if yl.dtype.kind == "O":
-            kinds = {type(v) for v in yl}
-            if len(kinds) > 1 and not all(issubclass(k, numbers.Real) for k in kinds):
-                raise ValueError(f"y mixes label types {sorted(k.__name__ for k in kinds)}; use one type")
-        check_classification_targets(yl)
-        classes, enc = np.unique(yl, return_inverse=True)
-        if classes.size < 2:
-            raise ValueError(f"y has labelled samples of one class only ({classes.tolist()}); a classifier "
-                             "needs at least 2 classes")
+        classes, y_enc, labelled = encode_labels(y, n)
         n_classes = getattr(self, "n_classes", None)
         if n_classes is not None:
             if isinstance(n_classes, (bool, np.bool_)) or not isinstance(n_classes, numbers.Integral) \
@@ -292,8 +303,6 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
             missing = sorted(set(range(n_classes)) - set(classes.tolist()))
             if missing:
                 raise ValueError(f"y: class(es) {missing} have no labelled sample")
-        y_enc = -np.ones(n, dtype=np.int64)
-        y_enc[labelled] = enc.ravel()
         self.classes_ = classes
         return y_enc, labelled
 

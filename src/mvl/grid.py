@@ -37,7 +37,7 @@ from .validation import (
     check_precomputed,
     check_precomputed_test,
 )
-from .base import encode_targets, unlabelled_mask
+from .base import encode_labels, encode_targets
 from .graph import GRAPH_WEIGHTS, check_n_neighbors, check_power, view_laplacians
 
 __all__ = ["grid_decision_functions"]
@@ -144,15 +144,8 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
     """
     K = check_precomputed(K)
     m, n, _ = K.shape
-    y = np.asarray(y)
-    if y.shape != (n,):
-        raise ValueError(f"y has shape {y.shape}; the kernels have n = {n} samples")
-    labelled = np.flatnonzero(~unlabelled_mask(y))
-    if labelled.size == 0:
-        raise ValueError("y has no labelled samples (all entries are -1)")
-    classes, encoded = np.unique(y[labelled], return_inverse=True)
-    if classes.size < 2:
-        raise ValueError(f"y has labelled samples of {classes.size} class(es); need >= 2")
+    classes, y_enc, labelled = encode_labels(y, n)
+    encoded = y_enc[labelled]
     Kt = check_precomputed_test(K_test, m, n)
     c = check_combination(c, m)
     gammas_A = [check_gamma(g, "gamma_A", positive=True) for g in gammas_A]
