@@ -163,8 +163,6 @@ def gaussian_kernel(X, X_test=None, bandwidth="median", standardize_features=Fal
 
     Returns ``(K, K_test)``; ``K_test`` is None when ``X_test`` is None.
     """
-    from scipy.spatial.distance import cdist  # imported lazily: keeps `import mvl` fast
-
     X = _check_features(X, "X")
     if X_test is not None:
         X_test = _check_features(X_test, "X_test")
@@ -172,12 +170,12 @@ def gaussian_kernel(X, X_test=None, bandwidth="median", standardize_features=Fal
             raise ValueError(f"X_test has {X_test.shape[1]} features, X has {X.shape[1]}")
     if standardize_features:
         X, X_test = standardize(X, X_test)
-    sq = cdist(X, X, "sqeuclidean")
+    sq = squared_distances(X, X)
     sigma = gaussian_bandwidth(X, bandwidth)
     K = np.exp(-sq / (2.0 * sigma**2))
     if X_test is None:
         return K, None
-    return K, np.exp(-cdist(X_test, X, "sqeuclidean") / (2.0 * sigma**2))
+    return K, np.exp(-squared_distances(X_test, X) / (2.0 * sigma**2))
 
 
 def linear_kernel(X, X_test=None, standardize_features=False):
