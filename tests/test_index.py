@@ -71,13 +71,12 @@ def test_index_page_links_reports_and_figures(tmp_path):
     assert sorted(p.name for p in res.iterdir()) == ["coreg", "index.html", "mfeat"]  # no temporary file left
 
 
-def test_index_command_reads_the_config_hash_from_the_environment(tmp_path, monkeypatch):
-    """Without --config-hash, the command line shows $MVL_CONFIG_SHA256 (the workflow's rule index computes the
-    hash from the config its script receives, mvl.workflow.jobs.index)."""
+def test_index_command_shows_the_given_config_hash(tmp_path):
+    """The command line shows --config-hash (the workflow's rule index computes the hash from the config its
+    script receives, mvl.workflow.jobs.index)."""
     res = _run_tree(tmp_path)
-    monkeypatch.setenv("MVL_CONFIG_SHA256", "f00d")
     assert I.main(["index", "--out", str(res / "index.html"), "--profile", "paper", "--datasets", "a", "b",
-                   "--reports", str(res / "mfeat" / "report.ipynb")]) == 0
+                   "--config-hash", "f00d", "--reports", str(res / "mfeat" / "report.ipynb")]) == 0
     page = (res / "index.html").read_text()
     assert "sha256:f00d" in page and "<td>paper</td>" in page and "<td>a, b</td>" in page
     assert "coreg/report" not in page and I.check_links(res / "index.html") == []

@@ -69,10 +69,8 @@ def data_options_from(data):
 
 
 def _data_mapping(data_json):
-    """The config key ``data`` of the command line: --data JSON, else $MVL_DATA_OPTIONS, else empty (defaults)."""
-    import os
-
-    return json.loads(data_json or os.environ.get("MVL_DATA_OPTIONS") or "{}")
+    """The config key ``data`` of the command line: --data JSON, else empty (the defaults)."""
+    return json.loads(data_json or "{}")
 
 
 def write_prepared(dataset, source, views, out, part=0, loader=None, data_options=None):
@@ -222,7 +220,7 @@ def build_parser():
     s.add_argument("--dataset", required=True, choices=["lines", "g50c", "uspst", "coil20", "pcmac"],
                    help="benchmark (SR 2008 Table 1)")
     s.add_argument("--seed", type=int, required=True, help="seed of the split (and of the LINES sample)")
-    s.add_argument("--data", default=None, help=data_help + " (default: $MVL_DATA_OPTIONS)")
+    s.add_argument("--data", default=None, help=data_help + " (default: the defaults)")
     s.add_argument("--out", required=True, help=out_help)
     s = sub.add_parser("check", help="compare a summary with expected values (results regression)")
     s.add_argument("--summary", required=True, help="the summary.csv of a run")

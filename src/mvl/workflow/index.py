@@ -11,7 +11,6 @@ Command line (what the workflow rules call)::
     python -m mvl.workflow.index html NOTEBOOK.ipynb OUT.html
     python -m mvl.workflow.index index --out results/index.html --profile ci --config-hash H \\
         --datasets mfeat --reports results/mfeat/report.ipynb results/coreg/report.ipynb
-    (without --config-hash: $MVL_CONFIG_SHA256; the workflow's rule index computes it, mvl.workflow.jobs)
     python -m mvl.workflow.index check results/index.html
 """
 
@@ -218,8 +217,8 @@ def main(argv=None):
     s.add_argument("--out", required=True)
     s.add_argument("--reports", nargs="*", default=[])
     s.add_argument("--profile", default="default")
-    s.add_argument("--config-hash", default=os.environ.get("MVL_CONFIG_SHA256", ""),
-                   help="shown on the page (default: $MVL_CONFIG_SHA256)")
+    s.add_argument("--config-hash", default="", help="shown on the page (the workflow's rule index computes it "
+                   "from the merged config, mvl.workflow.jobs.index)")
     s.add_argument("--datasets", nargs="*", default=[])
     s = sub.add_parser("check", help="fail unless every link of an HTML page resolves to a file")
     s.add_argument("page")
