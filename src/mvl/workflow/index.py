@@ -27,6 +27,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
+from ..fileio import atomic_write_text
+
 __all__ = ["config_hash", "profile_name", "report_entries", "build_index", "write_index", "check_links",
            "export_html", "FIGURE_SUFFIXES"]
 
@@ -148,17 +150,9 @@ def build_index(out, notebooks, *, profile="default", config_sha="", version="",
     return "\n".join(parts) + "\n"
 
 
-def _atomic_write_text(path, text):
-    from .io import atomic_path
-
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-        os.chmod(tmp, 0o644)
-
-
 def write_index(out, notebooks, **kw):
     """Write :func:`build_index` to ``out`` atomically."""
-    _atomic_write_text(out, build_index(out, notebooks, **kw))
+    atomic_write_text(out, build_index(out, notebooks, **kw))
 
 
 class _Links(HTMLParser):
@@ -204,7 +198,7 @@ def export_html(notebook, out):
         nb.cells = [c for c in nb.cells if "parameters" not in c.get("metadata", {}).get("tags", [])]
     exporter = HTMLExporter()
     body, _ = exporter.from_notebook_node(nb)
-    _atomic_write_text(out, body)
+    atomic_write_text(out, body)
 
 
 def main(argv=None):

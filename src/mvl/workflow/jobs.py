@@ -13,28 +13,19 @@ Snakemake picks for scripts: its own, or python of the rule's conda environment 
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import sys
 from pathlib import Path
 
+from ..fileio import atomic_path, redirected_output
 from . import cli
 
 __all__ = ["logged", "dataset", "prepare", "collect", "aggregate", "coreg_run", "graph_label", "report",
            "coreg_report", "notebook_html", "index"]
 
 
-@contextlib.contextmanager
 def logged(smk):
     """Standard output and error of the block go to the rule's log (its first log file), line-buffered."""
-    saved = sys.stdout, sys.stderr
-    with open(smk.log[0], "w", buffering=1) as fh:
-        sys.stdout = sys.stderr = fh
-        try:
-            yield fh
-        finally:
-            sys.stdout, sys.stderr = saved
+    return redirected_output(smk.log[0])
 
 
 def _data(smk):
@@ -83,10 +74,9 @@ def _execute(notebook, out, parameters):
     """Run ``notebook`` (.ipynb) with papermill and move the executed copy to ``out`` (nothing half-written)."""
     import papermill
 
-    tmp = f"{out}.tmp.ipynb"
-    papermill.execute_notebook(str(notebook), tmp, parameters=parameters, kernel_name="python3",
-                               progress_bar=False, log_output=False)
-    os.replace(tmp, out)
+    with atomic_path(out, ".ipynb") as tmp:
+        papermill.execute_notebook(str(notebook), str(tmp), parameters=parameters, kernel_name="python3",
+                                   progress_bar=False, log_output=False)
 
 
 def report(smk):

@@ -801,9 +801,8 @@ def optc_objective_figure(res, dataset=""):
 
 def save_figure(fig, *paths, dpi=150):
     """Write ``fig`` to every path atomically (temporary file beside it, then rename)."""
-    from .io import atomic_path
+    from ..fileio import atomic_path
 
     for path in paths:
         with atomic_path(path) as tmp:
             fig.savefig(tmp, dpi=dpi, format=os.path.splitext(str(path))[1][1:] or "png")
-            os.chmod(tmp, 0o644)

@@ -14,12 +14,12 @@ log. An interrupted job is rerun whole.
 from __future__ import annotations
 
 import pickle
-import sys
 import time
 
 import numpy as np
 
 from . import io
+from ..fileio import redirected_output
 from .experiments import run_on_draw, select_gammas_on_draw
 from ..kernels import gaussian_kernel, linear_kernel
 from ..data.paper import SOURCES
@@ -236,14 +236,9 @@ def main(smk):
     progress goes to the rule's log."""
     from threadpoolctl import threadpool_limits
 
-    saved = sys.stdout, sys.stderr
-    with open(smk.log[0], "w", buffering=1) as fh:
-        sys.stdout = sys.stderr = fh
-        try:
-            # one BLAS thread per thread of the job: the units run side by side (snakemake --cores N), and
-            # numpy's and scipy's separate OpenBLAS pools busy-wait against each other when both are threaded
-            with threadpool_limits(limits=max(1, int(smk.threads)), user_api="blas"):
-                run_unit(smk.params.settings, smk.wildcards.dataset, int(smk.wildcards.seed),
-                         smk.wildcards.family, smk.input.data, smk.output[0])
-        finally:
-            sys.stdout, sys.stderr = saved
+    with redirected_output(smk.log[0]):
+        # one BLAS thread per thread of the job: the units run side by side (snakemake --cores N), and
+        # numpy's and scipy's separate OpenBLAS pools busy-wait against each other when both are threaded
+        with threadpool_limits(limits=max(1, int(smk.threads)), user_api="blas"):
+            run_unit(smk.params.settings, smk.wildcards.dataset, int(smk.wildcards.seed),
+                     smk.wildcards.family, smk.input.data, smk.output[0])
