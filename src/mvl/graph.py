@@ -26,7 +26,9 @@ from scipy.linalg import blas
 from .validation import check_multiview_kernels
 
 __all__ = [
+    "GRAPH_WEIGHTS",
     "laplacian",
+    "knn_mask",
     "knn_weights",
     "laplacian_power",
     "view_laplacians",
@@ -67,6 +69,8 @@ def laplacian(W, normalized=True):
 
 
 GRAPH_WEIGHTS = ("kernel", "binary")
+"""kNN edge-weight conventions, the one list of the estimators, the validation grid and :mod:`mvl.coreg`: the
+kernel value on each edge, or 1 on each edge."""
 
 
 def _is_integer(value):
@@ -103,6 +107,24 @@ def check_graph_weights(weights, n_neighbors, name="weights", knn_name="n_neighb
     return weights
 
 
+def knn_mask(S, n_neighbors):
+    """Edges of the symmetrised k-nearest-neighbour graph of a similarity matrix ``S`` (n, n), as a boolean
+    (n, n) array: i ~ j if j is among the ``n_neighbors`` samples j != i with the largest S[i, j], or i among
+    those of j. ``n_neighbors`` >= n - 1 connects every pair. Similarities only need their order: a kernel
+    matrix, or minus the squared distances (the kNN graphs of :mod:`mvl.coreg`)."""
+    S = np.array(S, dtype=np.float64)
+    if S.ndim != 2 or S.shape[0] != S.shape[1]:
+        raise ValueError(f"K must be square, got shape {S.shape}")
+    n = S.shape[0]
+    k = min(int(n_neighbors), n - 1)
+    S[np.diag_indices(n)] = -np.inf
+    idx = np.argpartition(-S, kth=k - 1, axis=1)[:, :k] if k > 0 else np.empty((n, 0), int)
+    mask = np.zeros((n, n), dtype=bool)
+    mask[np.repeat(np.arange(n), k), idx.ravel()] = True
+    mask |= mask.T
+    return mask
+
+
 def knn_weights(K, n_neighbors, weights="kernel"):
     """Symmetrised k-nearest-neighbour weights from a kernel (similarity) matrix.
 
@@ -118,16 +140,7 @@ def knn_weights(K, n_neighbors, weights="kernel"):
         raise ValueError("n_neighbors must be a positive integer, got None")
     check_graph_weights(weights, k)
     K = np.asarray(K, dtype=np.float64)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"K must be square, got shape {K.shape}")
-    n = K.shape[0]
-    k = min(k, n - 1)
-    S = K.copy()
-    S[np.diag_indices(n)] = -np.inf
-    idx = np.argpartition(-S, kth=k - 1, axis=1)[:, :k] if k > 0 else np.empty((n, 0), int)
-    mask = np.zeros((n, n), dtype=bool)
-    mask[np.repeat(np.arange(n), k), idx.ravel()] = True
-    mask |= mask.T
+    mask = knn_mask(K, k)
     if weights == "binary":
         return mask.astype(np.float64)
     return np.where(mask, 0.5 * (K + K.T), 0.0)  # symmetric even if K is so only to rounding

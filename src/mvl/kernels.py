@@ -89,11 +89,36 @@ def chi2_kernel(D, D_test=None):
     return K, np.exp(-D_test / scale)
 
 
-def squared_distances(Z, X):
-    """Squared Euclidean distances between the rows of Z (t, d) and X (n, d), shape (t, n)."""
-    from scipy.spatial.distance import cdist  # imported lazily: keeps `import mvl` fast
+def squared_distances(Z, X=None):
+    """Squared Euclidean distances between the rows of Z (t, d) and X (n, d), shape (t, n); ``X=None``: Z itself.
 
-    return cdist(Z, X, "sqeuclidean")
+    Dense arrays: scipy's ``cdist`` (each pair summed directly; for ``X=None`` exactly symmetric with a zero
+    diagonal). scipy sparse matrices (e.g. PCMAC's bag of words): from inner products, clipped at 0, and for
+    ``X=None`` symmetrised with an exactly zero diagonal. The one distance of the estimators' feature views,
+    the workflow's kernels and the co-regularization graphs (:mod:`mvl.coreg`).
+    """
+    from scipy import sparse
+
+    same = X is None
+    X = Z if same else X
+    if not (sparse.issparse(Z) or sparse.issparse(X)):
+        from scipy.spatial.distance import cdist  # imported lazily: keeps `import mvl` fast
+
+        return cdist(Z, X, "sqeuclidean")
+
+    def sqnorms(A):
+        if sparse.issparse(A):
+            return np.asarray(A.multiply(A).sum(axis=1)).ravel()
+        return np.einsum("ij,ij->i", A, A)
+
+    G = Z @ X.T
+    G = G.toarray() if sparse.issparse(G) else np.asarray(G, dtype=np.float64)
+    D = sqnorms(Z)[:, None] + sqnorms(X)[None, :] - 2.0 * G
+    np.maximum(D, 0.0, out=D)
+    if same:
+        D = 0.5 * (D + D.T)
+        D[np.diag_indices_from(D)] = 0.0
+    return D
 
 
 def chi2_distances(X, Y=None, max_elements=1 << 24):
