@@ -102,12 +102,12 @@ def test_ablation_rows_and_single_view(mfeat_problem):
     rows = run_method("single_views", Kp, Kt, y, split, 2, 0, RUN, views, **DRAW)
     assert [r["method"] for r in rows] == ["view_fac", "view_kar", "view_mor"]
     assert rows[1]["accuracy"] == row["accuracy"] and rows[1]["views"] == "kar"
-    assert views_of("view_kar", views) == ["kar"] and views_of("mvl_ls", views) == views
+    assert views_of(method("view_kar"), views) == ["kar"] and views_of(method("mvl_ls"), views) == views
     assert method("view_kar").family == "ls" and method("mvl_ls_optc25").family == "optc"
     with pytest.raises(ValueError, match="unknown method"):
         method("nope")
     with pytest.raises(ValueError, match="unknown view"):
-        views_of("view_xyz", views)
+        views_of(method("view_xyz"), views)
 
 
 def test_optc_run_matches_direct_fit(mfeat_problem):

@@ -74,6 +74,16 @@ def check_raw_data():
     ]
     if missing_files:
         raise WorkflowError("\nData files missing; no job was started:\n  " + "\n  ".join(missing_files) + "\n")
+    for d in STUDY.datasets.values():
+        if d.data.files is not None:  # read and checked once here, so that a bad file stops the run before any job
+            from mvl.data.errors import DataIntegrityError
+            from mvl.data.files import load_files
+
+            f = d.data.files
+            try:
+                load_files(dict(f.views), f.labels, kernels=f.kernels, name=d.name)
+            except DataIntegrityError as err:
+                raise WorkflowError(f"\ndataset_settings.{d.name}.files: {err}\nNo job was started.\n") from None
     todo = sorted(
         {
             d.source.download

@@ -1,12 +1,13 @@
 """A researcher's own multi-view data: one array file per view plus a labels file (the ``files`` source).
 
 Each view is one file with one row per sample, in the same sample order as the labels: ``.npy`` (a 2-D array),
-``.csv`` (numbers only; a header row is detected and skipped) or ``.parquet`` (every column numeric; needs
-pyarrow). A view is either features (n, d_i), from which the workflow computes the view's kernel on each split's
+``.csv`` (numbers only; a first row that is not all numbers is taken as a header of names and skipped) or
+``.parquet`` (every column numeric; needs pyarrow). A view is either features (n, d_i), from which the workflow computes the view's kernel on each split's
 training pool as for the embedded data (Section 7.1), or a precomputed (n, n) kernel matrix over all samples
 (``kernels: true``; the workflow then slices rows and columns per split). Labels are one value per sample (a
-1-D ``.npy``, or a one-column ``.csv`` / ``.parquet``), numbers or strings; they are encoded as 0..C-1 in the
-order of ``numpy.unique``.
+1-D ``.npy``, or a one-column ``.csv`` / ``.parquet``), numbers or strings; in a labels ``.csv`` a first value
+that is not a number and occurs nowhere else in the column is a header (a class has at least two samples); labels
+are encoded as 0..C-1 in the order of ``numpy.unique``.
 
 :func:`load_files` reads and checks everything and raises :class:`mvl.data.errors.DataIntegrityError` naming the
 file and the problem: a view whose rows differ from the labels', NaN or inf values (with the first rows
@@ -35,8 +36,9 @@ def _rows(mask):
     return f"rows {', '.join(str(i) for i in idx[:5])}{more} (0-based)"
 
 
-def read_table(path):
-    """The array in ``path`` (.npy, .csv or .parquet), as stored (no conversion beyond the file format's)."""
+def read_table(path, labels=False):
+    """The array in ``path`` (.npy, .csv or .parquet), as stored (no conversion beyond the file format's); a .csv
+    header row is recognised as described in the module docstring (``labels``: the file holds labels)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
@@ -49,17 +51,21 @@ def read_table(path):
 
     if suffix == ".parquet":
         return pd.read_parquet(path).to_numpy()
-    table = pd.read_csv(path, header=None)
-    first = pd.to_numeric(table.iloc[0], errors="coerce") if len(table) else None
-    if first is not None and first.isna().any() and len(table) > 1:
-        later = table.iloc[1:].apply(pd.to_numeric, errors="coerce")
-        if not later.isna().all(axis=None):  # a header row of names above numbers
-            table = pd.read_csv(path)
+    table = pd.read_csv(path, header=None, skip_blank_lines=False)  # an empty line is a missing value
+    if len(table) > 1:
+        first = table.iloc[0]
+        not_numbers = pd.to_numeric(first, errors="coerce").isna() & first.notna()
+        if labels:
+            header = bool(not_numbers.iloc[0]) and not (table.iloc[1:, 0] == first.iloc[0]).any()
+        else:
+            header = bool(not_numbers.any())
+        if header:  # the rest was read as text because of it: numbers are converted by the caller
+            table = table.iloc[1:].reset_index(drop=True)
     return table.to_numpy()
 
 
 def _labels(path):
-    y = read_table(path)
+    y = read_table(path, labels=True)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:

@@ -219,10 +219,6 @@ FLOWERS17_VIEW_SOURCES = {
     "hog": (_IT, "D_hog"), "hsv": (_IT, "D_hsv"), "siftbdy": (_IT, "D_siftbdy"), "siftint": (_IT, "D_siftint"),
     "colourgc": (_GC, "D_colourgc"), "texturegc": (_GC, "D_texturegc"), "shapegc": (_GC, "D_shapegc"),
 }
-FLOWERS17_VIEW_DESCRIPTIONS = {
-    "hog": "HOG", "hsv": "HSV histogram", "siftbdy": "boundary SIFT", "siftint": "foreground SIFT",
-    "colourgc": "colour vocabulary", "texturegc": "texture vocabulary", "shapegc": "shape vocabulary",
-}
 FLOWERS17_N_CLASSES = 17
 FLOWERS17_LABELS_PER_CLASS = (1, 5, 10, 20, 40)
 FLOWERS17_U_C = 5
@@ -363,15 +359,7 @@ def flowers17_draw(data, split, l_c, u_c=FLOWERS17_U_C, seed=0):
 
 CALTECH101_VIEWS_10 = download.CALTECH101_KERNEL_NAMES
 CALTECH101_VIEWS_4 = ("echi2_phowColor_L2", "echi2_phowGray_L2", "echi2_ssim_L2", "el2_gb")
-CALTECH101_VIEW_DESCRIPTIONS = {
-    **{f"echi2_phowColor_L{i}": f"PHOW colour, pyramid level {i}" for i in range(3)},
-    **{f"echi2_phowGray_L{i}": f"PHOW gray, pyramid level {i}" for i in range(3)},
-    **{f"echi2_ssim_L{i}": f"self-similarity (SSIM), pyramid level {i}" for i in range(3)},
-    "el2_gb": "geometric blur",
-}
 CALTECH101_LABELS_PER_CLASS = (1, 5, 10, 15)
-CALTECH101_U_C = 5
-CALTECH101_N_VAL = 5
 
 
 @dataclass

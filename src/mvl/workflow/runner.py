@@ -96,14 +96,14 @@ def draw(source, seed, l_c, u_c, data_spec, views, needs_validation):
 # ------------------------------------------------------------------ the unit
 
 
-def views_of(name, views):
-    """The views a method uses: one for ``view_<name>``, all otherwise (the registry's ``Method.view``)."""
-    view = method(name).view
-    if view is None:
+def views_of(m, views):
+    """The views the method ``m`` (a :class:`mvl.workflow.methods.Method`) uses: one for ``view_<name>``, all
+    otherwise (the registry's ``Method.view``)."""
+    if m.view is None:
         return list(views)
-    if view not in views:
-        raise ValueError(f"method {name!r}: unknown view {view!r}; views are {list(views)}")
-    return [view]
+    if m.view not in views:
+        raise ValueError(f"method {m.name!r}: unknown view {m.view!r}; views are {list(views)}")
+    return [m.view]
 
 
 def run_unit(unit, seed, data_path, out, log=None):
@@ -118,6 +118,7 @@ def run_unit(unit, seed, data_path, out, log=None):
     source = unit_source(data, seed, data_path, log)
 
     selections = {}
+    specs = {name: method(name) for _, _, name in unit.tasks}
 
     def selection(lc, uc):
         lc_sel = run.grid.labels_per_class or lc
@@ -134,9 +135,9 @@ def run_unit(unit, seed, data_path, out, log=None):
     rows = []
     for i, (lc, uc, name) in enumerate(unit.tasks, 1):
         t0 = time.perf_counter()
-        m = method(name)
+        m = specs[name]
         sel = selection(lc, uc) if m.uses_selection else None
-        d = draw(source, seed, lc, uc, data, views_of(name, views), m.needs_validation)
+        d = draw(source, seed, lc, uc, data, views_of(m, views), m.needs_validation)
         new = run_on_draw(name, d, lc, uc, run, d.view_names, dataset=data.dataset, seed=seed, selected=sel)
         rows += new
         accs = ", ".join(f"{r['accuracy']:.4f}" for r in new)
