@@ -8,6 +8,7 @@ This package is the solver layer (Sections 3-6 and the kernels of Section 7.1); 
 """
 
 import importlib
+from typing import TYPE_CHECKING
 
 # The estimators load numpy, scipy and scikit-learn (about a second): they are imported on first use (PEP 562), so
 # that the light modules (mvl.fileio, the workflow's settings and registries, read while a Snakefile is parsed)
@@ -28,6 +29,17 @@ _EXPORTS = {
     "sphere_least_squares": "sphere",
 }
 _MODULES = ("graph", "kernels")
+
+if TYPE_CHECKING:  # what linters and type checkers see; at run time __getattr__ below imports on first use
+    from . import graph, kernels
+    from .grid import grid_decision_functions
+    from .least_squares import MVLLeastSquares
+    from .mvml import MVML, MetricNotPSDWarning
+    from .optc import MVLLeastSquaresOptC
+    from .perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron, cross_view_kernels
+    from .simplex import simplex_coding, simplex_decode
+    from .sphere import sphere_least_squares
+    from .svm import MVLSVM, MVLBinarySVM
 
 __version__ = "0.1.0"
 

@@ -2,17 +2,17 @@
 
 Each view is one file with one row per sample, in the same sample order as the labels: ``.npy`` (a 2-D array),
 ``.csv`` (numbers only; a first row that is not all numbers is taken as a header of names and skipped) or
-``.parquet`` (every column numeric; needs pyarrow). A view is either features (n, d_i), from which the workflow computes the view's kernel on each split's
-training pool as for the embedded data (Section 7.1), or a precomputed (n, n) kernel matrix over all samples
-(``kernels: true``; the workflow then slices rows and columns per split). Labels are one value per sample (a
-1-D ``.npy``, or a one-column ``.csv`` / ``.parquet``), numbers or strings; in a labels ``.csv`` a first value
-that is not a number and occurs nowhere else in the column is a header (a class has at least two samples); labels
-are encoded as 0..C-1 in the order of ``numpy.unique``.
+``.parquet`` (every column numeric; needs pyarrow). A view is either features (n, d_i), from which the workflow
+computes the view's kernel on each split's training pool as for the embedded data (Section 7.1), or a precomputed
+(n, n) kernel matrix over all samples (``kernels: true``; the workflow then slices rows and columns per split).
+Labels are one value per sample (a 1-D ``.npy``, or a one-column ``.csv`` / ``.parquet``), numbers or strings; in a
+labels ``.csv`` a first value that is not a number and occurs nowhere else in the column is a header (a class has at
+least two samples); labels are encoded as 0..C-1 in the order of ``numpy.unique``.
 
 :func:`load_files` reads and checks everything and raises :class:`mvl.data.errors.DataIntegrityError` naming the
-file and the problem: a view whose rows differ from the labels', NaN or inf values (with the first rows
-concerned), a view that is not 2-D, a kernel that is not square (n, n), a missing label, an unknown file type.
-No paper section (data loading).
+file and the problem: a view whose rows differ from the labels', NaN or inf values (with the first rows concerned),
+a view that is not 2-D, a kernel that is not square (n, n), a missing label, an unknown file type. No paper section
+(data loading).
 """
 
 from __future__ import annotations
