@@ -108,7 +108,7 @@ def test_files_settings_are_checked():
 def _readme_example():
     """The README's example: the Python block that writes the data, the config block, the command."""
     text = (ROOT / "README.md").read_text()
-    section = text.split("### Your own data", 1)[1].split("\n## ", 1)[0]
+    section = re.split(r"\n##+ ", text.split("### Your own data", 1)[1], maxsplit=1)[0]
     python = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     config = re.search(r"```yaml\n# config/my_data.yaml\n(.*?)```", section, re.S).group(1)
     command = re.search(r"```bash\n(snakemake .*?)\n```", section, re.S).group(1)

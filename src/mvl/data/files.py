@@ -1,7 +1,8 @@
 """A researcher's own multi-view data: one array file per view plus a labels file (the ``files`` source).
 
 Each view is one file with one row per sample, in the same sample order as the labels: ``.npy`` (a 2-D array),
-``.csv`` (numbers only; a first row that is not all numbers is taken as a header of names and skipped) or
+``.csv`` (numbers only; a first row that is not all numbers, or is the column numbers 0, 1, ..., d-1 that pandas
+writes by default, is taken as a header and skipped) or
 ``.parquet`` (every column numeric; needs pyarrow). A view is either features (n, d_i), from which the workflow
 computes the view's kernel on each split's training pool as for the embedded data (Section 7.1), or a precomputed
 (n, n) kernel matrix over all samples (``kernels: true``; the workflow then slices rows and columns per split).
@@ -57,8 +58,9 @@ def read_table(path, labels=False):
         not_numbers = pd.to_numeric(first, errors="coerce").isna() & first.notna()
         if labels:
             header = bool(not_numbers.iloc[0]) and not (table.iloc[1:, 0] == first.iloc[0]).any()
-        else:
-            header = bool(not_numbers.any())
+        else:  # names, or the column numbers 0..d-1 that pandas writes by default
+            numbers = pd.to_numeric(first, errors="coerce").to_numpy()
+            header = bool(not_numbers.any()) or bool(np.array_equal(numbers, np.arange(table.shape[1])))
         if header:  # the rest was read as text because of it: numbers are converted by the caller
             table = table.iloc[1:].reset_index(drop=True)
     return table.to_numpy()
@@ -91,8 +93,9 @@ def _view(name, path, n, kernel):
     if X.ndim != 2:
         raise DataIntegrityError(f"{what}: expected a 2-D array (samples x features), got shape {X.shape}")
     if X.shape[0] != n:
-        raise DataIntegrityError(f"{what}: {X.shape[0]} rows, but the labels have {n}; every view needs one row per "
-                                 "sample, in the labels' order")
+        hint = " (a header row of numbers in one of the files?)" if abs(X.shape[0] - n) == 1 else ""
+        raise DataIntegrityError(f"{what}: {X.shape[0]} rows, but the labels have {n}{hint}; every view needs one row "
+                                 "per sample, in the labels' order")
     if kernel and X.shape != (n, n):
         raise DataIntegrityError(f"{what}: a precomputed kernel must be ({n}, {n}) (samples x samples), "
                                  f"got {X.shape}")

@@ -184,14 +184,14 @@ notebook's default parameters and papermill's injected values (the report's sett
 
 def export_html(notebook, out):
     """An executed notebook as HTML (nbconvert's HTML exporter, code cells and outputs shown), written atomically.
-    Cells tagged with one of :data:`HIDDEN_TAGS` are left out: the page reads as a report, the notebook keeps
-    everything."""
+    Cells tagged with one of :data:`HIDDEN_TAGS` are left out, and so are the ``In [4]:`` prompts: the page reads
+    as a report, the notebook keeps everything."""
     import nbformat
     from nbconvert import HTMLExporter
 
     nb = nbformat.read(str(notebook), as_version=4)
     nb.cells = [c for c in nb.cells if not set(c.get("metadata", {}).get("tags", [])) & set(HIDDEN_TAGS)]
-    body, _ = HTMLExporter().from_notebook_node(nb)
+    body, _ = HTMLExporter(exclude_input_prompt=True, exclude_output_prompt=True).from_notebook_node(nb)
     atomic_write_text(out, body)
 
 

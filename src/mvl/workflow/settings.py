@@ -72,6 +72,11 @@ class GraphSpec(NamedTuple):
             what = f"a symmetrised {self.n_neighbors}-NN graph with {self.weights} edge weights"
         return f"{self.laplacian} Laplacian of {what}, p = {self.laplacian_power}"
 
+    def short(self):
+        """In a few words, for lists of graphs: e.g. "dense W = K, p = 1" or "10-NN, binary weights, p = 2"."""
+        what = "dense W = K" if not self.n_neighbors else f"{self.n_neighbors}-NN, {self.weights} weights"
+        return f"{what}, p = {self.laplacian_power}"
+
     def with_knn(self, n_neighbors, laplacian_power):
         """This graph with another kNN size and power (a candidate of the validation grid)."""
         return self._replace(n_neighbors=n_neighbors, laplacian_power=int(laplacian_power))
@@ -289,7 +294,7 @@ class DatasetSettings:
                 ("graph, fixed-gamma methods and selected gammas (paper scope)", run.graph.describe())]
         if grid is not None and len(grid.graphs) > 1:
             rows.append(("graphs of the validation grid (selected-graph scope)",
-                         "; ".join(g.describe() for g in grid.graphs)))
+                         f"{grid.graphs[0].laplacian} Laplacian of: " + "; ".join(g.short() for g in grid.graphs)))
         if grid is not None:
             at = "every l_c" if grid.labels_per_class is None else f"l_c = {grid.labels_per_class}"
             rows.append(("validation grid", f"{grid.size} points ({len(grid.graphs)} graphs x gamma_A {len(grid.A)} "
