@@ -57,6 +57,12 @@ def coreg_targets():
     return [f"{RES}/coreg/report.ipynb", f"{RES}/coreg/summary.csv"]
 
 
+def all_report_targets():
+    """Every report's targets, the one list that rule all and the index page read: a new report adds its targets
+    here (and its rule, like report in report.smk)."""
+    return [t for d in STUDY.datasets for t in report_targets(d)] + coreg_targets()
+
+
 def check_raw_data():
     """The raw files of every paper dataset still to be prepared (and of the SSL benchmarks) and of every files
     source can be obtained.
