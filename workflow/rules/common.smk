@@ -58,8 +58,8 @@ def coreg_targets():
 
 
 def all_report_targets():
-    """Every report's targets, the one list that rule all and the index page read: a new report adds its targets
-    here (and its rule, like report in report.smk)."""
+    """Every report's targets, the one list that the default target and the index page read: a new report adds its
+    targets here (its job is defined like the report of report.smk)."""
     return [t for d in STUDY.datasets for t in report_targets(d)] + coreg_targets()
 
 
