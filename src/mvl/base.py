@@ -274,6 +274,44 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         _check_degenerate(K)
         return K
 
+    def _fit_kernel_operator(self, X, max_memory):
+        """The training kernels as a :class:`mvl.kernel_blocks.ViewKernels` (scalable solvers): feature views keep
+        their features and bandwidths (from a fixed subsample of the training points when n is large,
+        :func:`mvl.kernels.bandwidth_sample`) and no n x n array unless ``m n^2`` float64s fit ``max_memory``;
+        precomputed kernels are validated and kept. Sets the same input state as :meth:`_fit_kernels`."""
+        from .kernel_blocks import ViewKernels
+        from .kernels import bandwidth_sample
+
+        kind = self._check_kernel()
+        reject_sparse(X)
+        if kind == "precomputed":
+            K = self._fit_kernels(X)
+            return ViewKernels(gram=K)
+        views = self._feature_views(X, reset=True)
+        n = views[0].shape[0]
+        if n < 2:
+            raise ValueError(f"X has {n} samples; the scalable solvers need at least 2")
+        rules = self._bandwidths(len(views))
+        scales = []
+        for p, Xp in enumerate(views):
+            if np.ptp(Xp, axis=0).max(initial=0.0) == 0.0 and kind != "linear":
+                raise ValueError(f"view {p} is constant (every sample has the same features): its kernel carries no "
+                                 "information; drop the view")
+            if kind == "rbf":
+                scales.append(gaussian_bandwidth(Xp, rules[p]))
+            elif kind == "chi2":
+                if np.any(Xp < 0):
+                    raise ValueError(f"kernel='chi2' needs non-negative features (histograms); view {p} has "
+                                     "negative values")
+                scales.append(chi2_scale(chi2_distances(bandwidth_sample(Xp)), rules[p]))
+            else:
+                scales.append(None)
+        self.bandwidths_ = None if kind == "linear" else scales
+        self._fit_views = views
+        self.n_views_ = len(views)
+        self.n_train_ = n
+        return ViewKernels(views, kind, scales, max_memory=max_memory)
+
     def _test_kernels(self, X, name="X"):
         """Test-vs-train kernels in the solvers' layout (m, t, n)."""
         check_is_fitted(self)
