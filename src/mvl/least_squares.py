@@ -256,13 +256,18 @@ def _sample_and_view_counts(est, X):
     """(n, m) of the training input without computing kernels (for the solver choice and the memory check)."""
     from .base import _is_view_list
 
-    if est.kernel == "precomputed":
-        shape = np.shape(X)
-        return int(shape[0]), int(shape[2]) if len(shape) == 3 else 1
+    from sklearn.utils.validation import _num_samples
+
     if _is_view_list(X):
-        return int(np.shape(X[0])[0]), len(X)
-    shape = np.shape(X)
-    n = int(shape[0]) if len(shape) else 0
+        return _num_samples(X[0]), len(X)
+    try:
+        n = _num_samples(X)
+    except TypeError:  # not array-like: the full validation reports it
+        return 0, 1
+    if est.kernel == "precomputed":
+        ndim = getattr(X, "ndim", None)
+        shape = getattr(X, "shape", None)
+        return n, int(shape[2]) if ndim == 3 and shape is not None else 1
     views = est.views
     m = 1 if views is None or isinstance(views, (str, bytes)) or not hasattr(views, "__len__") else len(views)
     return n, m
@@ -374,8 +379,8 @@ class MVLLeastSquares(MVLClassifier):
         The solver used ("auto" resolved).
     centres_ : array (M,) or None
         "nystrom": indices of the training points that carry the coefficients (coef_ is then (m, M, P)).
-    n_iter_, residual_ : int, float
-        "cg": iterations and the final relative residual of (68).
+    n_iter_, residual_ : int, float or None
+        "cg": iterations and the final relative residual of (68); the direct solvers: 1 and None.
 """ + INPUT_ATTRS
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, laplacian="normalized",
@@ -410,7 +415,7 @@ class MVLLeastSquares(MVLClassifier):
         self._scalable = None
         budget = _check_scalable_params(self)
         n, m = _sample_and_view_counts(self, X)
-        l = int(np.count_nonzero(~_unlabelled(y))) if y is not None and np.ndim(y) == 1 else n
+        l = n if y is None else int(np.count_nonzero(~_unlabelled(np.asarray(y)).ravel()))
         solver = choose_solver(self.solver, self.kernel, n, m, l, budget)
         self.solver_ = solver
         if solver in ("cg", "nystrom"):
@@ -446,6 +451,7 @@ class MVLLeastSquares(MVLClassifier):
         self.c_ = c
         self.n_labelled_ = len(labelled)
         self.centres_ = None
+        self.n_iter_, self.residual_ = 1, None  # a direct solve
         return self
 
     def _fit_scalable(self, X, y, solver, budget):
@@ -485,7 +491,7 @@ class MVLLeastSquares(MVLClassifier):
         rng = check_random_state(self.random_state)
         centres = np.arange(n) if M >= n else np.sort(rng.choice(n, M, replace=False))
         basis = NystromBasis(kernels, centres)
-        self.n_iter_, self.residual_ = None, None
+        self.n_iter_, self.residual_ = 1, None  # "nystrom": a direct solve
         if solver == "nystrom":
             coef = solve_nystrom(system, basis)
             self.centres_ = centres
