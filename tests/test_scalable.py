@@ -262,3 +262,24 @@ def test_generator_is_seeded_balanced_and_its_maps_do_not_depend_on_n():
         np.testing.assert_allclose(data.views[0], np.tanh(np.tanh(data.latent @ W1 + b1) @ W2), atol=1e-12)
     with pytest.raises(ValueError):
         make_multiview_manifold(1, n_classes=2)
+
+
+def test_optc_on_the_scalable_solvers_equals_the_structured_optc(manifold):
+    """Section 6's alternation with the f-step by "nystrom" (every point a centre) and by "cg" (tight tol): the
+    same objective (84) after every iteration, the same c and outputs as the structured optC."""
+    from mvl import MVLLeastSquaresOptC
+
+    X = np.hstack(manifold["views"])
+    Xt = np.hstack(manifold["tests"])
+    y = _labels(manifold)
+    kw = dict(kernel="rbf", views=[6, 6, 6], bandwidth=manifold["scales"], gamma_A=1e-4, gamma_B=1e-3,
+              gamma_W=1e-2, n_neighbors=8, n_restarts=3, n_iter=6, random_state=2)
+    ref = MVLLeastSquaresOptC(solver="structured", **kw).fit(X, y)
+    Fr = ref.decision_function(Xt)
+    for solver, extra in (("nystrom", dict(n_components=300)), ("cg", dict(cg_tol=1e-11, n_components=60))):
+        est = MVLLeastSquaresOptC(solver=solver, **extra, **kw).fit(X, y)
+        assert est.solver_ == solver
+        np.testing.assert_allclose(est.objective_history_, ref.objective_history_, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(est.c_, ref.c_, atol=1e-8)
+        assert np.abs(est.decision_function(Xt) - Fr).max() <= 1e-7 * np.abs(Fr).max()
+        assert est.best_restart_ == ref.best_restart_

@@ -440,10 +440,51 @@ class MVLClassifier(MultiViewClassifier):
         Y_L = encode_targets(y_enc[labelled], len(self.classes_))
         return gammas, Y_L, L
 
+    def decision_function(self, X):
+        """Scores of the samples of X: (t,) for two classes (positive: ``classes_[1]``), (t, P) otherwise.
+        After solver "cg" or "nystrom" on feature views computed by blocks of test rows (O(block n) memory)."""
+        if getattr(self, "_scalable", None) is None or self.kernel == "precomputed":
+            if getattr(self, "centres_", None) is not None and self.kernel == "precomputed":
+                Kt = self._test_kernels(X)
+                full = np.zeros((self.n_views_, self.n_train_, self.coef_.shape[2]))
+                full[:, self.centres_] = self.coef_
+                F = np.einsum("ptn,pnk,p->tk", Kt, full, self.c_, optimize=True)
+                return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
+            return self._decision(self._test_kernels(X))
+        check_is_fitted(self)
+        views = self._feature_views(X, reset=False)
+        t = views[0].shape[0]
+        F = np.zeros((t, self.coef_.shape[2]))
+        cols = None  # after "nystrom" the kept kernel operator holds the centres' features only
+        block = max(1, int(2**25 // max(1, self._scalable.n)))
+        for s in range(0, t, block):
+            for p, Zp in enumerate(views):
+                Kt = self._scalable.cross(p, Zp[s:s + block], cols)
+                F[s:s + block] += self.c_[p] * (Kt @ self.coef_[p])
+        return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
+
     def view_decision_function(self, X):
-        """Per-view outputs f^i(v) of shape (t, m, P) (Algorithm 1 output before C), columns as ``classes_``."""
-        Kt = self._test_kernels(X)
-        return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
+        """Per-view outputs f^i(v) of shape (t, m, P) (Algorithm 1 output before C), columns as ``classes_``.
+        After the scalable solvers computed by blocks of test rows."""
+        if getattr(self, "_scalable", None) is None and getattr(self, "centres_", None) is None:
+            Kt = self._test_kernels(X)
+            return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
+        c = self.c_
+        out = []
+        for p in range(self.n_views_):  # one view at a time through decision_function's blocked path
+            self.c_ = np.eye(self.n_views_)[p]
+            try:
+                F = self._raw_outputs(X)
+            finally:
+                self.c_ = c
+            out.append(F)
+        return np.stack(out, axis=1)
+
+    def _raw_outputs(self, X):
+        F = self.decision_function(X)
+        if F.ndim == 1:  # two classes: outputs are (-s, s)
+            F = np.column_stack([-F, F])
+        return F
 
     def _outputs(self, Kt):
         """Combined outputs C f(v) = sum_i c_i f^i(v), (t, P)."""

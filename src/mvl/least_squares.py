@@ -273,8 +273,9 @@ def _sample_and_view_counts(est, X):
     return n, m
 
 
-def _check_scalable_params(est):
-    """Validate n_components, tol, max_iter, max_memory, verbose; return the memory budget in bytes."""
+def _check_scalable_params(est, tol="tol", max_iter="max_iter"):
+    """Validate n_components, tol, max_iter, max_memory, verbose (``tol``/``max_iter``: the attribute names of
+    the CG tolerance and limit); return the memory budget in bytes."""
     import numbers
 
     def integer(name, low):
@@ -283,17 +284,72 @@ def _check_scalable_params(est):
             raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
 
     integer("n_components", 1)
-    integer("max_iter", 1)
+    integer(max_iter, 1)
     integer("verbose", 0)
-    tol = est.tol
-    if isinstance(tol, (bool, np.bool_, str)) or not isinstance(tol, numbers.Real) or not (0 < tol < 1):
-        raise ValueError(f"tol must be a number in (0, 1), got {tol!r}")
+    value = getattr(est, tol)
+    if isinstance(value, (bool, np.bool_, str)) or not isinstance(value, numbers.Real) or not (0 < value < 1):
+        raise ValueError(f"{tol} must be a number in (0, 1), got {value!r}")
     mm = est.max_memory
     if mm is None:
         return default_max_memory()
     if isinstance(mm, (bool, np.bool_, str)) or not isinstance(mm, numbers.Real) or not mm > 0:
         raise ValueError(f"max_memory must be a positive number of bytes or None, got {mm!r}")
     return float(mm)
+
+
+def kept_for_prediction(est, kernels, centres=None):
+    """What prediction needs of a scalable fit: the training features (or only the centres' after "nystrom"),
+    never the Gram matrices; precomputed kernels: nothing (the test kernels are the input)."""
+    if kernels.views is None:
+        kernels.gram = None
+        return kernels
+    from .kernel_blocks import ViewKernels
+
+    views = kernels.views if centres is None else [V[centres] for V in kernels.views]
+    est._fit_views = None
+    return ViewKernels(views, kernels.kind, kernels.scales, max_memory=0)
+
+
+def scalable_problem(est, X, y, solver, budget, c=None):
+    """What the scalable solvers need from an estimator's parameters and its training data: the kernel operator
+    (:meth:`mvl.base.MultiViewClassifier._fit_kernel_operator`), the :class:`mvl.scalable.MVLSystem` (sparse kNN
+    Laplacians when gamma_W > 0), the Nystrom basis on ``n_components`` centres drawn with ``random_state``, the
+    labelled indices and the centres. Sets ``classes_`` and the input state."""
+    from sklearn.utils import check_random_state
+
+    from .graph import check_graph_weights, check_n_neighbors, check_power, sparse_knn_weights, sparse_laplacian
+    from .scalable import MVLSystem, NystromBasis
+
+    kernels = est._fit_kernel_operator(X, budget)
+    m, n = kernels.m, kernels.n
+    y_enc, labelled = est._fit_labels(y, n)
+    gammas = (check_gamma(est.gamma_A, "gamma_A", positive=True), check_gamma(est.gamma_B, "gamma_B"),
+              check_gamma(est.gamma_W, "gamma_W"))
+    power = check_power(est.laplacian_power, name="laplacian_power")
+    k = check_n_neighbors(est.n_neighbors)
+    check_graph_weights(est.graph_weights, k, name="graph_weights")
+    if not isinstance(est.laplacian, str) or est.laplacian not in ("normalized", "unnormalized"):
+        raise ValueError(f'solver="{solver}" builds sparse kNN Laplacians from the data: laplacian must be '
+                         f'"normalized" or "unnormalized", got {type(est.laplacian).__name__}')
+    Ls = None
+    if gammas[2] > 0:
+        if k is None:
+            raise ValueError(f'solver="{solver}" needs a sparse kNN graph when gamma_W > 0: set n_neighbors '
+                             '(e.g. 10); the dense graph W = K of the paper is an n x n matrix')
+        Ls = [sparse_laplacian(sparse_knn_weights(kernels, p, k, est.graph_weights),
+                               normalized=(est.laplacian == "normalized")) for p in range(m)]
+    c = check_combination(getattr(est, "c", None) if c is None else c, m)
+    w = getattr(est, "between_weights", None)
+    if w is not None:
+        w = np.asarray(w, dtype=np.float64)
+        if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise ValueError(f"between_weights must be {n} finite non-negative numbers (one per training point)")
+    Y_L = encode_targets(y_enc[labelled], len(est.classes_))
+    system = MVLSystem(n, labelled, Y_L, c, *gammas, laplacians=Ls, power=power, between_weights=w)
+    M = min(int(est.n_components), n)
+    rng = check_random_state(est.random_state)
+    centres = np.arange(n) if M >= n else np.sort(rng.choice(n, M, replace=False))
+    return kernels, system, NystromBasis(kernels, centres), labelled, centres
 
 
 class IllConditionedWarning(UserWarning):
@@ -456,41 +512,11 @@ class MVLLeastSquares(MVLClassifier):
 
     def _fit_scalable(self, X, y, solver, budget):
         """solver "cg" or "nystrom" (:mod:`mvl.scalable`) on a kernel operator without n x n arrays."""
-        from .graph import check_graph_weights, check_n_neighbors, check_power, sparse_knn_weights, sparse_laplacian
-        from .scalable import MVLSystem, NystromBasis, solve_cg, solve_nystrom
-        from sklearn.utils import check_random_state
+        from .scalable import solve_cg, solve_nystrom
 
         t0 = time.perf_counter()
-        kernels = self._fit_kernel_operator(X, budget)
-        m, n = kernels.m, kernels.n
-        y_enc, labelled = self._fit_labels(y, n)
-        gammas = (check_gamma(self.gamma_A, "gamma_A", positive=True), check_gamma(self.gamma_B, "gamma_B"),
-                  check_gamma(self.gamma_W, "gamma_W"))
-        power = check_power(self.laplacian_power, name="laplacian_power")
-        k = check_n_neighbors(self.n_neighbors)
-        check_graph_weights(self.graph_weights, k, name="graph_weights")
-        if not isinstance(self.laplacian, str) or self.laplacian not in ("normalized", "unnormalized"):
-            raise ValueError(f'solver="{solver}" builds sparse kNN Laplacians from the data: laplacian must be '
-                             f'"normalized" or "unnormalized", got {type(self.laplacian).__name__}')
-        Ls = None
-        if gammas[2] > 0:
-            if k is None:
-                raise ValueError(f'solver="{solver}" needs a sparse kNN graph when gamma_W > 0: set n_neighbors '
-                                 '(e.g. 10); the dense graph W = K of the paper is an n x n matrix')
-            Ls = [sparse_laplacian(sparse_knn_weights(kernels, p, k, self.graph_weights),
-                                   normalized=(self.laplacian == "normalized")) for p in range(m)]
-        c = check_combination(self.c, m)
-        w = self.between_weights
-        if w is not None:
-            w = np.asarray(w, dtype=np.float64)
-            if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
-                raise ValueError(f"between_weights must be {n} finite non-negative numbers (one per training point)")
-        Y_L = encode_targets(y_enc[labelled], len(self.classes_))
-        system = MVLSystem(n, labelled, Y_L, c, *gammas, laplacians=Ls, power=power, between_weights=w)
-        M = min(int(self.n_components), n)
-        rng = check_random_state(self.random_state)
-        centres = np.arange(n) if M >= n else np.sort(rng.choice(n, M, replace=False))
-        basis = NystromBasis(kernels, centres)
+        kernels, system, basis, labelled, centres = scalable_problem(self, X, y, solver, budget)
+        c = system.c
         self.n_iter_, self.residual_ = 1, None  # "nystrom": a direct solve
         if solver == "nystrom":
             coef = solve_nystrom(system, basis)
@@ -507,15 +533,8 @@ class MVLLeastSquares(MVLClassifier):
                               f'{info["residual"]:.2e} > tol = {self.tol:g}; increase max_iter or n_components, or use '
                               'solver="structured" (n small) or "nystrom"', ConvergenceWarning, stacklevel=3)
         if not np.all(np.isfinite(coef)):
-            raise FloatingPointError(f'solver="{solver}" produced NaN or inf; increase gamma_A (now {gammas[0]:g})')
-        if kernels.views is not None:  # prediction needs features only: no Gram matrices, only the centres' rows
-            if solver == "nystrom":
-                from .kernel_blocks import ViewKernels
-
-                kernels = ViewKernels([V[centres] for V in kernels.views], kernels.kind, kernels.scales, max_memory=0)
-            kernels.gram = None
-            self._fit_views = None
-        self._scalable = kernels
+            raise FloatingPointError(f'solver="{solver}" produced NaN or inf; increase gamma_A (now {self.gamma_A!r})')
+        self._scalable = kept_for_prediction(self, kernels, centres if solver == "nystrom" else None)
         self.coef_ = coef
         self.c_ = c
         self.n_labelled_ = len(labelled)
@@ -523,48 +542,3 @@ class MVLLeastSquares(MVLClassifier):
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
-    def decision_function(self, X):
-        """Scores of the samples of X: (t,) for two classes (positive: ``classes_[1]``), (t, P) otherwise.
-        After solver "cg" or "nystrom" on feature views computed by blocks of test rows (O(block n) memory)."""
-        if getattr(self, "_scalable", None) is None or self.kernel == "precomputed":
-            if getattr(self, "centres_", None) is not None and self.kernel == "precomputed":
-                Kt = self._test_kernels(X)
-                full = np.zeros((self.n_views_, self.n_train_, self.coef_.shape[2]))
-                full[:, self.centres_] = self.coef_
-                F = np.einsum("ptn,pnk,p->tk", Kt, full, self.c_, optimize=True)
-                return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
-            return super().decision_function(X)
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self)
-        views = self._feature_views(X, reset=False)
-        t = views[0].shape[0]
-        F = np.zeros((t, self.coef_.shape[2]))
-        cols = None  # after "nystrom" the kept kernel operator holds the centres' features only
-        block = max(1, int(2**25 // max(1, self._scalable.n)))
-        for s in range(0, t, block):
-            for p, Zp in enumerate(views):
-                Kt = self._scalable.cross(p, Zp[s:s + block], cols)
-                F[s:s + block] += self.c_[p] * (Kt @ self.coef_[p])
-        return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
-
-    def view_decision_function(self, X):
-        """Per-view outputs f^i(v) of shape (t, m, P) (Algorithm 1 output before C), columns as ``classes_``."""
-        if getattr(self, "_scalable", None) is None and getattr(self, "centres_", None) is None:
-            return super().view_decision_function(X)
-        c = self.c_
-        out = []
-        for p in range(self.n_views_):  # one view at a time through decision_function's blocked path
-            self.c_ = np.eye(self.n_views_)[p]
-            try:
-                F = self._raw_outputs(X)
-            finally:
-                self.c_ = c
-            out.append(F)
-        return np.stack(out, axis=1)
-
-    def _raw_outputs(self, X):
-        F = self.decision_function(X)
-        if F.ndim == 1:  # two classes: outputs are (-s, s)
-            F = np.column_stack([-F, F])
-        return F

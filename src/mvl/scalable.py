@@ -76,6 +76,14 @@ class MVLSystem:
         self.power = int(power)
         self.w = None if between_weights is None else np.asarray(between_weights, dtype=np.float64)
 
+    def with_c(self, c):
+        """The same problem with another combination vector (optC)."""
+        import copy
+
+        other = copy.copy(self)
+        other.c = np.asarray(c, dtype=np.float64)
+        return other
+
     def rhs(self):
         """r_p = c_p J Y, shape (m, n, P)."""
         r = np.zeros((self.m, self.n, self.P))
@@ -184,15 +192,20 @@ def solve_nystrom(system, basis):
     return np.stack([V @ wp for V, wp in zip(basis.V, _split(w, basis.sizes), strict=True)])
 
 
-def nystrom_preconditioner(system, basis):
-    """z = rho / delta + E_C V [(B + delta I)^{-1} - I / delta] Z^T rho (module docstring), as a function of rho."""
+def nystrom_preconditioner(system, basis, solve_B=None):
+    """z = rho / delta + E_C V [(B + delta I)^{-1} - I / delta] Z^T rho (module docstring), as a function of rho.
+    ``solve_B(g)`` = (B + delta I)^{-1} g if already available (optC: :class:`OptCNystrom`)."""
     delta = system.delta
-    fac = _factor(system.projected(basis.Z), delta)
+    if solve_B is None:
+        fac = _factor(system.projected(basis.Z), delta)
+
+        def solve_B(g):
+            return _solve(fac, g)
     sizes, cent = basis.sizes, basis.centres
 
     def apply(rho):
         g = np.vstack([basis.Z[p].T @ rho[p] for p in range(system.m)])
-        h = _solve(fac, g) - g / delta
+        h = solve_B(g) - g / delta
         z = rho / delta
         for p, hp in enumerate(_split(h, sizes)):
             z[p, cent] += basis.V[p] @ hp
@@ -266,3 +279,39 @@ def solve_cg(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose=0,
     info = CGInfo(n_iter=it, residual=float(res.max()), converged=bool(res.max() <= tol), history=history,
                   seconds=time.perf_counter() - t0, kernel_passes=passes)
     return x, info
+
+
+class OptCNystrom:
+    """(B(c) + delta I)^{-1} for every combination vector c of MVL-LS-optC (Section 6) from one factorisation.
+
+    c enters B = Z^T M Z only through the labelled term (cc^T (x) J): B(c) = B_0 + U_c U_c^T with
+    U_c = [c_1 Z_1[L]; ...; c_m Z_m[L]] (m r x l). With the Cholesky factor of B_0 + delta I and
+    Q = (B_0 + delta I)^{-1} blockdiag(Z_p[L]^T) computed once, Woodbury gives each solve for a new c at the cost of
+    one l x l system: the f-step of "nystrom" and the preconditioner of "cg" for every restart and iteration.
+    """
+
+    def __init__(self, system, basis):
+        lab = system.labelled
+        self.fac = _factor(system.with_c(np.zeros(system.m)).projected(basis.Z), system.delta)
+        self.sizes = basis.sizes
+        self.off = np.concatenate([[0], np.cumsum(self.sizes)])
+        self.ZL = [z[lab] for z in basis.Z]
+        self.Q = []
+        for p, zl in enumerate(self.ZL):
+            E = np.zeros((self.off[-1], zl.shape[0]))
+            E[self.off[p]:self.off[p + 1]] = zl.T
+            self.Q.append(_solve(self.fac, E))
+        self.l = len(lab)
+
+    def solver(self, c):
+        """The function g -> (B(c) + delta I)^{-1} g, and U_c."""
+        U = np.vstack([c[p] * self.ZL[p].T for p in range(len(c))])
+        CU = sum(c[p] * self.Q[p] for p in range(len(c)))
+        small = np.eye(self.l) + U.T @ CU
+        lu = linalg.lu_factor(small, check_finite=False)
+
+        def solve(g):
+            x = _solve(self.fac, g)
+            return x - CU @ linalg.lu_solve(lu, U.T @ x, check_finite=False)
+
+        return solve, U
