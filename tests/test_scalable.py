@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pytest
@@ -41,7 +40,7 @@ def manifold():
     y = d.y[:300]
     labelled = np.concatenate([np.flatnonzero(y == k)[:6] for k in range(4)])
     scales = [0.7 * np.median(cdist(V, V)[np.triu_indices(300, 1)]) for V in views]
-    K = np.stack([_gauss(V, V, s) for V, s in zip(views, scales)])
+    K = np.stack([_gauss(V, V, s) for V, s in zip(views, scales, strict=False)])
     return dict(views=views, tests=tests, y=y, labelled=labelled, scales=scales, K=K, d=d)
 
 
@@ -54,13 +53,13 @@ def test_tiled_kernel_products_equal_dense_kernels(kind):
     views = [rng.random((157, 5)), rng.random((157, 3))]  # 157: tiles of 64 leave a ragged last tile
     scales = [0.8, 1.3] if kind != "linear" else None
     if kind == "rbf":
-        K = [_gauss(V, V, s) for V, s in zip(views, scales)]
+        K = [_gauss(V, V, s) for V, s in zip(views, scales, strict=False)]
     elif kind == "chi2":
-        K = [np.exp(-chi2_distances(V) / s) for V, s in zip(views, scales)]
+        K = [np.exp(-chi2_distances(V) / s) for V, s in zip(views, scales, strict=False)]
     else:
         K = [V @ V.T for V in views]
     Z = rng.standard_normal((2, 157, 4))
-    expect = np.stack([k @ z for k, z in zip(K, Z)])
+    expect = np.stack([k @ z for k, z in zip(K, Z, strict=False)])
     tiled = ViewKernels(views, kind, scales, max_memory=0, block=64, threads=2)
     stored = ViewKernels(views, kind, scales, max_memory=1e9)
     assert kind == "linear" or (tiled.gram is None and stored.gram is not None)
@@ -86,7 +85,7 @@ def test_sparse_knn_laplacian_equals_dense_graph(manifold, weights, normalized):
 
 
 def _problem(manifold, power=2, gammas=(1e-4, 1e-3, 1e-2), c=(0.5, 0.3, 0.2), weights=None):
-    views, K, y, lab = manifold["views"], manifold["K"], manifold["y"], manifold["labelled"]
+    views, _K, y, lab = manifold["views"], manifold["K"], manifold["y"], manifold["labelled"]
     Y_L = encode_targets(y[lab], 4)
     kernels = ViewKernels(views, "rbf", manifold["scales"], max_memory=0, block=128)
     Ls = [sparse_laplacian(sparse_knn_weights(kernels, p, 8)) for p in range(3)]
@@ -209,7 +208,8 @@ def test_estimator_solvers_agree(manifold):
                                atol=1e-7 * np.abs(Fr).max())
     # precomputed kernels: the same solvers on the Gram matrices
     K = np.moveaxis(manifold["K"], 0, -1)
-    Kt = np.stack([_gauss(T, V, s) for T, V, s in zip(manifold["tests"], manifold["views"], manifold["scales"])],
+    Kt = np.stack([_gauss(T, V, s) for T, V, s in zip(manifold["tests"], manifold["views"], manifold["scales"],
+                                                      strict=True)],
                   axis=-1)
     kwp = {k: v for k, v in kw.items() if k not in ("views", "bandwidth", "kernel")}
     for solver, extra in (("cg", dict(tol=1e-12)), ("nystrom", dict(n_components=300))):

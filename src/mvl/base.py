@@ -63,6 +63,9 @@ def _is_view_list(X):
         return False
 
 
+is_view_list = _is_view_list  # public name for the solver modules
+
+
 def unlabelled_mask(y):
     """True where ``y`` marks an unlabelled sample: -1, and in object arrays also None, NaN and pd.NA."""
     y = np.asarray(y)

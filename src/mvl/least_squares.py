@@ -45,7 +45,7 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier, encode_targets
+from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier, encode_targets, unlabelled_mask
 from .blocks import factor_view, rcond, view_Q
 from .validation import check_combination, check_gamma
 
@@ -246,19 +246,13 @@ def _check_solution(coef, condition, gamma_A):
                       IllConditionedWarning, stacklevel=3)
 
 
-def _unlabelled(y):
-    from .base import unlabelled_mask
-
-    return unlabelled_mask(np.asarray(y))
-
-
-def _sample_and_view_counts(est, X):
+def sample_and_view_counts(est, X):
     """(n, m) of the training input without computing kernels (for the solver choice and the memory check)."""
-    from .base import _is_view_list
+    from .base import is_view_list
 
     from sklearn.utils.validation import _num_samples
 
-    if _is_view_list(X):
+    if is_view_list(X):
         return _num_samples(X[0]), len(X)
     try:
         n = _num_samples(X)
@@ -273,7 +267,7 @@ def _sample_and_view_counts(est, X):
     return n, m
 
 
-def _check_scalable_params(est, tol="tol", max_iter="max_iter"):
+def check_scalable_params(est, tol="tol", max_iter="max_iter"):
     """Validate n_components, tol, max_iter, max_memory, verbose (``tol``/``max_iter``: the attribute names of
     the CG tolerance and limit); return the memory budget in bytes."""
     import numbers
@@ -469,9 +463,9 @@ class MVLLeastSquares(MVLClassifier):
         if not isinstance(self.solver, str) or self.solver not in _SOLVERS:
             raise ValueError(f"solver must be one of {sorted(_SOLVERS)}, got {self.solver!r}")
         self._scalable = None
-        budget = _check_scalable_params(self)
-        n, m = _sample_and_view_counts(self, X)
-        l = n if y is None else int(np.count_nonzero(~_unlabelled(np.asarray(y)).ravel()))
+        budget = check_scalable_params(self)
+        n, m = sample_and_view_counts(self, X)
+        l = n if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
         solver = choose_solver(self.solver, self.kernel, n, m, l, budget)
         self.solver_ = solver
         if solver in ("cg", "nystrom"):

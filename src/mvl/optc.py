@@ -385,7 +385,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         t0 = time.perf_counter()
         kernels, system, basis, labelled, centres = scalable_problem(self, X, y, solver, budget)
         m, l = system.m, system.l
-        Y_L, classes = system.Y_L, self.classes_
+        Y_L, _classes = system.Y_L, self.classes_
         if (X_val is None) != (y_val is None):
             raise ValueError("give both X_val and y_val, or neither")
         engine = OptCNystrom(system, basis)
@@ -478,15 +478,16 @@ class MVLLeastSquaresOptC(MVLClassifier):
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-        from .least_squares import _check_scalable_params, _sample_and_view_counts, _unlabelled, choose_solver
+        from .base import unlabelled_mask
+        from .least_squares import check_scalable_params, choose_solver, sample_and_view_counts
 
         if not isinstance(self.solver, str) or self.solver not in ("auto", "structured", "cg", "nystrom"):
             raise ValueError(f"solver must be one of ['auto', 'cg', 'nystrom', 'structured'], got {self.solver!r}")
         self._scalable = None
         self.centres_ = None
-        budget = _check_scalable_params(self, tol="cg_tol", max_iter="cg_max_iter")
-        n_all, m_all = _sample_and_view_counts(self, X)
-        l_all = n_all if y is None else int(np.count_nonzero(~_unlabelled(np.asarray(y)).ravel()))
+        budget = check_scalable_params(self, tol="cg_tol", max_iter="cg_max_iter")
+        n_all, m_all = sample_and_view_counts(self, X)
+        l_all = n_all if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
         self.solver_ = choose_solver(self.solver, self.kernel, n_all, m_all, l_all, budget)
         if self.solver_ != "structured":
             return self._fit_scalable(X, y, X_val, y_val, alpha, budget)

@@ -30,7 +30,8 @@ span of the feature vectors of M centres (uniform draw, ``random_state``), Psi a
 Z_p = Phi_p Psi = K^p_{nC} U_p s_p^{-1/2} (n x r) from the eigendecomposition K^p_CC = U_p diag(s_p) U_p^T
 (eigenvalues below 1e-12 max dropped). On V the weight-space operator is B + delta I with
 
-    B = Z^T M Z = [c_p c_q Z_p[L]^T Z_q[L]] + beta (m blockdiag(Z_p^T Z_p) - Zs^T Zs) + omega blockdiag(Z_p^T L_p^k Z_p),
+    B = Z^T M Z = [c_p c_q Z_p[L]^T Z_q[L]] + beta (m blockdiag(Z_p^T Z_p) - Zs^T Zs)
+        + omega blockdiag(Z_p^T L_p^k Z_p),
 
 Zs = [Z_1 ... Z_m] (one GEMM), and on its complement it is approximated by delta I:
 P^{-1} = Psi (B + delta I)^{-1} Psi^T + (I - Psi Psi^T) / delta. In coefficients, z = rho / delta +
@@ -49,7 +50,6 @@ against the structured solver). Prediction: O(t M m).
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
 from scipy import linalg
