@@ -33,7 +33,7 @@ def test_scale_example_runs_at_reduced_size(capsys):
     section = section[:section.index("\n## ", 3)]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     assert len(blocks) == 1
-    code = blocks[0].replace("102_000", "5_000").replace("100_000", "4_000").replace("n_components=2000",
+    code = blocks[0].replace("102_000", "5_000").replace("100_000", "4_000").replace("n_components=1000",
                                                                                        "n_components=500")
     assert code.count("4_000") == 6
     namespace = {}

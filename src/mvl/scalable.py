@@ -53,6 +53,7 @@ import time
 
 import numpy as np
 from scipy import linalg
+from scipy.linalg import blas
 
 __all__ = ["MVLSystem", "NystromBasis", "solve_cg", "solve_nystrom", "CGInfo"]
 
@@ -116,26 +117,35 @@ class MVLSystem:
         return out
 
     def projected(self, Z):
-        """B = Z^T M Z for block-diagonal Z (a list of m arrays n x r_p), one dense (sum r) x (sum r) matrix."""
+        """B = Z^T M Z for block-diagonal Z (a list of m arrays n x r_p), one dense (sum r) x (sum r) matrix.
+
+        Block by block, without stacking the Z_p: labelled c_p c_q Z_p[L]^T Z_q[L]; between-view
+        beta ((m - 1) Z_p^T D Z_p on the diagonal, -Z_p^T D Z_q off it; D = diag(between_weights)), the diagonal
+        blocks by a symmetric rank-n update (dsyrk); within-view omega (L^(k/2) Z_p)^T (L^(k/2) Z_p) (k even) or
+        (L^((k-1)/2) Z_p)^T L (L^((k-1)/2) Z_p). Cost O(n m^2 r^2) flops, memory O(n r) beyond the Z_p."""
         m = self.m
         sizes = [z.shape[1] for z in Z]
         off = np.concatenate([[0], np.cumsum(sizes)])
-        Zs = np.hstack(Z)
+        sl = [slice(off[p], off[p + 1]) for p in range(m)]
         ZcL = np.hstack([self.c[p] * Z[p][self.labelled] for p in range(m)])
         B = ZcL.T @ ZcL
         if self.beta > 0:
-            Zw = Zs if self.w is None else Zs * np.sqrt(self.w)[:, None]
-            B -= self.beta * (Zw.T @ Zw)
+            sw = None if self.w is None else np.sqrt(self.w)[:, None]
+            Zw = [z if sw is None else z * sw for z in Z]
             for p in range(m):
-                sl = slice(off[p], off[p + 1])
-                B[sl, sl] += (self.beta * m) * (Zw[:, sl].T @ Zw[:, sl])
+                G = blas.dsyrk(1.0, Zw[p].T, trans=0)  # Z_p^T D Z_p, upper triangle (Zw[p].T: Fortran view)
+                B[sl[p], sl[p]] += (self.beta * (m - 1)) * (np.triu(G) + np.triu(G, 1).T)
+                for q in range(p + 1, m):
+                    G = Zw[p].T @ Zw[q]
+                    B[sl[p], sl[q]] -= self.beta * G
+                    B[sl[q], sl[p]] -= self.beta * G.T
+            del Zw
         if self.L is not None:
             half = self.power // 2
             for p in range(m):
-                sl = slice(off[p], off[p + 1])
                 H = self.apply_L(p, Z[p], half) if half else Z[p]
                 G = H.T @ (self.L[p] @ H) if self.power % 2 else H.T @ H
-                B[sl, sl] += self.omega * 0.5 * (G + G.T)
+                B[sl[p], sl[p]] += self.omega * 0.5 * (G + G.T)
         return 0.5 * (B + B.T)
 
 
