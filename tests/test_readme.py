@@ -26,7 +26,6 @@ def test_scale_example_runs_at_reduced_size(capsys):
     """The 100,000-sample example of "Semi-supervised learning at scale", run as written but with 4,000 training
     points and 500 centres (the full size is measured by benchmarks/bench_scale.py): unlabelled data help, i.e.
     it beats the same model fitted on the 20 labelled points alone."""
-    import numpy as np
 
     text = README.read_text()
     section = text[text.index("## Semi-supervised learning at scale"):]
