@@ -190,8 +190,8 @@ def main():
     nys = [f"nystrom-{M}" for M in args.nystrom]
     methods = args.methods or ["structured", "cg", *nys, "labelonly", "labelspreading",
                                "nystroem-ridge"]
-    print(f"bench_scale: preset {args.preset}, sizes {sizes}, methods {methods}, gammas A={args.gamma_A} B={args.gamma_B} "
-          f"W={args.gamma_W}, sigma = {args.bw} x median, kNN 10, {args.labels} labels per class, "
+    print(f"bench_scale: preset {args.preset}, sizes {sizes}, methods {methods}, gammas A={args.gamma_A} "
+          f"B={args.gamma_B} W={args.gamma_W}, sigma = {args.bw} x median, kNN 10, {args.labels} labels per class, "
           f"cpus {os.cpu_count()}", flush=True)
     rows = []
     import tempfile
