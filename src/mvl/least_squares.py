@@ -45,9 +45,9 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier, encode_targets
+from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier, encode_targets, unlabelled_mask
 from .blocks import factor_view, rcond, view_Q
-from .validation import check_combination
+from .validation import check_combination, check_gamma
 
 __all__ = [
     "MVLLeastSquares",
@@ -195,7 +195,39 @@ def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, between_
     return A.reshape(n, m, P).transpose(1, 0, 2).copy()
 
 
-_SOLVERS = {"structured": solve_structured, "auto": solve_structured, "dense": solve_dense}
+_SOLVERS = {"structured": solve_structured, "auto": solve_structured, "dense": solve_dense, "cg": None,
+            "nystrom": None}
+
+# solver="auto" on feature views: the structured solver up to this many training points (if its memory fits),
+# then "cg" up to AUTO_CG_MAX, then "nystrom" (see MVLLeastSquares).
+AUTO_STRUCTURED_MAX = 5000
+AUTO_CG_MAX = 20000
+
+
+def structured_bytes(n, m, l):
+    """Peak memory of the structured solve (and the kernels it needs): m kernels, m LU factors and Q_p, the
+    Laplacians and the (l + n) coupled system, float64."""
+    return 8 * ((3 * m + 1) * n * n + (l + n) ** 2)
+
+
+def choose_solver(solver, kernel, n, m, l, max_memory):
+    """The solver "auto" stands for: precomputed kernels -> "structured"; feature views -> "structured" while
+    n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``, "cg" while n <= AUTO_CG_MAX, else "nystrom"."""
+    if solver != "auto":
+        return solver
+    if kernel == "precomputed":
+        return "structured"
+    if n <= AUTO_STRUCTURED_MAX and structured_bytes(n, m, l) <= max_memory:
+        return "structured"
+    return "cg" if n <= AUTO_CG_MAX else "nystrom"
+
+
+def default_max_memory():
+    """Half of the memory available now (:func:`mvl.memory.available_memory`), 4 GB if unknown."""
+    from .memory import available_memory
+
+    avail = available_memory()
+    return 4e9 if avail is None else 0.5 * avail
 
 
 # Above this 1-norm condition estimate (LAPACK dgecon) of a factored matrix, fit() warns: with float64
@@ -212,6 +244,106 @@ def _check_solution(coef, condition, gamma_A):
         warnings.warn(f"ill-conditioned system: condition estimate {condition:.1e} > {ILL_CONDITIONED:.0e}; "
                       f"the coefficients may be inaccurate (increase gamma_A, now {gamma_A:g})",
                       IllConditionedWarning, stacklevel=3)
+
+
+def sample_and_view_counts(est, X):
+    """(n, m) of the training input without computing kernels (for the solver choice and the memory check)."""
+    from .base import is_view_list
+
+    from sklearn.utils.validation import _num_samples
+
+    if is_view_list(X):
+        return _num_samples(X[0]), len(X)
+    try:
+        n = _num_samples(X)
+    except TypeError:  # not array-like: the full validation reports it
+        return 0, 1
+    if est.kernel == "precomputed":
+        ndim = getattr(X, "ndim", None)
+        shape = getattr(X, "shape", None)
+        return n, int(shape[2]) if ndim == 3 and shape is not None else 1
+    views = est.views
+    m = 1 if views is None or isinstance(views, (str, bytes)) or not hasattr(views, "__len__") else len(views)
+    return n, m
+
+
+def check_scalable_params(est, tol="tol", max_iter="max_iter"):
+    """Validate n_components, tol, max_iter, max_memory, verbose (``tol``/``max_iter``: the attribute names of
+    the CG tolerance and limit); return the memory budget in bytes."""
+    import numbers
+
+    def integer(name, low):
+        v = getattr(est, name)
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+
+    integer("n_components", 1)
+    integer(max_iter, 1)
+    integer("verbose", 0)
+    value = getattr(est, tol)
+    if isinstance(value, (bool, np.bool_, str)) or not isinstance(value, numbers.Real) or not (0 < value < 1):
+        raise ValueError(f"{tol} must be a number in (0, 1), got {value!r}")
+    mm = est.max_memory
+    if mm is None:
+        return default_max_memory()
+    if isinstance(mm, (bool, np.bool_, str)) or not isinstance(mm, numbers.Real) or not mm > 0:
+        raise ValueError(f"max_memory must be a positive number of bytes or None, got {mm!r}")
+    return float(mm)
+
+
+def kept_for_prediction(est, kernels, centres=None):
+    """What prediction needs of a scalable fit: the training features (or only the centres' after "nystrom"),
+    never the Gram matrices; precomputed kernels: nothing (the test kernels are the input)."""
+    if kernels.views is None:
+        kernels.gram = None
+        return kernels
+    from .kernel_blocks import ViewKernels
+
+    views = kernels.views if centres is None else [V[centres] for V in kernels.views]
+    est._fit_views = None
+    return ViewKernels(views, kernels.kind, kernels.scales, max_memory=0)
+
+
+def scalable_problem(est, X, y, solver, budget, c=None):
+    """What the scalable solvers need from an estimator's parameters and its training data: the kernel operator
+    (:meth:`mvl.base.MultiViewClassifier._fit_kernel_operator`), the :class:`mvl.scalable.MVLSystem` (sparse kNN
+    Laplacians when gamma_W > 0), the Nystrom basis on ``n_components`` centres drawn with ``random_state``, the
+    labelled indices and the centres. Sets ``classes_`` and the input state."""
+    from sklearn.utils import check_random_state
+
+    from .graph import check_graph_weights, check_n_neighbors, check_power, sparse_knn_weights, sparse_laplacian
+    from .scalable import MVLSystem, NystromBasis
+
+    kernels = est._fit_kernel_operator(X, budget)
+    m, n = kernels.m, kernels.n
+    y_enc, labelled = est._fit_labels(y, n)
+    gammas = (check_gamma(est.gamma_A, "gamma_A", positive=True), check_gamma(est.gamma_B, "gamma_B"),
+              check_gamma(est.gamma_W, "gamma_W"))
+    power = check_power(est.laplacian_power, name="laplacian_power")
+    k = check_n_neighbors(est.n_neighbors)
+    check_graph_weights(est.graph_weights, k, name="graph_weights")
+    if not isinstance(est.laplacian, str) or est.laplacian not in ("normalized", "unnormalized"):
+        raise ValueError(f'solver="{solver}" builds sparse kNN Laplacians from the data: laplacian must be '
+                         f'"normalized" or "unnormalized", got {type(est.laplacian).__name__}')
+    Ls = None
+    if gammas[2] > 0:
+        if k is None:
+            raise ValueError(f'solver="{solver}" needs a sparse kNN graph when gamma_W > 0: set n_neighbors '
+                             '(e.g. 10); the dense graph W = K of the paper is an n x n matrix')
+        Ls = [sparse_laplacian(sparse_knn_weights(kernels, p, k, est.graph_weights),
+                               normalized=(est.laplacian == "normalized")) for p in range(m)]
+    c = check_combination(getattr(est, "c", None) if c is None else c, m)
+    w = getattr(est, "between_weights", None)
+    if w is not None:
+        w = np.asarray(w, dtype=np.float64)
+        if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise ValueError(f"between_weights must be {n} finite non-negative numbers (one per training point)")
+    Y_L = encode_targets(y_enc[labelled], len(est.classes_))
+    system = MVLSystem(n, labelled, Y_L, c, *gammas, laplacians=Ls, power=power, between_weights=w)
+    M = min(int(est.n_components), n)
+    rng = check_random_state(est.random_state)
+    centres = np.arange(n) if M >= n else np.sort(rng.choice(n, M, replace=False))
+    return kernels, system, NystromBasis(kernels, centres), labelled, centres
 
 
 class IllConditionedWarning(UserWarning):
@@ -236,9 +368,31 @@ class MVLLeastSquares(MVLClassifier):
         Graph Laplacian per view, built from the view's own Gram matrix as the
         weights (Section 7.1), or given directly, sample-first like the kernels (then
         ``laplacian_power`` applies to the given matrices too).
-    solver : "auto", "structured" or "dense"
-        "auto"/"structured" solve view by view (O(m n^3)); "dense" is the
-        textbook (u+l)m system solved by one LU, for tests and benchmarks.
+    solver : "auto", "structured", "cg", "nystrom" or "dense", default "auto"
+        "structured" solves view by view (O(m n^3) time, O(m n^2) memory; :func:`solve_structured`). "cg" solves
+        the same problem of Theorem 10 by preconditioned conjugate gradients (:mod:`mvl.scalable`): no n x n
+        array unless the m kernels fit ``max_memory``, kernels recomputed in tiles per product otherwise; exact to
+        ``tol``; needs a kNN graph (``n_neighbors``) when gamma_W > 0. "nystrom" restricts each view's function
+        to the span of ``n_components`` training points (approximate; equal to the exact solution when
+        n_components >= n); O(n n_components m) memory. "auto": precomputed kernels -> "structured"; feature
+        views -> "structured" up to 5,000 training points (if its memory fits), "cg" up to 20,000, "nystrom"
+        beyond. "dense" is the textbook (u+l)m system solved by one LU, for tests and benchmarks.
+    n_components : int >= 1, default 1000
+        Nystrom centres (uniformly drawn training points, seeded by ``random_state``): the approximation of
+        "nystrom" and the preconditioner of "cg" (typical 500-4000; more is more accurate and costs
+        O(n n_components m) memory).
+    tol : float > 0, default 1e-6
+        "cg": stop when the relative residual ||r - (B + l gamma_A I) a|| / ||r|| of the system (68) is <= tol
+        for every output column.
+    max_iter : int >= 1, default 500
+        "cg": iteration limit; reaching it warns (``ConvergenceWarning``) with the residual.
+    max_memory : float > 0 or None, default None
+        Bytes the kernels of "cg" may keep (above it they are recomputed per product), and the budget of
+        "auto"; None: half of the memory available at fit time.
+    random_state : int, RandomState or None, default None
+        Seed of the Nystrom centres ("cg", "nystrom").
+    verbose : int, default 0
+        "cg": print the residual after every iteration.
     n_neighbors : int >= 1 or None
         None uses dense kernel weights (the paper); an integer uses a
         symmetrised kNN graph for the Laplacians.
@@ -270,12 +424,19 @@ class MVLLeastSquares(MVLClassifier):
     n_labelled_ : int
     fit_seconds_ : float
     condition_estimate_ : float
-        1-norm condition estimate of the factored systems (structured solver).
+        1-norm condition estimate of the factored systems (structured solver; NaN for cg and nystrom).
+    solver_ : str
+        The solver used ("auto" resolved).
+    centres_ : array (M,) or None
+        "nystrom": indices of the training points that carry the coefficients (coef_ is then (m, M, P)).
+    n_iter_, residual_ : int, float or None
+        "cg": iterations and the final relative residual of (68); the direct solvers: 1 and None.
 """ + INPUT_ATTRS
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, laplacian="normalized",
                  solver="auto", n_neighbors=None, n_classes=None, between_weights=None, laplacian_power=1,
-                 graph_weights="kernel", kernel="rbf", views=None, bandwidth=None):
+                 graph_weights="kernel", kernel="rbf", views=None, bandwidth=None, n_components=1000, tol=1e-6,
+                 max_iter=500, max_memory=None, random_state=None, verbose=0):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -290,11 +451,31 @@ class MVLLeastSquares(MVLClassifier):
         self.kernel = kernel
         self.views = views
         self.bandwidth = bandwidth
+        self.n_components = n_components
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_memory = max_memory
+        self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y):
         """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
         if not isinstance(self.solver, str) or self.solver not in _SOLVERS:
             raise ValueError(f"solver must be one of {sorted(_SOLVERS)}, got {self.solver!r}")
+        self._scalable = None
+        budget = check_scalable_params(self)
+        n, m = sample_and_view_counts(self, X)
+        l = n if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
+        solver = choose_solver(self.solver, self.kernel, n, m, l, budget)
+        self.solver_ = solver
+        if solver in ("cg", "nystrom"):
+            return self._fit_scalable(X, y, solver, budget)
+        if solver == "structured" and self.kernel != "precomputed":
+            from .memory import check_memory
+
+            check_memory(structured_bytes(n, m, l), f"the structured MVL-LS solve at n = {n}, m = {m}",
+                         advice='use solver="cg" (exact, iterative) or solver="nystrom" (approximate), which '
+                                'need O(n (n_components + n_neighbors)) memory per view')
         K = self._fit_kernels(X)
         m, n, _ = K.shape
         y_enc, labelled = self._fit_labels(y, n)
@@ -319,4 +500,39 @@ class MVLLeastSquares(MVLClassifier):
         self.coef_ = coef
         self.c_ = c
         self.n_labelled_ = len(labelled)
+        self.centres_ = None
+        self.n_iter_, self.residual_ = 1, None  # a direct solve
         return self
+
+    def _fit_scalable(self, X, y, solver, budget):
+        """solver "cg" or "nystrom" (:mod:`mvl.scalable`) on a kernel operator without n x n arrays."""
+        from .scalable import solve_cg, solve_nystrom
+
+        t0 = time.perf_counter()
+        kernels, system, basis, labelled, centres = scalable_problem(self, X, y, solver, budget)
+        c = system.c
+        self.n_iter_, self.residual_ = 1, None  # "nystrom": a direct solve
+        if solver == "nystrom":
+            coef = solve_nystrom(system, basis)
+            self.centres_ = centres
+        else:
+            coef, info = solve_cg(system, kernels, basis, tol=float(self.tol), max_iter=int(self.max_iter),
+                                  verbose=self.verbose)
+            self.n_iter_, self.residual_ = info["n_iter"], info["residual"]
+            self.centres_ = None
+            if not info["converged"]:
+                from sklearn.exceptions import ConvergenceWarning
+
+                warnings.warn(f'solver="cg" stopped after max_iter = {info["n_iter"]} iterations at relative residual '
+                              f'{info["residual"]:.2e} > tol = {self.tol:g}; increase max_iter or n_components, or use '
+                              'solver="structured" (n small) or "nystrom"', ConvergenceWarning, stacklevel=3)
+        if not np.all(np.isfinite(coef)):
+            raise FloatingPointError(f'solver="{solver}" produced NaN or inf; increase gamma_A (now {self.gamma_A!r})')
+        self._scalable = kept_for_prediction(self, kernels, centres if solver == "nystrom" else None)
+        self.coef_ = coef
+        self.c_ = c
+        self.n_labelled_ = len(labelled)
+        self.condition_estimate_ = np.nan
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import time
+import warnings
 
 import numpy as np
 from scipy import linalg
@@ -321,7 +322,16 @@ class MVLLeastSquaresOptC(MVLClassifier):
         As in :class:`mvl.MVLLeastSquares`: the within-view operator is (L^i)^p per view
         (p = ``laplacian_power``, eq 60-63), the kNN edge weights "kernel" or "binary".
     random_state : int or None
-        Seed of the starting vectors.
+        Seed of the starting vectors (and of the Nystrom centres of "cg"/"nystrom").
+    solver : "auto", "structured", "cg" or "nystrom", default "auto"
+        The f-step (Theorem 10 with c fixed): as :class:`mvl.MVLLeastSquares` ("auto": precomputed kernels and
+        feature views up to 5,000 points -> "structured", the batched solver of this module; "cg" up to 20,000;
+        "nystrom" beyond). "cg" and "nystrom" need a kNN graph when gamma_W > 0.
+    n_components, max_memory, verbose
+        As in :class:`mvl.MVLLeastSquares` ("cg", "nystrom").
+    cg_tol, cg_max_iter : float, int, default 1e-6, 500
+        Relative residual and iteration limit of each "cg" f-step (``tol`` and ``n_iter`` are the
+        alternation's).
 """ + INPUT_DOC + """
     Attributes
     ----------
@@ -335,7 +345,8 @@ class MVLLeastSquaresOptC(MVLClassifier):
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
                  laplacian="normalized", random_state=None, n_neighbors=None, n_classes=None, laplacian_power=1,
-                 graph_weights="kernel", kernel="rbf", views=None, bandwidth=None):
+                 graph_weights="kernel", kernel="rbf", views=None, bandwidth=None, solver="auto", n_components=1000,
+                 cg_tol=1e-6, cg_max_iter=500, max_memory=None, verbose=0):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -352,6 +363,108 @@ class MVLLeastSquaresOptC(MVLClassifier):
         self.kernel = kernel
         self.views = views
         self.bandwidth = bandwidth
+        self.solver = solver
+        self.n_components = n_components
+        self.cg_tol = cg_tol
+        self.cg_max_iter = cg_max_iter
+        self.max_memory = max_memory
+        self.verbose = verbose
+
+    def _fit_scalable(self, X, y, X_val, y_val, alpha, budget):
+        """The alternation of Section 6 with the f-step by solver "nystrom" or "cg" (:mod:`mvl.scalable`).
+
+        Same objective (84) and c-step as the structured path. The f-step for a new c reuses one factorisation
+        (:class:`mvl.scalable.OptCNystrom`: B(c) = B_0 + U_c U_c^T); "cg" warm-starts each restart from its
+        previous iterate and is preconditioned with that same factorisation. Labelled outputs: F_p[L] = Z_p[L] w_p
+        ("nystrom") or K^p[L, :] a_p ("cg"). At the f-step's optimum the objective is (1/l) <Y_L, Y_L - S_L>.
+        """
+        from .least_squares import kept_for_prediction, scalable_problem
+        from .scalable import OptCNystrom, nystrom_preconditioner, solve_cg
+
+        solver = self.solver_
+        t0 = time.perf_counter()
+        kernels, system, basis, labelled, centres = scalable_problem(self, X, y, solver, budget)
+        m, l = system.m, system.l
+        Y_L, _classes = system.Y_L, self.classes_
+        if (X_val is None) != (y_val is None):
+            raise ValueError("give both X_val and y_val, or neither")
+        engine = OptCNystrom(system, basis)
+        KL = np.stack([kernels.rows(p, labelled) for p in range(m)]) if solver == "cg" else None
+        V = basis.V
+
+        def fstep(c, state):
+            solve_B, U = engine.solver(c)
+            if solver == "nystrom":
+                w = solve_B(U @ Y_L)
+                parts = np.split(w, np.cumsum(basis.sizes)[:-1])
+                FL = np.stack([engine.ZL[p] @ parts[p] for p in range(m)])
+                return FL, np.stack([V[p] @ parts[p] for p in range(m)])
+            sys_c = system.with_c(c)
+            a, info = solve_cg(sys_c, kernels, basis, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
+                               x0=state, verbose=self.verbose,
+                               precondition=nystrom_preconditioner(sys_c, basis, solve_B))
+            if not info["converged"]:
+                self._cg_unconverged = max(getattr(self, "_cg_unconverged", 0.0), info["residual"])
+            return np.einsum("pln,pnk->plk", KL, a), a
+
+        rng = np.random.default_rng(self.random_state)
+        C = rng.standard_normal((self.n_restarts, m))
+        C *= alpha / np.linalg.norm(C, axis=1, keepdims=True)
+        history = np.full((self.n_restarts, self.n_iter), np.nan)
+        final_obj = np.empty(self.n_restarts)
+        coefs = []
+        Ab = np.empty((Y_L.size, m + 1), order="F")
+        Ab[:, m] = Y_L.T.ravel()
+        lwork = max(1, int(lapack.dgeqrf_lwork(Y_L.size, m + 1)[0]))
+        self._cg_unconverged = 0.0
+        for r in range(self.n_restarts):
+            state, prev = None, np.inf
+            for it in range(self.n_iter):
+                FL, state = fstep(C[r], state)
+                E = Y_L - np.tensordot(C[r], FL, axes=(0, 0))
+                J_f = float(np.sum(Y_L * E)) / l
+                Ab[:, :m] = FL.transpose(0, 2, 1).reshape(m, -1).T  # (P, l) order, as the last column
+                R_, q_ = _triangle(Ab, m, lwork)
+                c_new = sphere_least_squares(R_, q_, alpha)
+                resid = Ab[:, :m] @ c_new - Ab[:, m]
+                J = J_f + (float(resid @ resid) - float(np.sum(E * E))) / l
+                history[r, it] = J
+                C[r] = c_new
+                if it > 0 and prev - J <= self.tol * abs(prev):
+                    break
+                prev = J
+            FL, state = fstep(C[r], state)
+            final_obj[r] = float(np.sum(Y_L * (Y_L - np.tensordot(C[r], FL, axes=(0, 0))))) / l
+            coefs.append(state)
+        if self._cg_unconverged:
+            from sklearn.exceptions import ConvergenceWarning
+
+            warnings.warn(f'solver="cg": some f-steps stopped at cg_max_iter with relative residual up to '
+                          f'{self._cg_unconverged:.2e} > cg_tol = {self.cg_tol:g}', ConvergenceWarning, stacklevel=3)
+        self._scalable = kept_for_prediction(self, kernels, centres if solver == "nystrom" else None)
+        self.centres_ = centres if solver == "nystrom" else None
+        self.n_labelled_ = l
+        scores = None
+        if X_val is not None:
+            y_val = column_or_1d(y_val)
+            scores = np.empty(self.n_restarts)
+            for r in range(self.n_restarts):
+                self.coef_, self.c_ = coefs[r], C[r]
+                scores[r] = np.mean(self.predict(X_val) == y_val)
+            best = int(np.lexsort((final_obj, -scores))[0])
+        else:
+            best = int(np.argmin(final_obj))
+        self.coef_ = np.ascontiguousarray(coefs[best])
+        if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
+            raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {self.gamma_A!r}); increase gamma_A")
+        self.c_ = C[best].copy()
+        self.restart_c_ = C
+        self.objective_history_ = history
+        self.final_objectives_ = final_obj
+        self.validation_scores_ = scores
+        self.best_restart_ = best
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
 
     def fit(self, X, y, X_val=None, y_val=None):
         """Fit on X (see ``kernel``) and labels y (-1 = unlabelled); X_val (in the form of :meth:`predict`'s
@@ -365,6 +478,19 @@ class MVLLeastSquaresOptC(MVLClassifier):
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        from .base import unlabelled_mask
+        from .least_squares import check_scalable_params, choose_solver, sample_and_view_counts
+
+        if not isinstance(self.solver, str) or self.solver not in ("auto", "structured", "cg", "nystrom"):
+            raise ValueError(f"solver must be one of ['auto', 'cg', 'nystrom', 'structured'], got {self.solver!r}")
+        self._scalable = None
+        self.centres_ = None
+        budget = check_scalable_params(self, tol="cg_tol", max_iter="cg_max_iter")
+        n_all, m_all = sample_and_view_counts(self, X)
+        l_all = n_all if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
+        self.solver_ = choose_solver(self.solver, self.kernel, n_all, m_all, l_all, budget)
+        if self.solver_ != "structured":
+            return self._fit_scalable(X, y, X_val, y_val, alpha, budget)
         K = self._fit_kernels(X)
         m, n, _ = K.shape
         y_enc, labelled = self._fit_labels(y, n)

@@ -219,7 +219,7 @@ class _Run:
         t0 = time.perf_counter()
         model = self.estimator(gammas, graph).fit(d["K_tr"], d["y_train"])
         seconds = time.perf_counter() - t0
-        if hasattr(model, "n_iter_"):  # the SVMs: solver iterations and final KKT violation (Lemma 31)
+        if hasattr(model, "kkt_violation_"):  # the SVMs: solver iterations and final KKT violation (Lemma 31)
             extra = dict(extra or {}, n_iter=int(np.sum(model.n_iter_)),
                          kkt_violation=float(np.max(model.kkt_violation_)))
         where = {} if graph is None else dict(graph="validation-selected", graph_used=graph.label)
