@@ -14,7 +14,7 @@ except SettingsError as err:
 
 
 wildcard_constraints:
-    dataset="(?!coreg/)[a-z0-9_]+",  # results/coreg/ belongs to the co-regularization rules
+    dataset="(?!coreg/|scale/)[a-z0-9_]+",  # results/coreg/ and results/scale/ belong to their own rules
     seed=r"\d+",
     family="|".join(FAMILIES),
 
@@ -48,6 +48,16 @@ def report_targets(dataset):
         f"{RES}/{dataset}/figures/comparison.png",
         f"{RES}/{dataset}/summary.csv",
     ]
+
+
+SCALE = STUDY.scale  # the scale study (config section `scale`), or None
+
+
+def scale_targets():
+    """The scale report (time, memory and accuracy against n), if the config has a `scale` section with sizes."""
+    if SCALE is None:
+        return []
+    return [f"{RES}/scale/report.ipynb", f"{RES}/scale/figures/scale.png", f"{RES}/scale/results.csv"]
 
 
 def coreg_targets():

@@ -2,7 +2,11 @@
 # every report (HTML and notebook) and every figure of the run (mvl.workflow.index).
 # every executed notebook the run produces: the report and co-regularization targets ending in .ipynb
 REPORT_NOTEBOOKS = sorted(
-    {t for t in [t for d in STUDY.datasets for t in report_targets(d)] + list(coreg_targets()) if t.endswith(".ipynb")}
+    {
+        t
+        for t in [t for d in STUDY.datasets for t in report_targets(d)] + list(coreg_targets()) + scale_targets()
+        if t.endswith(".ipynb")
+    }
 )
 # their HTML exports, beside them
 REPORT_HTML = [nb[: -len(".ipynb")] + ".html" for nb in REPORT_NOTEBOOKS]
