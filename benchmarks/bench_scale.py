@@ -46,92 +46,36 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
-import time
 
 import numpy as np
 
+from mvl.workflow.scale import PRESETS
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-N_TEST = 2000
-PRESETS = {"graph": dict(bw=0.1, gamma_A=1e-4, gamma_B=1e-6, gamma_W=1.0),
-           "smooth": dict(bw=1.0, gamma_A=1e-5, gamma_B=1e-6, gamma_W=1e-2)}
-
-
-def data(n, seed, labels):
-    from mvl.data.synthetic import make_multiview_manifold
-
-    d = make_multiview_manifold(n + N_TEST, n_classes=4, n_views=3, n_features=20, random_state=seed)
-    X, y = d.X, d.y
-    ytr = np.full(n, -1)
-    for k in range(4):
-        ytr[np.flatnonzero(y[:n] == k)[:labels]] = k
-    return X[:n], ytr, X[n:], y[n:], d.view_sizes
 
 
 def worker(args):
-    """One method at one n in this process; prints one JSON line."""
-    import warnings
+    """One method at one n in this process (:func:`mvl.workflow.scale.fit_one`, what the scale profile runs);
+    prints one JSON line."""
+    from mvl.workflow.scale import fit_one, peak_rss
 
-    from mvl import MVLLeastSquares
-    from mvl.kernels import gaussian_bandwidth
-
-    X, ytr, Xt, yt, sizes = data(args.n, args.seed, args.labels)
-    t0 = time.perf_counter()
-    method = args.method
-    extra = {}
-    off = np.concatenate([[0], np.cumsum(sizes)])
-    bws = [args.bw * gaussian_bandwidth(X[:, off[p]:off[p + 1]], "median") for p in range(len(sizes))]
-    kw = dict(kernel="rbf", views=sizes, bandwidth=bws, gamma_A=args.gamma_A, gamma_B=args.gamma_B,
-              gamma_W=args.gamma_W, n_neighbors=10, laplacian_power=1, random_state=0)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if method == "structured":
-            est = MVLLeastSquares(solver="structured", **kw).fit(X, ytr)
-        elif method == "cg":
-            est = MVLLeastSquares(solver="cg", tol=args.tol, max_iter=args.max_iter, n_components=args.centres,
-                                  **kw).fit(X, ytr)
-            extra = {"n_iter": est.n_iter_, "residual": est.residual_}
-        elif method.startswith("nystrom-"):
-            est = MVLLeastSquares(solver="nystrom", n_components=int(method.split("-")[1]), **kw).fit(X, ytr)
-        elif method == "labelonly":
-            lab = ytr >= 0
-            est = MVLLeastSquares(solver="structured", **{**kw, "gamma_B": 0.0, "gamma_W": 0.0}).fit(X[lab], ytr[lab])
-        elif method == "labelspreading":
-            from sklearn.preprocessing import StandardScaler
-            from sklearn.semi_supervised import LabelSpreading
-
-            Z = StandardScaler().fit_transform(np.vstack([X, Xt]))
-            yy = np.concatenate([ytr, -np.ones(len(yt), dtype=int)])
-            ls = LabelSpreading(kernel="knn", n_neighbors=10, max_iter=1000).fit(Z, yy)
-            acc = float(np.mean(ls.transduction_[len(ytr):] == yt))
-            est = None
-        elif method == "nystroem-ridge":
-            from sklearn.kernel_approximation import Nystroem
-            from sklearn.linear_model import RidgeClassifier
-            from sklearn.pipeline import make_pipeline
-            from sklearn.preprocessing import StandardScaler
-
-            lab = ytr >= 0
-            est = make_pipeline(StandardScaler(), Nystroem(n_components=min(1000, int(lab.sum())), random_state=0),
-                                RidgeClassifier(alpha=1e-3)).fit(X[lab], ytr[lab])
-        else:
-            raise SystemExit(f"unknown method {method}")
-        if est is not None:
-            pred = est.predict(Xt)
-            acc = float(np.mean(pred == yt))
-            if args.save_pred:
-                np.save(args.save_pred, pred)
-    seconds = time.perf_counter() - t0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    warn = [str(w.message)[:120] for w in caught if "ConvergenceWarning" in type(w.message).__name__]
-    print(json.dumps({"method": method, "n": args.n, "seconds": seconds, "rss": rss, "accuracy": acc,
-                      "warnings": warn, **extra}))
+    base, _, M = args.method.partition("-")
+    base = {"nystroem": "ridge"}.get(base, base)
+    row, pred = fit_one(base, args.n, preset=args.preset, seed=args.seed, labels=args.labels,
+                        n_components=int(M) if M.isdigit() else args.centres, tol=args.tol, max_iter=args.max_iter,
+                        bw=args.bw, gamma_A=args.gamma_A, gamma_B=args.gamma_B, gamma_W=args.gamma_W)
+    if args.save_pred:
+        np.save(args.save_pred, pred)
+    row.update(method=args.method, rss=peak_rss(), warnings=[row["warnings"]] if row["warnings"] else [])
+    row = {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()}
+    print(json.dumps(row))
 
 
 def run_one(method, n, args, save_pred=None):
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", method, "--n", str(n), "--seed", str(args.seed),
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", method, "--n", str(n), "--preset", args.preset,
+           "--seed", str(args.seed),
            "--labels", str(args.labels), "--gamma-A", str(args.gamma_A), "--gamma-B", str(args.gamma_B),
            "--gamma-W", str(args.gamma_W), "--bw", str(args.bw), "--tol", str(args.tol),
            "--max-iter", str(args.max_iter), "--centres", str(args.centres)]
@@ -214,7 +158,7 @@ def main():
             if "error" in r:
                 print(f"  n={n:>8} {method:<16} {r['error']}", flush=True)
             else:
-                it = f" iters {r['n_iter']} res {r['residual']:.1e}" if "n_iter" in r else ""
+                it = f" iters {r['n_iter']} res {r['residual']:.1e}" if r.get("n_iter") else ""
                 print(f"  n={n:>8} {method:<16} {r['seconds']:9.1f} s {r['rss'] / 1e9:7.2f} GB  acc "
                       f"{r['accuracy']:.3f}{it}" + (f"  WARN {r['warnings'][0]}" if r.get("warnings") else ""),
                       flush=True)

@@ -72,7 +72,11 @@ class ViewKernels:
         self.sq = [np.einsum("ij,ij->i", X, X) for X in self.views] if kind == "rbf" else [None] * self.m
         self.gram = None
         if kind != "linear" and max_memory is not None and self.stored_bytes() <= max_memory:
-            self.gram = np.stack([self.rows(p, slice(None)) for p in range(self.m)])
+            gram = np.empty((self.m, self.n, self.n))
+            for p in range(self.m):  # each view's Gram matrix computed into its place (no stacked copy)
+                X = self.views[p]
+                kernel_block(kind, self.scales[p], X, X, self.sq[p], self.sq[p], out=gram[p])
+            self.gram = gram
 
     def stored_bytes(self):
         """Memory of the m Gram matrices if they were kept."""

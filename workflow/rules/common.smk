@@ -14,7 +14,7 @@ except SettingsError as err:
 
 
 wildcard_constraints:
-    dataset="(?!coreg/)[a-z0-9_]+",  # results/coreg/ belongs to the co-regularization rules
+    dataset="(?!coreg/|scale/)[a-z0-9_]+",  # results/coreg/ and results/scale/ belong to their own rules
     seed=r"\d+",
     family="|".join(FAMILIES),
 
@@ -50,6 +50,16 @@ def report_targets(dataset):
     ]
 
 
+SCALE = STUDY.scale  # the scale study (config section `scale`), or None
+
+
+def scale_targets():
+    """The scale report (time, memory and accuracy against n), if the config has a `scale` section with sizes."""
+    if SCALE is None:
+        return []
+    return [f"{RES}/scale/report.ipynb", f"{RES}/scale/figures/scale.png", f"{RES}/scale/results.csv"]
+
+
 def coreg_targets():
     """The co-regularization report (Sindhwani & Rosenberg 2008 Tables 2-3), if any dataset is configured."""
     if not STUDY.coreg.datasets or not STUDY.coreg.seeds:
@@ -60,7 +70,7 @@ def coreg_targets():
 def all_report_targets():
     """Every report's targets, the one list that the default target and the index page read: a new report adds its
     targets here (its job is defined like the report of report.smk)."""
-    return [t for d in STUDY.datasets for t in report_targets(d)] + coreg_targets()
+    return [t for d in STUDY.datasets for t in report_targets(d)] + coreg_targets() + scale_targets()
 
 
 def check_raw_data():

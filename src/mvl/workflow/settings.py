@@ -31,7 +31,7 @@ from . import methods as registry
 
 __all__ = ["GraphSpec", "Gammas", "Grid", "OptCSettings", "ComparisonSettings", "KernelSpec", "Protocol",
            "FilesSpec", "DataSpec", "RunSettings", "Unit", "ReportSettings", "DatasetSettings", "CoregSettings",
-           "Study", "SettingsError", "load_study", "dataset_settings", "ALL"]
+           "Study", "ScaleSettings", "SCALE_METHODS", "SettingsError", "load_study", "dataset_settings", "ALL"]
 
 ALL = "all"
 """u_c meaning every pool sample that is neither labelled nor validation (stored as -1 in the tables)."""
@@ -230,7 +230,7 @@ def _merge(base, over):
     return base
 
 
-_SHARED = ("datasets", "data", "dataset_settings", "profile", "coreg")
+_SHARED = ("datasets", "data", "dataset_settings", "profile", "coreg", "scale")
 _REQUIRED = ("source", "views", "protocol", "kernel", "seeds", "n_val_per_class", "labels_per_class",
              "unlabelled_per_class", "graph", "gammas", "grid", "grid_labels_per_class", "ablation", "svc_C", "optc",
              "methods")
@@ -310,13 +310,66 @@ class CoregSettings:
     seeds: tuple = ()
 
 
+SCALE_METHODS = ("structured", "cg", "nystrom", "labelonly", "labelspreading", "ridge")
+"""Methods of the scale profile (:mod:`mvl.workflow.scale`); "nystrom_<M>" names nystrom with M centres."""
+
+
+class ScaleSettings(NamedTuple):
+    """The config section ``scale`` (issue 20): sizes, methods, the hyperparameter preset, the data seed, labelled
+    points per class, cg's tolerance, iteration limit and preconditioner centres, the largest n of "structured"."""
+
+    sizes: tuple
+    methods: tuple
+    preset: str
+    seed: int
+    labels: int
+    tol: float
+    max_iter: int
+    centres: int
+    structured_max: int
+
+    def runs(self):
+        """(method name, n) of every fit: "structured" only up to structured_max, nystrom_<M> only where M <= n."""
+        out = []
+        for n in self.sizes:
+            for name in self.methods:
+                base, _, M = name.partition("_")
+                if (base == "structured" and n > self.structured_max) or (M and int(M) > n):
+                    continue
+                out.append((name, n))
+        return out
+
+    def fit_settings(self, name):
+        """Keyword arguments of :func:`mvl.workflow.scale.write_fit` for the method ``name``."""
+        M = name.partition("_")[2]
+        return dict(preset=self.preset, seed=self.seed, labels=self.labels, tol=self.tol, max_iter=self.max_iter,
+                    n_components=int(M) if M else self.centres)
+
+
+def _scale(sc):
+    if not sc or not sc.get("sizes"):
+        return None
+    methods = _tuple(sc.get("methods") or ["structured", "cg", "nystrom_1000", "labelonly", "labelspreading",
+                                           "ridge"])
+    for name in methods:
+        base, _, M = name.partition("_")
+        if base not in SCALE_METHODS or (base == "nystrom") != bool(M) or (M and not M.isdigit()):
+            raise SettingsError(f"scale.methods: unknown method {name!r}; one of {SCALE_METHODS} (nystrom as "
+                                "nystrom_<M>, M the number of centres)")
+    return ScaleSettings(_tuple(int(n) for n in sc["sizes"]), methods, sc.get("preset", "graph"),
+                         int(sc.get("seed", 1)), int(sc.get("labels_per_class", 5)), float(sc.get("tol", 1e-6)),
+                         int(sc.get("max_iter", 300)), int(sc.get("centres", 1000)),
+                         int(sc.get("structured_max", 8000)))
+
+
 @dataclass(frozen=True)
 class Study:
-    """The whole run: profile name, the datasets (in the config's order), co-regularization."""
+    """The whole run: profile name, the datasets (in the config's order), co-regularization, the scale study."""
 
     profile: str
     datasets: dict
     coreg: CoregSettings
+    scale: ScaleSettings | None = None
 
     def __getitem__(self, name):
         return self.datasets[name]
@@ -457,4 +510,5 @@ def load_study(config):
         datasets[name] = dataset_settings(name, merged)
     coreg = config.get("coreg") or {}
     return Study(profile=str(config.get("profile") or "default"), datasets=datasets,
-                 coreg=CoregSettings(datasets=_tuple(coreg.get("datasets")), seeds=_tuple(coreg.get("seeds"))))
+                 coreg=CoregSettings(datasets=_tuple(coreg.get("datasets")), seeds=_tuple(coreg.get("seeds"))),
+                 scale=_scale(config.get("scale")))
