@@ -30,6 +30,9 @@ rule scale_summary:
         f"{RES}/scale/results.csv",
     log:
         f"{RES}/scale/logs/summary.log",
+    resources:
+        mem_mb=per_attempt(1024),
+        runtime=per_attempt(10),
     conda:
         "../envs/mvl.yaml"
     script:
@@ -48,6 +51,9 @@ rule scale_report:
         settings=lambda w: SCALE._asdict(),
     log:
         f"{RES}/scale/logs/report.log",
+    resources:
+        mem_mb=per_attempt(2048),
+        runtime=per_attempt(20),
     conda:
         "../envs/mvl.yaml"
     script:
