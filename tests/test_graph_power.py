@@ -282,16 +282,18 @@ def _fit(cls, K, y, **kw):
 @pytest.mark.parametrize(
     "kw,match",
     [
-        ({"laplacian_power": 0}, "laplacian_power must be an integer >= 1"),
-        ({"laplacian_power": 1.5}, "laplacian_power must be an integer >= 1"),
-        ({"laplacian_power": 2.0}, "laplacian_power must be an integer >= 1"),
-        ({"laplacian_power": True}, "laplacian_power must be an integer >= 1"),
-        ({"laplacian_power": None}, "laplacian_power must be an integer >= 1"),
-        ({"graph_weights": "foo"}, "graph_weights must be 'kernel' or 'binary'"),
-        ({"graph_weights": "binary"}, "graph_weights='binary' needs a kNN graph: set n_neighbors"),
-        ({"n_neighbors": 2.5}, "n_neighbors must be a positive integer"),
-        ({"n_neighbors": 0}, "n_neighbors must be a positive integer"),
-        ({"laplacian": "explicit", "graph_weights": "binary"}, "graph_weights .* explicit laplacian"),
+        # types and ranges: scikit-learn's parameter validation (the estimators' _parameter_constraints)
+        ({"laplacian_power": 0}, "'laplacian_power' parameter of .* must be an int in the range \\[1, inf\\)"),
+        ({"laplacian_power": 1.5}, "'laplacian_power' parameter of .* must be an int in the range"),
+        ({"laplacian_power": 2.0}, "'laplacian_power' parameter of .* must be an int in the range"),
+        ({"laplacian_power": True}, "laplacian_power must be an integer >= 1"),  # bool passes Integral: in fit
+        ({"laplacian_power": None}, "'laplacian_power' parameter of .* must be an int in the range"),
+        ({"graph_weights": "foo"}, "'graph_weights' parameter of .* must be a str among"),
+        ({"graph_weights": "binary", "n_neighbors": None}, "graph_weights='binary' needs a kNN graph: set n_neighbors"),
+        ({"n_neighbors": 2.5}, "'n_neighbors' parameter of .* must be None or an int in the range \\[1, inf\\)"),
+        ({"n_neighbors": 0}, "'n_neighbors' parameter of .* must be None or an int in the range"),
+        ({"laplacian": "explicit", "graph_weights": "binary", "n_neighbors": None},
+         "graph_weights .* explicit laplacian"),
     ],
 )
 def test_bad_graph_parameters(cls, three_view_problem_p, gamma_W, kw, match):

@@ -242,11 +242,12 @@ def within_view_operators(K, laplacian, n_neighbors, gamma_W, power=1, weights="
     m, n, _ = K.shape
     power = check_power(power, name="laplacian_power")
     if laplacian is None:
-        raise ValueError("laplacian must be 'normalized', 'unnormalized' or an array of shape (m, n, n), got None")
+        raise ValueError("laplacian must be 'normalized', 'unnormalized' or an array of shape (n_samples, "
+                         "n_samples, n_views) (sample-first), got None")
     if isinstance(laplacian, str):
         if laplacian not in ("normalized", "unnormalized"):
             raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape "
-                             f"(m, n, n), got {laplacian!r}")
+                             f"(n_samples, n_samples, n_views) (sample-first), got {laplacian!r}")
         k = check_n_neighbors(n_neighbors)
         check_graph_weights(weights, k, name="graph_weights")
         if gamma_W == 0:

@@ -45,12 +45,17 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import StrOptions
+
 from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier, encode_targets
 from .blocks import factor_view, rcond, view_Q
 from .validation import check_combination
 
 __all__ = [
     "MVLLeastSquares",
+    "MEMORY_ADVICE",
+    "solve_memory",
     "encode_targets",
     "solve_structured",
     "solve_dense",
@@ -197,6 +202,19 @@ def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, between_
 
 _SOLVERS = {"structured": solve_structured, "auto": solve_structured, "dense": solve_dense}
 
+MEMORY_ADVICE = ('use solver="cg" (exact, iterative: no n x n factorisation) or solver="nystrom" (approximate, '
+                 'O(n r) memory for r landmarks), or fewer training samples')
+"""What MVL-LS and MVL-LS-optC say when a fit would not fit in memory."""
+
+
+def solve_memory(m, n, l, gamma_W, solver="structured"):
+    """Bytes a fit allocates beyond the kernels: per view the LU of H_p (kept) and a Q_p / H_p work matrix, the
+    Laplacians (m n^2, when gamma_W > 0), the coupled system (l + n)^2; the dense solver's (nm)^2 system four
+    times (G[x], the operator, B, the LU)."""
+    if solver == "dense":
+        return 8.0 * 4 * (n * m) ** 2
+    return 8.0 * ((m + 2) * n * n + (m * n * n if gamma_W > 0 else 0) + (l + n) ** 2)
+
 
 # Above this 1-norm condition estimate (LAPACK dgecon) of a factored matrix, fit() warns: with float64
 # (eps ~ 1e-16) the coefficients may then have lost more than ~4 significant digits.
@@ -291,13 +309,21 @@ class MVLLeastSquares(MVLClassifier):
         self.views = views
         self.bandwidth = bandwidth
 
+    _parameter_constraints: dict = {
+        **MVLClassifier._parameter_constraints,
+        "solver": [StrOptions(set(_SOLVERS))],
+        "between_weights": [None, "array-like"],
+    }
+    _memory_advice = MEMORY_ADVICE
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
-        if not isinstance(self.solver, str) or self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {sorted(_SOLVERS)}, got {self.solver!r}")
         K = self._fit_kernels(X)
         m, n, _ = K.shape
         y_enc, labelled = self._fit_labels(y, n)
+        self._check_memory(solve_memory(m, n, len(labelled), self.gamma_W, self.solver),
+                           f"the {self.solver} solve with n = {n} samples and m = {m} views")
         (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled)
         c = check_combination(self.c, m)
         t0 = time.perf_counter()
@@ -319,4 +345,5 @@ class MVLLeastSquares(MVLClassifier):
         self.coef_ = coef
         self.c_ = c
         self.n_labelled_ = len(labelled)
+        self._check_regularization(K, labelled, y_enc[labelled])
         return self

@@ -38,16 +38,20 @@ from __future__ import annotations
 
 import functools
 import time
+from numbers import Real
 
 import numpy as np
 from scipy import linalg
 from scipy.linalg import blas, lapack
 
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import column_or_1d
 
 from . import blocks
-from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier
+from .base import COUNT, INPUT_ATTRS, INPUT_DOC, NON_NEGATIVE, POSITIVE, SEED, MVLClassifier
 from .blocks import factor_view, view_Q
+from .least_squares import MEMORY_ADVICE, solve_structured
 from .sphere import sphere_least_squares
 from .validation import check_gamma
 
@@ -335,7 +339,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
                  laplacian="normalized", random_state=None, n_neighbors=None, n_classes=None, laplacian_power=1,
-                 graph_weights="kernel", kernel="rbf", views=None, bandwidth=None):
+                 graph_weights="kernel", kernel="rbf", views=None, bandwidth=None, validation_fraction=None):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -352,39 +356,66 @@ class MVLLeastSquaresOptC(MVLClassifier):
         self.kernel = kernel
         self.views = views
         self.bandwidth = bandwidth
+        self.validation_fraction = validation_fraction
 
+    _parameter_constraints: dict = {
+        **{k: v for k, v in MVLClassifier._parameter_constraints.items() if k != "c"},  # c is learned here
+        "alpha": [POSITIVE],
+        "n_restarts": [COUNT],
+        "n_iter": [COUNT],
+        "tol": [NON_NEGATIVE],
+        "random_state": SEED,
+        "validation_fraction": [None, Interval(Real, 0, 1, closed="neither")],
+    }
+    _memory_advice = MEMORY_ADVICE
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, X_val=None, y_val=None):
-        """Fit on X (see ``kernel``) and labels y (-1 = unlabelled); X_val (in the form of :meth:`predict`'s
-        input: with "precomputed" (v, n_samples_fit, m)) and y_val select the restart by validation accuracy.
+        """Fit on X (see ``kernel``) and labels y (-1 = unlabelled). The restart kept is the one with the best
+        accuracy on held-out data: an internal stratified split of the labelled samples (``validation_fraction``),
+        or X_val and y_val; without either, the one with the smallest objective (84).
 
-        Under cross-validation with ``kernel="precomputed"`` leave X_val out (its columns must be the
-        training samples of each fold); the restart is then the one with the smallest objective (84).
+        X_val is given in the form of :meth:`predict`'s input (with "precomputed" (v, n_samples_fit, m)) and goes
+        straight to this estimator: inside a ``Pipeline`` it bypasses the steps before it (a scaler, ...), and
+        under cross-validation with "precomputed" its columns would have to be each fold's training samples.
+        There, use ``validation_fraction``, which splits whatever the estimator receives.
         """
         alpha = check_gamma(self.alpha, "alpha", positive=True)
-        for name in ("n_restarts", "n_iter"):
-            v = getattr(self, name)
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
         K = self._fit_kernels(X)
         m, n, _ = K.shape
         y_enc, labelled = self._fit_labels(y, n)
         classes = self.classes_
-        (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled)
+        l_all = len(labelled)
+        self._check_memory(8.0 * (2 * m * n * n + 3 * n * n + 2 * m * l_all * n + m * (m + 1) // 2 * l_all ** 2),
+                           f"the optC system with n = {n} samples and m = {m} views")
+        (gamma_A, gamma_B, gamma_W), Y_all, L = self._mvl_inputs(K, y_enc, labelled)
         if (X_val is None) != (y_val is None):
             raise ValueError("give both X_val and y_val, or neither")
+        if X_val is not None and self.validation_fraction is not None:
+            raise ValueError("give X_val and y_val or validation_fraction, not both")
+        rng = np.random.default_rng(self.random_state)
+        C = rng.standard_normal((self.n_restarts, m))  # drawn first: the same restarts with or without a split
+        C *= alpha / np.linalg.norm(C, axis=1, keepdims=True)
+        held = None
         if X_val is not None:
             K_val = self._test_kernels(X_val, name="X_val")
             y_val = column_or_1d(y_val)
             if y_val.shape != (K_val.shape[1],):
                 raise ValueError(f"y_val has shape {y_val.shape}, X_val has {K_val.shape[1]} samples")
+        elif self.validation_fraction is not None:
+            # held-out labelled samples: their labels are hidden (they stay in the graph as unlabelled samples)
+            held = _stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)
+            K_val = np.ascontiguousarray(K[:, labelled[held]])
+            y_val = classes[y_enc[labelled[held]]]
+            keep = np.setdiff1d(np.arange(l_all), held)
+            labelled_all, labelled, Y_L = labelled, labelled[keep], Y_all[keep]
         else:
             K_val = None
+        if held is None:
+            Y_L = Y_all
         l = len(labelled)
         t0 = time.perf_counter()
         system = OptCSystem(K, labelled, Y_L, gamma_A, gamma_B, gamma_W, L)
-        rng = np.random.default_rng(self.random_state)
-        C = rng.standard_normal((self.n_restarts, m))
-        C *= alpha / np.linalg.norm(C, axis=1, keepdims=True)
         history = np.full((self.n_restarts, self.n_iter), np.nan)
         active = np.ones(self.n_restarts, dtype=bool)
         Ab = np.empty((Y_L.size, m + 1), order="F")
@@ -432,6 +463,10 @@ class MVLLeastSquaresOptC(MVLClassifier):
             else:
                 best = int(np.argmin(final_obj))
                 coef = system.coefficients(C[best], E[best])
+        del system
+        if held is not None:  # c of the kept restart; f from every labelled sample (Theorem 10 at that c)
+            coef = solve_structured(K, labelled_all, Y_all, C[best], gamma_A, gamma_B, gamma_W, L)
+            labelled = labelled_all
         self.coef_ = np.ascontiguousarray(coef)
         if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
             raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {gamma_A:g}); increase gamma_A or check K")
@@ -442,5 +477,22 @@ class MVLLeastSquaresOptC(MVLClassifier):
         self.final_objectives_ = final_obj
         self.validation_scores_ = scores
         self.best_restart_ = best
-        self.n_labelled_ = l
+        self.n_labelled_ = len(labelled)
+        self.validation_indices_ = None if held is None else labelled_all[held]
+        self._check_regularization(K, labelled, y_enc[labelled])
         return self
+
+
+def _stratified_holdout(codes, fraction, rng, classes):
+    """Positions (into the labelled samples) of a seeded stratified hold-out: per class round(fraction * count)
+    samples, at least 1, leaving at least 1 for training; a class with one labelled sample cannot be split."""
+    out = []
+    for k in range(len(classes)):
+        idx = np.flatnonzero(codes == k)
+        if idx.size < 2:
+            raise ValueError(f"validation_fraction: class {np.asarray(classes[k]).tolist()!r} has {idx.size} labelled "
+                             "sample(s); holding out part of every class needs >= 2 per class (or pass "
+                             "validation_fraction=None: the restart is then chosen by the objective (84))")
+        h = min(idx.size - 1, max(1, int(round(fraction * idx.size))))
+        out.append(rng.permutation(idx)[:h])
+    return np.sort(np.concatenate(out))

@@ -44,7 +44,12 @@ import numpy as np
 
 from sklearn.utils.validation import check_is_fitted
 
-from .base import INPUT_ATTRS, INPUT_DOC, MultiViewClassifier, reject_sparse
+from numbers import Real
+
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval
+
+from .base import COUNT, INPUT_ATTRS, INPUT_DOC, SEED, MultiViewClassifier, reject_sparse
 from .kernels import gaussian_kernel, linear_kernel
 from .validation import as_float_array
 
@@ -201,6 +206,14 @@ def _run_online(rows, self_kernel, n, Y, order, p, diagonal):
 
 class _MultiViewPerceptronBase(MultiViewClassifier):
     _diagonal = True
+    _parameter_constraints: dict = {
+        **MultiViewClassifier._parameter_constraints,
+        "p": [Interval(Real, 1, None, closed="left")],
+        "n_epochs": [COUNT],
+        "averaging": ["boolean"],
+        "shuffle": ["boolean"],
+        "random_state": SEED,
+    }
 
     def __init__(self, p=1.0, n_epochs=1, averaging=True, shuffle=True, random_state=None, kernel="rbf",
                  views=None, bandwidth=None):
@@ -245,9 +258,10 @@ class _MultiViewPerceptronBase(MultiViewClassifier):
         Kd = self._fit_kernels(X)
         return "diag", Kd, Kd.shape[0], Kd.shape[1]
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Run the online algorithm over ``n_epochs`` passes of the labelled samples (-1 = unlabelled, left
-        out), in a seeded random order per epoch (``shuffle``) or in index order."""
+        """Run the online algorithm over ``n_epochs`` passes of the samples, in a seeded random order per epoch
+        (``shuffle``) or in index order. The perceptrons are supervised: every label is a class, -1 included."""
         p, n_epochs = self._check_params()
         kind, G, m, n = self._kernels(X)
         y_enc, labelled = self._fit_labels(y, n)

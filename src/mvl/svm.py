@@ -75,7 +75,10 @@ from scipy import linalg, optimize
 from scipy.linalg import blas, lapack
 from threadpoolctl import threadpool_limits
 
-from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import StrOptions
+
+from .base import COUNT, INPUT_ATTRS, INPUT_DOC, POSITIVE, SEED, MVLClassifier
 from .blocks import factor_view, view_Q
 from .simplex import simplex_coding, simplex_gram
 from .validation import check_combination
@@ -533,6 +536,15 @@ def _check_solver_params(est):
 
 
 class _SVMBase(MVLClassifier):
+    _parameter_constraints: dict = {
+        **MVLClassifier._parameter_constraints,
+        "tol": [POSITIVE],
+        "max_iter": [None, COUNT],
+        "solver": [StrOptions(set(_SOLVER_NAMES))],
+        "random_state": SEED,
+        "warm_start": ["boolean"],
+    }
+
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, tol=1e-3, max_iter=None,
                  laplacian="normalized", solver="smo", random_state=None, n_neighbors=None, n_classes=None,
                  warm_start=False, laplacian_power=1, graph_weights="kernel", kernel="rbf", views=None,
@@ -564,6 +576,10 @@ class _SVMBase(MVLClassifier):
         m, n, _ = K.shape
         y_enc, labelled = self._fit_labels(y, n)
         classes = self.classes_
+        l = len(labelled)
+        # per view the LU of H_p and Q_p, Laplacians, (I - gamma_B Q_1) and Q_c, Q_G and the dual
+        self._check_memory(8.0 * ((2 * m + 3) * n * n + 3 * l * l * len(classes)),
+                           f"the SVM dual with n = {n} samples and m = {m} views")
         (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled)
         c = check_combination(self.c, m)
         t0 = time.perf_counter()
@@ -582,12 +598,13 @@ class _SVMBase(MVLClassifier):
             return None
         return prev_dual
 
-    def _finish(self, K, labelled, classes, c, coef, t0):
+    def _finish(self, K, labelled, classes, c, coef, t0, y_enc):
         self.coef_ = coef
         self.c_ = c
         self.n_labelled_ = len(labelled)
         self.labelled_ = labelled
         self.fit_seconds_ = time.perf_counter() - t0
+        self._check_regularization(K, labelled, y_enc)
         return self
 
 
@@ -676,6 +693,7 @@ class MVLSVM(_SVMBase):
     solve_seconds_ (time in the dual solver).
     """ + INPUT_ATTRS
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
         t0 = time.perf_counter()
@@ -692,7 +710,7 @@ class MVLSVM(_SVMBase):
         self.kkt_violation_ = viol
         self.dual_objective_ = dual_objective(dual.Q_G, alpha)
         self.code_matrix_ = S
-        return self._finish(K, labelled, classes, c, coef, t0)
+        return self._finish(K, labelled, classes, c, coef, t0, y_enc)
 
 
 class MVLBinarySVM(_SVMBase):
@@ -717,6 +735,7 @@ class MVLBinarySVM(_SVMBase):
     classes_, c_, n_labelled_, labelled_, fit_seconds_, reg_seconds_, solve_seconds_.
     """ + INPUT_ATTRS
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit the P one-vs-all problems on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
         t0 = time.perf_counter()
@@ -746,4 +765,4 @@ class MVLBinarySVM(_SVMBase):
         self.n_iter_ = n_iter
         self.kkt_violation_ = viol
         self.dual_objective_ = obj
-        return self._finish(K, labelled, classes, c, coef, t0)
+        return self._finish(K, labelled, classes, c, coef, t0, y_enc)
