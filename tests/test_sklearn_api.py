@@ -26,6 +26,7 @@ from mvl import (
     KernelMultiViewPerceptron,
     MVLBinarySVM,
     MVLLeastSquares,
+    MVLLeastSquaresCV,
     MVLLeastSquaresOptC,
     MVLSVM,
     OrthogonalMultiViewPerceptron,
@@ -36,6 +37,7 @@ from mvl.kernels import multiview_kernels
 
 ESTIMATORS = [MVLLeastSquares, MVLLeastSquaresOptC, MVLSVM, MVLBinarySVM, MVML, KernelMultiViewPerceptron,
               OrthogonalMultiViewPerceptron]
+CHECKED = ESTIMATORS + [MVLLeastSquaresCV]
 
 SEMI_SUPERVISED_LABELS = (
     "-1 marks an unlabelled sample (as in sklearn.semi_supervised); this check relabels a binary problem as "
@@ -51,7 +53,7 @@ def expected_failed(est):
 
 def _instances(kernel):
     out = []
-    for cls in ESTIMATORS:
+    for cls in CHECKED:
         kw = {"kernel": kernel}
         if cls in (MVLSVM, MVLBinarySVM):
             # the checks fit random labels; with gamma_A = 1e-5 (nearly a hard margin) SMO needs ~1e5 updates

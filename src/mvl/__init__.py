@@ -10,6 +10,8 @@ This package is the solver layer (Sections 3-6 and the kernels of Section 7.1); 
 from . import graph, kernels
 from .grid import grid_decision_functions
 from .least_squares import MVLLeastSquares
+from .memory import InsufficientMemoryError
+from .model_selection import MVLLeastSquaresCV, SemiSupervisedCV
 from .mvml import MVML, MetricNotPSDWarning
 from .optc import MVLLeastSquaresOptC
 from .perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron, cross_view_kernels
@@ -21,6 +23,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "MVLLeastSquares",
+    "MVLLeastSquaresCV",
+    "SemiSupervisedCV",
+    "InsufficientMemoryError",
     "MVLLeastSquaresOptC",
     "MVLSVM",
     "MVML",
