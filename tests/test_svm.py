@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import qpsolvers
 import scipy.sparse as sp
-from conftest import make_linear_problem, make_problem, random_graph_laplacians, sample_first
+from conftest import make_linear_problem, make_problem, paper_kwargs, random_graph_laplacians, sample_first
 
 import mvl.svm as svm_module
 from mvl.simplex import simplex_coding
@@ -160,7 +160,7 @@ def _svm(cls, **kw):
     """An SVM on precomputed kernels; an explicit per-view laplacian (m, n, n) is passed sample-first."""
     if not isinstance(kw.get("laplacian", "normalized"), str):
         kw["laplacian"] = sample_first(kw["laplacian"])
-    return cls(kernel="precomputed", **kw)
+    return cls(kernel="precomputed", **paper_kwargs(0, kw))
 
 
 def _outputs(est, K_test):
@@ -576,7 +576,7 @@ def _fit(cls, K, y, **kw):
     """Fit on precomputed kernels K given as they are (sample-first (n, n, m), or deliberately malformed)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return cls(**{"gamma_A": 0.1, "kernel": "precomputed", **kw}).fit(K, y)
+        return cls(**paper_kwargs(0, {"gamma_A": 0.1, "kernel": "precomputed", **kw})).fit(K, y)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)

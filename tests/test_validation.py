@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import sample_first
+from conftest import paper_kwargs, sample_first
 
 from mvl import MVLLeastSquares, grid_decision_functions
 
@@ -19,7 +19,7 @@ def fitted(two_view_problem):
 
 def _fit(X, y, **kw):
     """MVL-LS with kernel="precomputed" on X as given (sample-first (n, n, m), or deliberately malformed)."""
-    return MVLLeastSquares(**{"gamma_A": 0.1, "kernel": "precomputed", **kw}).fit(X, y)
+    return MVLLeastSquares(**paper_kwargs(0, {"gamma_A": 0.1, "kernel": "precomputed", **kw})).fit(X, y)
 
 
 # ---------------------------------------------------------------- kernels

@@ -591,7 +591,7 @@ class MVLClassifier(MultiViewClassifier):
         "laplacian": [LaplacianOption()],
         "n_neighbors": [None, COUNT],
         "n_classes": [None, Interval(Integral, 2, None, closed="left")],
-        "laplacian_power": [COUNT],
+        "laplacian_power": [None, COUNT],
         "graph_weights": [StrOptions({"kernel", "binary"})],
     }
     _semi_supervised = True
@@ -606,7 +606,7 @@ class MVLClassifier(MultiViewClassifier):
         gammas = (check_gamma(self.gamma_A, "gamma_A", positive=True), check_gamma(self.gamma_B, "gamma_B"),
                   check_gamma(self.gamma_W, "gamma_W"))
         _check_unlabelled_marker(y_enc, labelled, self.classes_, gammas, K.shape[0])
-        laplacian = self.laplacian
+        laplacian, n_neighbors = self.laplacian, self.n_neighbors
         if not isinstance(laplacian, str) and laplacian is not None:
             reject_sparse(laplacian, "laplacian")
             L = np.asarray(laplacian)
@@ -616,10 +616,18 @@ class MVLClassifier(MultiViewClassifier):
                 raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape "
                                  f"(n_samples, n_samples, n_views), got shape {L.shape}")
             laplacian = np.moveaxis(L, -1, 0)
-        L = within_view_operators(K, laplacian, self.n_neighbors, gammas[2], power=self.laplacian_power,
+            n_neighbors = None  # the graph is given: n_neighbors builds one from the kernels, it is not used
+        L = within_view_operators(K, laplacian, n_neighbors, gammas[2], power=self._laplacian_power(),
                                   weights=self.graph_weights)
         Y_L = encode_targets(y_enc[labelled], len(self.classes_))
         return gammas, Y_L, L
+
+    def _laplacian_power(self):
+        """p of (L^i)^p: ``laplacian_power``, or with None 2 for a kNN graph built from the kernels (the default
+        graph, benchmarks/study_defaults.py) and 1 for the paper's dense graph and for an explicit array."""
+        if self.laplacian_power is not None:
+            return self.laplacian_power
+        return 2 if isinstance(self.laplacian, str) and self.n_neighbors is not None else 1
 
     def _check_regularization(self, K, labelled, encoded):
         """:class:`RegularizationWarning` when the fitted model ignores the labels ``encoded`` (0..P-1) of the
@@ -702,19 +710,60 @@ def check_swamped(est, scores, params, y_enc):
 INPUT_DOC = """
     kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
         "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Otherwise X is a feature matrix
-        (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and each view gets
-        a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s), non-negative
-        features) kernel with parameters from the training samples only.
-    views : None, sequence of int or sequence of index arrays
+        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
+        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
+        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
+        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
+        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
+        non-negative features) kernel with parameters from the training samples only.
+    views : None, sequence of int or sequence of index arrays, default None
         The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
         array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
         columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view
+    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
         sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
         the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune.
+        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
+        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
+        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
+        DegenerateKernelWarning naming it.
 """
+
+MVL_DOC = """
+    gamma_A : float > 0, default 1e-5
+        RKHS regularisation (gamma_A ||f||^2 in eq 10). Typical range 1e-7 to 1e-1; the paper uses 1e-5.
+    gamma_B : float >= 0, default 0.0
+        Between-view consistency weight (eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6); in the
+        validation study 1e-6 changed nothing and 1e-4 lowered accuracy, hence 0.
+    gamma_W : float >= 0, default 1e-2
+        Within-view manifold regularisation weight (eq 53, 60-64), on the default graph below. Typical range 0
+        to 1; 0 leaves the graph (and the unlabelled samples, unless gamma_B > 0) out. 1e-2 with the default
+        graph was selected on validation in ``benchmarks/study_defaults.py`` (mfeat, multi-view MNIST, USPST,
+        digits; 3 labelled per class + 470 unlabelled): adding the unlabelled samples raised test accuracy by
+        7 to 14 points on every data set (by 3 to 10 over gamma_W = 0). Without unlabelled samples it costs
+        about 1 point at 10+ labels per class (5 points at 3): for purely supervised data set gamma_W=0.
+        With the paper's dense graph, values above 1e-6 make unlabelled data hurt (by 20-40 points at 1e-2).
+    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
+        L^i = I - D^-1/2 W D^-1/2 (the authors' code) or D - W of each view's graph W (built from the view's
+        Gram matrix, see ``n_neighbors``), or the Laplacians themselves, sample-first like the kernels (then
+        ``n_neighbors`` is not used, ``graph_weights`` must be "kernel", and ``laplacian_power`` None means 1).
+    n_neighbors : int >= 1 or None, default 5
+        The graph: a symmetrised kNN graph of each view's kernel with this many neighbours (typical 5 to 20;
+        5 selected by the validation study), or None for the paper's dense kernel weights W = K (Section 7.1):
+        ``n_neighbors=None`` alone gives the paper's model (with ``laplacian_power`` None then meaning 1).
+    laplacian_power : int >= 1 or None, default None
+        p of the iterated Laplacian (L^i)^p in M_W (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg
+        2008, Table 4) in place of L of eq (60)-(63). None: 2 for a kNN graph (selected by the validation
+        study over 1, 2, 4), 1 for the paper's dense graph and for an explicit ``laplacian``. Typical 1 to 4;
+        each power costs n x n products.
+    graph_weights : "kernel" or "binary", default "kernel"
+        Edge weights of the kNN graph: the kernel value K^i_jk (0 where negative), or 1 (the default of the
+        manifold-regularization code). "binary" needs ``n_neighbors``.
+    n_classes : int >= 2 or None, default None
+        Number of classes P. If given, labels must be integers in 0..P-1 and each class needs a labelled sample;
+        if None, the classes are the distinct labels.
+"""
+"""Parameters of the MVL problem (eq 10, 53, 60-64) shared by MVL-LS, MVL-LS-optC and both MVL-SVMs."""
 
 INPUT_ATTRS = """
     n_views_ : int

@@ -108,7 +108,8 @@ def knn_weights(K, n_neighbors, weights="kernel"):
 
     Neighbours of i are the ``n_neighbors`` samples j != i with the largest
     K[i, j]; i ~ j if j is a neighbour of i or i of j. On an edge,
-    ``weights="kernel"`` gives W[i, j] = K[i, j] and ``weights="binary"``
+    ``weights="kernel"`` gives W[i, j] = max(K[i, j], 0) (graph weights must be non-negative; only a kernel
+    with negative values, such as a linear one, is affected) and ``weights="binary"``
     gives W[i, j] = 1 (the default of the manifold-regularization code,
     Belkin, Niyogi & Sindhwani 2006); W is 0 elsewhere and on the diagonal.
     ``n_neighbors`` >= n - 1 connects every pair.
@@ -130,7 +131,8 @@ def knn_weights(K, n_neighbors, weights="kernel"):
     mask |= mask.T
     if weights == "binary":
         return mask.astype(np.float64)
-    return np.where(mask, 0.5 * (K + K.T), 0.0)  # symmetric even if K is so only to rounding
+    # symmetric even if K is so only to rounding; a negative kernel value on an edge (a linear kernel) weighs 0
+    return np.where(mask, np.maximum(0.5 * (K + K.T), 0.0), 0.0)
 
 
 def _square_symmetric(A):

@@ -48,7 +48,7 @@ from scipy.linalg import lapack
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
-from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier, encode_targets
+from .base import INPUT_ATTRS, INPUT_DOC, MVL_DOC, MVLClassifier, encode_targets
 from .blocks import factor_view, rcond, view_Q
 from .validation import check_combination
 
@@ -239,45 +239,28 @@ class IllConditionedWarning(UserWarning):
 class MVLLeastSquares(MVLClassifier):
     __doc__ = """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
 
+    Semi-supervised: samples labelled -1 (or None/NaN in object arrays) are unlabelled and enter through the
+    graph (gamma_W) and the between-view term (gamma_B). The defaults are the validation study's choice
+    (``benchmarks/study_defaults.py``): a 5-NN graph with kernel weights, the normalized Laplacian squared,
+    gamma_A = 1e-5, gamma_B = 0, gamma_W = 1e-2; ``n_neighbors=None`` gives the paper's dense graph. To select
+    the graph and the gammas by cross-validation, use :class:`mvl.MVLLeastSquaresCV`.
+
     Parameters
-    ----------
-    gamma_A : float > 0
-        RKHS regularisation (gamma_A in eq 10).
-    gamma_B : float >= 0
-        Between-view consistency weight (eq 53-58).
-    gamma_W : float >= 0
-        Within-view manifold regularisation weight (eq 53, 60-64).
-    c : array of shape (m,) or None
+    ----------""" + MVL_DOC + """    c : array of shape (m,) or None, default None
         Combination vector of C = c^T (x) I_P (eq 52); None is the average 1/m
         (eq 50-51). Any real values are allowed, negative ones too, but not all zeros.
-    laplacian : "normalized", "unnormalized" or array (n, n, m)
-        Graph Laplacian per view, built from the view's own Gram matrix as the
-        weights (Section 7.1), or given directly, sample-first like the kernels (then
-        ``laplacian_power`` applies to the given matrices too).
-    solver : "auto", "structured" or "dense"
-        "auto"/"structured" solve view by view (O(m n^3)); "dense" is the
+    solver : "auto", "structured" or "dense", default "auto"
+        "auto"/"structured" solve view by view (O(m n^3) time, O(m n^2) memory); "dense" is the
         textbook (u+l)m system solved by one LU, for tests and benchmarks.
-    n_neighbors : int >= 1 or None
-        None uses dense kernel weights (the paper); an integer uses a
-        symmetrised kNN graph for the Laplacians.
-    n_classes : int or None
-        Number of classes P. If given, labels must be integers in 0..P-1 and each class
-        needs a labelled sample; if None, the classes are the distinct labels.
-    between_weights : array (n,) of non-negative numbers, or None
+    between_weights : array (n,) of non-negative numbers, or None, default None
         Per-point weights w of the between-view term, M_B = diag(w) (x) M_m; None is w = 1 (eq 57). The
         indicator of the unlabelled points gives co-regularization on them (Section 3.4, eq 43-48;
         Sindhwani & Rosenberg 2008, see :mod:`mvl.coreg`).
-    laplacian_power : int >= 1
-        The within-view operator is M_W = blockdiag((L^1)^p, ..., (L^m)^p) (x) I_P, the iterated
-        Laplacian of degree p (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg 2008, Table 4)
-        in place of L of eq (60)-(63); 1 is the paper's choice. Each (L^i)^p is an n x n matrix.
-    graph_weights : "kernel" or "binary"
-        Edge weights of the kNN graph: the kernel value K^i_jk, or 1 (the default of the
-        manifold-regularization code). "binary" needs ``n_neighbors``.
 """ + INPUT_DOC + """
     The gammas enter multiplied by l, the number of labelled samples, exactly
     as in eq (67)-(68), so values from the paper mean the same here. Labels: any sortable labels,
-    -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.base`).
+    -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.base`). Before a large
+    allocation the memory is estimated: InsufficientMemoryError (a MemoryError) says what to do instead.
 
     Attributes
     ----------
@@ -289,10 +272,27 @@ class MVLLeastSquares(MVLClassifier):
     fit_seconds_ : float
     condition_estimate_ : float
         1-norm condition estimate of the factored systems (structured solver).
-""" + INPUT_ATTRS
+""" + INPUT_ATTRS + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mvl import MVLLeastSquares
+    >>> from mvl.datasets import load_mfeat
+    >>> ds = load_mfeat(["fou", "kar", "mor"])             # three views of 2000 handwritten digits
+    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
+    >>> idx = rng.permutation(2000)
+    >>> train, test = idx[:500], idx[500:]
+    >>> y = ds.y[train].copy()
+    >>> y[50:] = -1                                         # 50 labelled samples, 450 unlabelled
+    >>> model = MVLLeastSquares(views=[76, 64, 6]).fit(X[train], y)
+    >>> bool(model.score(X[test], ds.y[test]) > 0.85)
+    True
+    >>> model.decision_function(X[test]).shape              # (t, P): one output per class
+    (1500, 10)
+    """
 
-    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, laplacian="normalized",
-                 solver="auto", n_neighbors=None, n_classes=None, between_weights=None, laplacian_power=1,
+    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, laplacian="normalized",
+                 solver="auto", n_neighbors=5, n_classes=None, between_weights=None, laplacian_power=None,
                  graph_weights="kernel", kernel="rbf", views=None, bandwidth=None):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B

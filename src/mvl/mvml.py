@@ -544,30 +544,32 @@ class MVML(MultiViewClassifier):
 
     Parameters
     ----------
-    lmbda : float > 0
-        Regularisation lambda of <g, A^+ g> in (6)-(7) (and (11), (13)-(14)).
-    eta : float > 0
+    lmbda : float > 0, default 0.1
+        Regularisation lambda of <g, A^+ g> in (6)-(7) (and (11), (13)-(14)); typical 1e-4 to 1 (the
+        paper's experiments use 0.1). Far too large a value gives a RegularizationWarning.
+    eta : float >= 0 (> 0 for "full" and "sparse"), default 1.0
         Weight of ||A||_F^2 (full, eq 6) or of sum_gamma ||A_gamma||_F (sparse, eq 11); unused by the
-        fixed metrics "cov" and "identity".
-    learn_A : "full", "sparse", "cov" or "identity"
+        fixed metrics "cov" and "identity". Typical 0.1 to 10.
+    learn_A : "full", "sparse", "cov" or "identity", default "full"
         MVML (gradient steps (9)), MVMLsparse (proximal steps (12)), MVML_Cov (A_lm = I, fixed) or
         MVML_I (one-view kernels on the diagonal, K = H; fixed).
-    learn_w : bool
+    learn_w : bool, default False
         Learn the view weights w by (10); otherwise w = 1/v (as in the paper's experiments).
-    n_iter : int >= 1
-        Maximum number of outer iterations (g-step, w-step, A-step) of Algorithm 1.
-    n_iter_A : int >= 1
-        Maximum number of gradient (9) / proximal (12) steps on A per outer iteration.
-    tol : float >= 0
+    n_iter : int >= 1, default 10
+        Maximum number of outer iterations (g-step, w-step, A-step) of Algorithm 1; typical 5 to 50.
+    n_iter_A : int >= 1, default 1
+        Maximum number of gradient (9) / proximal (12) steps on A per outer iteration; typical 1 to 5.
+    tol : float >= 0, default 1e-4
         Outer stop when the objective changes by <= tol relative; inner stop when ||A_new - A||_F <= tol ||A||_F.
-    step : float or None
+    step : float > 0 or None, default None
         Initial step mu of the A-steps, backtracked (halved) until the objective decreases. None is
         0.25 / eta (the paper gives no value). For "full" mu * eta < 1/2 is required (it keeps A positive
         definite, Section 3.2).
-    nystrom : float in (0, 1]
+    nystrom : float in (0, 1], default 1.0
         Fraction of the training samples used as Nystrom landmarks (Section 3.5); 1.0 = no approximation
-        (Algorithm 1a on H and A of size nv x nv).
-    random_state : int, numpy Generator or None
+        (Algorithm 1a on H and A of size nv x nv, O(n^2 v) memory per fit). The workflow's comparison runs use
+        0.06, 0.24 and 1.
+    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
         Seeds the random sample ordering that picks the landmarks (shared by all views).
 
 """ + INPUT_DOC + """
@@ -593,10 +595,27 @@ class MVML(MultiViewClassifier):
     A_is_psd_ : array of bool (n_problems,)
     landmarks_ : array (p,) or None
         Nystrom landmarks, indices into the training samples.
-    labelled_ : array (l,)
-        Training samples used (labels >= 0).
+    labelled_ : array (n,)
+        Training samples used (all of them: MVML is supervised).
     fit_seconds_ : float
-""" + INPUT_ATTRS
+""" + INPUT_ATTRS + """
+    The fitted model keeps what prediction needs (g_, w_, the Nystrom maps, the training features of a
+    feature-view input) and the learned metric in its compact form (c A_0 plus one rank-one term per A-step;
+    A_ and block_norms_ are formed from it on access): no factorisation or n x n cache of the fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mvl import MVML
+    >>> from mvl.datasets import load_mfeat
+    >>> ds = load_mfeat(["fou", "kar", "mor"])
+    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
+    >>> idx = rng.permutation(2000)
+    >>> train, test = idx[:300], idx[300:]
+    >>> model = MVML(views=[76, 64, 6], nystrom=0.5, random_state=0).fit(X[train], ds.y[train])
+    >>> bool(model.score(X[test], ds.y[test]) > 0.85), model.block_norms_.shape   # one-vs-all: 10 metrics
+    (True, (10, 3, 3))
+    """
 
     def __init__(self, lmbda=0.1, eta=1.0, learn_A="full", learn_w=False, n_iter=10, n_iter_A=1, tol=1e-4,
                  step=None, nystrom=1.0, random_state=None, kernel="rbf", views=None, bandwidth=None):

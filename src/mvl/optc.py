@@ -49,7 +49,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import column_or_1d
 
 from . import blocks
-from .base import COUNT, INPUT_ATTRS, INPUT_DOC, NON_NEGATIVE, POSITIVE, SEED, MVLClassifier
+from .base import COUNT, INPUT_ATTRS, INPUT_DOC, MVL_DOC, NON_NEGATIVE, POSITIVE, SEED, MVLClassifier
 from .blocks import factor_view, view_Q
 from .least_squares import MEMORY_ADVICE, solve_structured
 from .sphere import sphere_least_squares
@@ -309,36 +309,61 @@ def _triangle(Ab, m, lwork):
 class MVLLeastSquaresOptC(MVLClassifier):
     __doc__ = """MVL-LS with the combination vector c optimised on the sphere ||c|| = alpha (Section 6).
 
+    The problem (84) is solved by alternating f- and c-steps (eq 85-92) from ``n_restarts`` seeded random
+    starts; the restart kept is the one with the best held-out accuracy (``validation_fraction``, or X_val in
+    :meth:`fit`), else the one with the smallest objective (84). Graph and gammas as in
+    :class:`mvl.MVLLeastSquares`, with the same defaults (the validation study's, ``benchmarks/study_defaults.py``).
+
     Parameters
-    ----------
-    gamma_A, gamma_B, gamma_W : float
-        As in :class:`mvl.MVLLeastSquares` (multiplied by l as in eq 67-68).
-    alpha : float > 0
-        Radius of the sphere of c (eq 84).
-    n_restarts : int
-        Random unit starting vectors (scaled to alpha), 20 in the paper.
-    n_iter : int
-        Maximum alternations (f-step then c-step) per restart.
-    tol : float
+    ----------""" + MVL_DOC + """    alpha : float > 0, default 1.0
+        Radius of the sphere of c (eq 84); the paper uses 1.
+    n_restarts : int >= 1, default 20
+        Random unit starting vectors (scaled to alpha), 20 in the paper; typical 5 to 50.
+    n_iter : int >= 1, default 25
+        Maximum alternations (f-step then c-step) per restart; the paper reports 25 and 50.
+    tol : float >= 0, default 1e-8
         A restart stops when its objective decreases by less than tol (relative).
-    laplacian, n_neighbors, n_classes, laplacian_power, graph_weights
-        As in :class:`mvl.MVLLeastSquares`: the within-view operator is (L^i)^p per view
-        (p = ``laplacian_power``, eq 60-63), the kNN edge weights "kernel" or "binary".
-    random_state : int or None
-        Seed of the starting vectors.
+    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
+        Seed of the starting vectors and of the ``validation_fraction`` split.
+    validation_fraction : float in (0, 1) or None, default None
+        Hold out this fraction of the labelled samples of every class (seeded, stratified; at least one per
+        class, so each class needs two) to choose the restart by held-out accuracy, as scikit-learn's early-
+        stopping estimators do; the held-out samples stay in the graph as unlabelled ones, and once the restart
+        is chosen f is refitted with every labelled sample at its c (Theorem 10). Works inside ``Pipeline`` and
+        ``GridSearchCV`` (it splits what the estimator receives). Typical 0.1 to 0.3. None: no split.
 """ + INPUT_DOC + """
     Attributes
     ----------
     c_ : (m,) learned combination vector of the kept restart
     coef_ : (m, n, P) coefficients for ``c_``
     objective_history_ : (n_restarts, n_iter) objective (84) after each iteration (NaN once stopped)
-    validation_scores_ : (n_restarts,) validation accuracy of each restart (None without validation)
+    validation_scores_ : (n_restarts,) held-out accuracy of each restart (None without validation)
+    validation_indices_ : array or None
+        The training samples held out by ``validation_fraction``.
     best_restart_ : index of the kept restart
     restart_c_ : (n_restarts, m) final c of every restart
-""" + INPUT_ATTRS
+""" + INPUT_ATTRS + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from mvl import MVLLeastSquaresOptC
+    >>> from mvl.datasets import load_mfeat
+    >>> ds = load_mfeat(["fou", "kar", "mor"])
+    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
+    >>> idx = rng.permutation(2000)
+    >>> train, test = idx[:400], idx[400:]
+    >>> y = ds.y[train].copy()
+    >>> y[100:] = -1                                        # 100 labelled, 300 unlabelled
+    >>> model = make_pipeline(StandardScaler(), MVLLeastSquaresOptC(views=[76, 64, 6], n_restarts=5,
+    ...                       validation_fraction=0.2, random_state=0)).fit(X[train], y)
+    >>> model[-1].c_.shape, bool(model.score(X[test], ds.y[test]) > 0.85)
+    ((3,), True)
+    """
 
-    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
-                 laplacian="normalized", random_state=None, n_neighbors=None, n_classes=None, laplacian_power=1,
+    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
+                 laplacian="normalized", random_state=None, n_neighbors=5, n_classes=None, laplacian_power=None,
                  graph_weights="kernel", kernel="rbf", views=None, bandwidth=None, validation_fraction=None):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
