@@ -315,7 +315,8 @@ def main(argv=None):
     # O(m n^3))
     k = None if best["k"] == 0 else int(best["k"])
     runs = [(best["laplacian"], best["weights"], [(k, int(best["p"]))], GAMMAS_B_CHECK)]
-    print(f"\n== 4. gamma_B at the default graph and gammas (validation, mean over seeds; test in brackets) ==", flush=True)
+    print("\n== 4. gamma_B at the default graph and gammas (validation accuracy, then test; mean over seeds) ==",
+          flush=True)
     rows = []
     for name in args.datasets:
         rows += run_dataset(name, args.seeds, args, runs=runs)
