@@ -36,7 +36,7 @@ bench: setup-test
 ## The CI profile, then the results-regression check against results/expected/ci/ and the index page's links.
 ci-workflow: setup
 	$(BIN)/snakemake --profile profiles/ci --config 'data={mirror: $(DATA_MIRROR), offline: true}'
-	$(BIN)/python -m mvl.workflow.cli check --summary results/mfeat/summary.csv --expected results/expected/ci/mfeat_summary.csv
+	$(BIN)/python -m mvl.workflow.regression --summary results/mfeat/summary.csv --expected results/expected/ci/mfeat_summary.csv
 	$(BIN)/python -m mvl.workflow.index check results/index.html
 
 ## Rewrite the expected CI results on purpose (after an intended change of numbers); commit the diff.

@@ -38,7 +38,7 @@ def main(argv=None):
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
     from mvl import MVLLeastSquares, MVLLeastSquaresCV, SemiSupervisedCV
-    from mvl.datasets import load_mfeat
+    from mvl.data.embedded import load_mfeat
 
     ds = load_mfeat()
     sizes = [v.shape[1] for v in ds.views]

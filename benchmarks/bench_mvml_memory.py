@@ -25,7 +25,7 @@ def child(n):
     import numpy as np
 
     from mvl import MVML
-    from mvl.datasets import load_mfeat
+    from mvl.data.embedded import load_mfeat
 
     ds = load_mfeat()
     rng = np.random.default_rng(0)

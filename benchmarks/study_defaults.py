@@ -6,7 +6,7 @@ when a user passes nothing, so that adding unlabelled data helps (or at least do
 
 Data sets (four; none of them the paper's, all digits, 10 classes):
 
-- ``mfeat``: UCI Multiple Features, the six views, embedded in the package (:func:`mvl.datasets.load_mfeat`).
+- ``mfeat``: UCI Multiple Features, the six views, embedded in the package (:func:`mvl.data.embedded.load_mfeat`).
 - ``mnist``: multi-view MNIST (scikit-multimodallearn), 4 views x 192 HOG-type features, 5000 digits
   (``../shared/data/multiview_mnist/multiview_mnist.hdf5``, or ``--mnist PATH``).
 - ``uspst``: USPS test set (2007 digits, 16 x 16 pixels) of the manifold-regularization benchmarks
@@ -94,7 +94,7 @@ def _digits_views():
 def load(name, mnist_path=None, uspst_path=None):
     """(views, y, fixed_splits): fixed_splits is None or (idxLabs, idxUnls) 0-based."""
     if name == "mfeat":
-        from mvl.datasets import load_mfeat
+        from mvl.data.embedded import load_mfeat
 
         ds = load_mfeat()
         return ds.views, ds.y, None

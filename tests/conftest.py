@@ -178,7 +178,7 @@ def shared_data():
 # ---------------------------------------------------------------- running the Snakemake workflow
 
 ROOT = Path(__file__).resolve().parents[1]
-WORKFLOW_FILES = ("Snakefile", "workflow", "config", "profiles", "notebooks")
+WORKFLOW_FILES = ("workflow", "config", "profiles")
 
 
 def snakemake_exe():

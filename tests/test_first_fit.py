@@ -311,7 +311,11 @@ def test_memory_is_estimated_before_allocating(cls, advice, monkeypatch, digits3
     with pytest.raises(InsufficientMemoryError, match="grid_decision_functions .* evaluate fewer"):
         grid_decision_functions(K, y, K, [1e-3], [0.0], [0.0, 1e-2])
     with pytest.raises(InsufficientMemoryError, match="training kernels"):  # feature views: before the kernels
-        MVLLeastSquares(views=[76, 64, 6]).fit(X, y)
+        MVLSVM(views=[76, 64, 6]).fit(X, y)
+    with pytest.raises(InsufficientMemoryError, match=r"the structured MVL-LS solve at n = 60, m = 3.*solver=\"cg\""):
+        MVLLeastSquares(views=[76, 64, 6], solver="structured").fit(X, y)
+    # solver="auto" on feature views chooses "cg" when the structured solve would not fit (issue 20)
+    assert MVLLeastSquares(views=[76, 64, 6]).fit(X, y).solver_ == "cg"
 
 
 # ----------------------------------------------------------------------------------------- optC restart selection

@@ -60,6 +60,9 @@ def _instances(kernel):
             # (a ConvergenceWarning) and these checks alone take a minute: a softer margin keeps them fast
             kw["gamma_A"] = 1e-2
         out.append(cls(**kw))
+    if kernel == "rbf":  # the scalable solvers of MVL-LS (issue 20) on feature views
+        out += [MVLLeastSquares(solver="cg", n_components=20, tol=1e-8),
+                MVLLeastSquares(solver="nystrom", n_components=20, random_state=0)]
     return out
 
 

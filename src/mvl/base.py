@@ -148,6 +148,9 @@ def _is_view_list(X):
         return False
 
 
+is_view_list = _is_view_list  # public name for the solver modules
+
+
 def unlabelled_mask(y, missing_only=False):
     """True where ``y`` marks an unlabelled sample: -1, and in object arrays also None, NaN and pd.NA
     (``missing_only``: only the latter, the missing labels)."""
@@ -407,6 +410,46 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         not have, with the estimator's advice (``_memory_advice``)."""
         check_memory(nbytes, f"{type(self).__name__}: {what}", self._memory_advice)
 
+    def _fit_kernel_operator(self, X, max_memory):
+        """The training kernels as a :class:`mvl.kernel_blocks.ViewKernels` (scalable solvers): feature views keep
+        their features and bandwidths (from a fixed subsample of the training points when n is large,
+        :func:`mvl.kernels.bandwidth_sample`) and no n x n array unless ``m n^2`` float64s fit ``max_memory``;
+        precomputed kernels are validated and kept. Sets the same input state as :meth:`_fit_kernels`."""
+        from .kernel_blocks import ViewKernels
+        from .kernels import bandwidth_sample
+
+        kind = self._check_kernel()
+        reject_sparse(X)
+        if kind == "precomputed":
+            K = self._fit_kernels(X)
+            return ViewKernels(gram=K)
+        views = self._feature_views(X, reset=True)
+        n = views[0].shape[0]
+        if n < 2:
+            raise ValueError(f"X has {n} samples; the scalable solvers need at least 2")
+        rules = self._bandwidths(len(views))
+        scales = []
+        for p, Xp in enumerate(views):
+            if np.ptp(Xp, axis=0).max(initial=0.0) == 0.0 and kind != "linear":
+                raise ValueError(f"view {p} is constant (every sample has the same features): its kernel carries no "
+                                 "information; drop the view")
+            if kind == "rbf":
+                scales.append(gaussian_bandwidth(Xp, rules[p]))
+                if not (scales[-1] < 1e150 and 2.0 * scales[-1] ** 2 > 0.0):  # as _rbf_bandwidth: 2 sigma^2 in range
+                    _rbf_bandwidth(Xp, squared_distances(*(2 * [bandwidth_sample(Xp)])), rules[p], p)
+            elif kind == "chi2":
+                if np.any(Xp < 0):
+                    raise ValueError(f"kernel='chi2' needs non-negative features (histograms); view {p} has "
+                                     "negative values")
+                scales.append(chi2_scale(chi2_distances(bandwidth_sample(Xp)), rules[p]))
+            else:
+                scales.append(None)
+        self.bandwidths_ = None if kind == "linear" else scales
+        self._fit_views = views
+        self.n_views_ = len(views)
+        self.n_train_ = n
+        return ViewKernels(views, kind, scales, max_memory=max_memory)
+
     def _test_kernels(self, X, name="X"):
         """Test-vs-train kernels in the solvers' layout (m, t, n)."""
         check_is_fitted(self)
@@ -635,10 +678,51 @@ class MVLClassifier(MultiViewClassifier):
         check_swamped(self, self._decision(K[:, labelled]), (("gamma_A", self.gamma_A), ("gamma_B", self.gamma_B),
                                                              ("gamma_W", self.gamma_W)), encoded)
 
+    def decision_function(self, X):
+        """Scores of the samples of X: (t,) for two classes (positive: ``classes_[1]``), (t, P) otherwise.
+        After solver "cg" or "nystrom" on feature views computed by blocks of test rows (O(block n) memory)."""
+        if getattr(self, "_scalable", None) is None or self.kernel == "precomputed":
+            if getattr(self, "centres_", None) is not None and self.kernel == "precomputed":
+                Kt = self._test_kernels(X)
+                full = np.zeros((self.n_views_, self.n_train_, self.coef_.shape[2]))
+                full[:, self.centres_] = self.coef_
+                F = np.einsum("ptn,pnk,p->tk", Kt, full, self.c_, optimize=True)
+                return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
+            return self._decision(self._test_kernels(X))
+        check_is_fitted(self)
+        views = self._feature_views(X, reset=False)
+        t = views[0].shape[0]
+        F = np.zeros((t, self.coef_.shape[2]))
+        cols = None  # after "nystrom" the kept kernel operator holds the centres' features only
+        block = max(1, int(2**25 // max(1, self._scalable.n)))
+        for s in range(0, t, block):
+            for p, Zp in enumerate(views):
+                Kt = self._scalable.cross(p, Zp[s:s + block], cols)
+                F[s:s + block] += self.c_[p] * (Kt @ self.coef_[p])
+        return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
+
     def view_decision_function(self, X):
-        """Per-view outputs f^i(v) of shape (t, m, P) (Algorithm 1 output before C), columns as ``classes_``."""
-        Kt = self._test_kernels(X)
-        return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
+        """Per-view outputs f^i(v) of shape (t, m, P) (Algorithm 1 output before C), columns as ``classes_``.
+        After the scalable solvers computed by blocks of test rows."""
+        if getattr(self, "_scalable", None) is None and getattr(self, "centres_", None) is None:
+            Kt = self._test_kernels(X)
+            return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
+        c = self.c_
+        out = []
+        for p in range(self.n_views_):  # one view at a time through decision_function's blocked path
+            self.c_ = np.eye(self.n_views_)[p]
+            try:
+                F = self._raw_outputs(X)
+            finally:
+                self.c_ = c
+            out.append(F)
+        return np.stack(out, axis=1)
+
+    def _raw_outputs(self, X):
+        F = self.decision_function(X)
+        if F.ndim == 1:  # two classes: outputs are (-s, s)
+            F = np.column_stack([-F, F])
+        return F
 
     def _outputs(self, Kt):
         """Combined outputs C f(v) = sum_i c_i f^i(v), (t, P)."""

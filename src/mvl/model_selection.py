@@ -141,7 +141,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
     --------
     >>> import numpy as np
     >>> from mvl import MVLLeastSquaresCV
-    >>> from mvl.datasets import load_mfeat
+    >>> from mvl.data.embedded import load_mfeat
     >>> ds = load_mfeat(["fou", "kar"])
     >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
     >>> idx = rng.permutation(2000)[:300]

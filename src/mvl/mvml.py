@@ -607,7 +607,7 @@ class MVML(MultiViewClassifier):
     --------
     >>> import numpy as np
     >>> from mvl import MVML
-    >>> from mvl.datasets import load_mfeat
+    >>> from mvl.data.embedded import load_mfeat
     >>> ds = load_mfeat(["fou", "kar", "mor"])
     >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
     >>> idx = rng.permutation(2000)

@@ -677,7 +677,7 @@ class MVLSVM(_SVMBase):
     --------
     >>> import numpy as np
     >>> from mvl import MVLSVM
-    >>> from mvl.datasets import load_mfeat
+    >>> from mvl.data.embedded import load_mfeat
     >>> ds = load_mfeat(["fou", "kar", "mor"])
     >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
     >>> idx = rng.permutation(2000)
@@ -734,7 +734,7 @@ class MVLBinarySVM(_SVMBase):
     --------
     >>> import numpy as np
     >>> from mvl import MVLBinarySVM
-    >>> from mvl.datasets import load_mfeat
+    >>> from mvl.data.embedded import load_mfeat
     >>> ds = load_mfeat(["fou", "kar", "mor"])
     >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
     >>> idx = rng.permutation(2000)

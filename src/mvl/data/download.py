@@ -42,19 +42,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import logging
 import os
 import sys
 import tarfile
-import tempfile
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 
+from ..fileio import atomic_path, file_digest
 from .errors import DataDownloadError, DataError, DataIntegrityError, DataUnavailableError
 from .formats import (
     mat_variables,
@@ -124,13 +123,9 @@ class RemoteFile:
         return self.url
 
 
-def file_hash(path, algorithm="sha256", chunk=1 << 22):
-    """Hex digest of a file, read in chunks."""
-    h = hashlib.new(algorithm)
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(chunk), b""):
-            h.update(block)
-    return h.hexdigest()
+def file_hash(path, algorithm="sha256"):
+    """Hex digest of a file (:func:`mvl.fileio.file_digest`)."""
+    return file_digest(path, algorithm)
 
 
 def _split_hash(known_hash):
@@ -413,28 +408,8 @@ def _marker(path):
     return path.with_name(f".{path.name}{MARKER_SUFFIX}")
 
 
-@contextlib.contextmanager
-def _atomic_path(path):
-    """Yield a temporary path beside ``path``; on success rename it to ``path`` (never a half-written file).
-
-    The download layer's own copy of the atomic write of :mod:`mvl.workflow.io` (no checksum sidecars here:
-    the cache is checked against the registry's checksums and the ``.verified`` markers).
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
 def _write_marker(path, digest):
-    with _atomic_path(_marker(path)) as tmp:
+    with atomic_path(_marker(path)) as tmp:
         tmp.write_text(json.dumps({"sha256": digest}, indent=1, sort_keys=True))
 
 
@@ -610,7 +585,7 @@ def _extract(archive_path, jobs, options):
     """Extract ``jobs`` (RemoteFiles that are members of one archive) into the cache, each atomically."""
     def write(rf, fobj):
         dest = options.cache_dir / rf.relpath
-        with _atomic_path(dest) as tmp:
+        with atomic_path(dest) as tmp:
             with open(tmp, "wb") as out:
                 for block in iter(lambda: fobj.read(1 << 22), b""):
                     out.write(block)
