@@ -441,3 +441,20 @@ def test_docstrings_give_every_default_and_run_their_examples(cls):
         for t in tests:
             runner.run(t)
     assert runner.failures == 0
+
+
+@pytest.mark.parametrize("solver", ["nystrom", "cg"])
+def test_optc_validation_fraction_with_the_scalable_f_step(solver):
+    """validation_fraction with solver="nystrom" / "cg": the same hold-out as the structured path (same seed), and
+    the kept c refitted on every labelled sample equals MVLLeastSquares(c=c_) with that solver."""
+    X, y, truth = _scaled_digits()
+    X = StandardScaler().fit_transform(X)
+    kw = dict(kernel="rbf", views=[76, 64, 6], n_restarts=4, n_iter=3, random_state=5, validation_fraction=0.3)
+    structured = MVLLeastSquaresOptC(solver="structured", **kw).fit(X, y)
+    est = MVLLeastSquaresOptC(solver=solver, n_components=len(y), **kw).fit(X, y)
+    np.testing.assert_array_equal(est.validation_indices_, structured.validation_indices_)
+    assert est.validation_scores_.shape == (4,) and est.n_labelled_ == np.sum(y != -1)
+    ref = MVLLeastSquares(kernel="rbf", views=[76, 64, 6], c=est.c_, solver=solver, n_components=len(y),
+                          random_state=5).fit(X, y)
+    np.testing.assert_allclose(est.decision_function(X), ref.decision_function(X), rtol=1e-5, atol=1e-6)
+    assert est.score(X, truth) > 0.9

@@ -675,8 +675,12 @@ class MVLLeastSquaresOptC(MVLClassifier):
         rng = np.random.default_rng(self.random_state)
         rng.standard_normal((self.n_restarts, m))  # the draw of the restarts (_fit_scalable repeats it)
         held = labelled[_stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)]
-        y_fit = y.astype(object)
-        y_fit[held] = None  # hidden: unlabelled, still in the graph
+        if y.dtype.kind in "iuf":  # hidden: unlabelled, still in the graph
+            y_fit = y.copy()
+            y_fit[held] = -1
+        else:
+            y_fit = y.astype(object)
+            y_fit[held] = None
         self._fit_scalable(X, y_fit, take_samples(X, held), y[held], alpha, budget, check=False)
         kernels, system, basis, labelled, centres = scalable_problem(self, X, y, self.solver_, budget, c=self.c_)
         if self.solver_ == "nystrom":
