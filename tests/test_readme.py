@@ -11,15 +11,21 @@ def test_api_examples_run(capsys):
     section = text[text.index("## The solver API"):]
     section = section[:section.index("\n## ", 3)]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     namespace = {}
-    for code in blocks:  # the second block continues the first (ds, train, test, y)
+    for code in blocks:  # the later blocks continue the first (ds, X, train, test, y)
         exec(compile(code, str(README), "exec"), namespace)
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 2
+    assert len(out) == 4
     accuracy_cv = float(out[0].rsplit(" ", 1)[1])
     accuracy_pre = float(out[1])
     assert accuracy_cv > 0.9 and accuracy_pre > 0.9  # three mfeat views, 200 labels: well above chance (0.1)
+    # MVLLeastSquaresCV (issue 21): a graph of the grid, its CV accuracy, then the refit's test accuracy
+    k, p, cv_accuracy = out[2].split()
+    cv = namespace["cv"]
+    assert (int(k), int(p)) in [tuple(g) for g in cv.graphs] and float(cv_accuracy) == round(cv.best_score_, 2)
+    assert cv.n_splits_ == 3 and len(cv.cv_results_["params"]) == 4 * 1 * 4 * 4
+    assert float(cv_accuracy) > 0.85 and float(out[3]) > 0.9
 
 
 def test_scale_example_runs_at_reduced_size(capsys):

@@ -221,8 +221,8 @@ def test_estimator_errors_and_warnings(manifold, monkeypatch):
     X = np.hstack(manifold["views"])
     y = _labels(manifold)
     base = dict(kernel="rbf", views=[6, 6, 6], gamma_W=1e-2)
-    with pytest.raises(ValueError, match="needs a sparse kNN graph"):
-        MVLLeastSquares(solver="cg", **base).fit(X, y)
+    with pytest.raises(ValueError, match="needs a sparse kNN graph"):  # the paper's dense graph W = K
+        MVLLeastSquares(solver="cg", n_neighbors=None, **base).fit(X, y)
     with pytest.raises(ValueError, match="laplacian must be"):
         MVLLeastSquares(solver="nystrom", n_neighbors=5, laplacian=np.eye(300), **base).fit(X, y)
     for bad in (dict(tol=0), dict(max_iter=0), dict(n_components=2.5), dict(max_memory=-1)):

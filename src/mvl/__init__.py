@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING
 # cost nothing. ``from mvl import MVLLeastSquares`` works as before.
 _EXPORTS = {
     "MVLLeastSquares": "least_squares",
+    "MVLLeastSquaresCV": "model_selection",
+    "SemiSupervisedCV": "model_selection",
+    "InsufficientMemoryError": "memory",
     "MVLLeastSquaresOptC": "optc",
     "MVLSVM": "svm",
     "MVLBinarySVM": "svm",
@@ -34,6 +37,8 @@ if TYPE_CHECKING:  # what linters and type checkers see; at run time __getattr__
     from . import graph, kernels
     from .grid import grid_decision_functions
     from .least_squares import MVLLeastSquares
+    from .memory import InsufficientMemoryError
+    from .model_selection import MVLLeastSquaresCV, SemiSupervisedCV
     from .mvml import MVML, MetricNotPSDWarning
     from .optc import MVLLeastSquaresOptC
     from .perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron, cross_view_kernels
@@ -45,6 +50,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "MVLLeastSquares",
+    "MVLLeastSquaresCV",
+    "SemiSupervisedCV",
+    "InsufficientMemoryError",
     "MVLLeastSquaresOptC",
     "MVLSVM",
     "MVML",

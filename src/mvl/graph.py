@@ -130,7 +130,8 @@ def knn_weights(K, n_neighbors, weights="kernel"):
 
     Neighbours of i are the ``n_neighbors`` samples j != i with the largest
     K[i, j]; i ~ j if j is a neighbour of i or i of j. On an edge,
-    ``weights="kernel"`` gives W[i, j] = K[i, j] and ``weights="binary"``
+    ``weights="kernel"`` gives W[i, j] = max(K[i, j], 0) (graph weights must be non-negative; only a kernel
+    with negative values, such as a linear one, is affected) and ``weights="binary"``
     gives W[i, j] = 1 (the default of the manifold-regularization code,
     Belkin, Niyogi & Sindhwani 2006); W is 0 elsewhere and on the diagonal.
     ``n_neighbors`` >= n - 1 connects every pair.
@@ -143,7 +144,8 @@ def knn_weights(K, n_neighbors, weights="kernel"):
     mask = knn_mask(K, k)
     if weights == "binary":
         return mask.astype(np.float64)
-    return np.where(mask, 0.5 * (K + K.T), 0.0)  # symmetric even if K is so only to rounding
+    # symmetric even if K is so only to rounding; a negative kernel value on an edge (a linear kernel) weighs 0
+    return np.where(mask, np.maximum(0.5 * (K + K.T), 0.0), 0.0)
 
 
 def _square_symmetric(A):
@@ -255,11 +257,12 @@ def within_view_operators(K, laplacian, n_neighbors, gamma_W, power=1, weights="
     m, n, _ = K.shape
     power = check_power(power, name="laplacian_power")
     if laplacian is None:
-        raise ValueError("laplacian must be 'normalized', 'unnormalized' or an array of shape (m, n, n), got None")
+        raise ValueError("laplacian must be 'normalized', 'unnormalized' or an array of shape (n_samples, "
+                         "n_samples, n_views) (sample-first), got None")
     if isinstance(laplacian, str):
         if laplacian not in ("normalized", "unnormalized"):
             raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape "
-                             f"(m, n, n), got {laplacian!r}")
+                             f"(n_samples, n_samples, n_views) (sample-first), got {laplacian!r}")
         k = check_n_neighbors(n_neighbors)
         check_graph_weights(weights, k, name="graph_weights")
         if gamma_W == 0:

@@ -40,17 +40,33 @@ from __future__ import annotations
 
 import time
 import warnings
+from numbers import Real
 
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier, encode_targets, unlabelled_mask
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from .base import (
+    COUNT,
+    INPUT_ATTRS,
+    INPUT_DOC,
+    MVL_DOC,
+    POSITIVE,
+    MVLClassifier,
+    check_swamped,
+    encode_targets,
+    take_samples,
+    unlabelled_mask,
+)
 from .blocks import factor_view, rcond, view_Q
 from .validation import check_combination, check_gamma
 
 __all__ = [
     "MVLLeastSquares",
+    "MEMORY_ADVICE",
     "encode_targets",
     "solve_structured",
     "solve_dense",
@@ -222,6 +238,16 @@ def choose_solver(solver, kernel, n, m, l, max_memory):
     return "cg" if n <= AUTO_CG_MAX else "nystrom"
 
 
+MEMORY_ADVICE = ('use solver="cg" (exact, iterative: no n x n factorisation) or solver="nystrom" (approximate, '
+                 'O(n n_components) memory per view), or fewer training samples')
+"""What MVL-LS and MVL-LS-optC say when a fit would not fit in memory."""
+
+
+def dense_bytes(n, m):
+    """Peak memory of the textbook dense solve: the (nm)^2 system four times (G[x], the operator, B, its LU)."""
+    return 8 * 4 * (n * m) ** 2
+
+
 def default_max_memory():
     """Half of the memory available now (:func:`mvl.memory.available_memory`), 4 GB if unknown."""
     from .memory import available_memory
@@ -319,7 +345,7 @@ def scalable_problem(est, X, y, solver, budget, c=None):
     y_enc, labelled = est._fit_labels(y, n)
     gammas = (check_gamma(est.gamma_A, "gamma_A", positive=True), check_gamma(est.gamma_B, "gamma_B"),
               check_gamma(est.gamma_W, "gamma_W"))
-    power = check_power(est.laplacian_power, name="laplacian_power")
+    power = check_power(est._laplacian_power(), name="laplacian_power")
     k = check_n_neighbors(est.n_neighbors)
     check_graph_weights(est.graph_weights, k, name="graph_weights")
     if not isinstance(est.laplacian, str) or est.laplacian not in ("normalized", "unnormalized"):
@@ -353,21 +379,16 @@ class IllConditionedWarning(UserWarning):
 class MVLLeastSquares(MVLClassifier):
     __doc__ = """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
 
+    Semi-supervised: samples labelled -1 (or None/NaN in object arrays) are unlabelled and enter through the
+    graph (gamma_W) and the between-view term (gamma_B). The defaults are the validation study's choice
+    (``benchmarks/study_defaults.py``): a 5-NN graph with kernel weights, the normalized Laplacian squared,
+    gamma_A = 1e-5, gamma_B = 0, gamma_W = 1e-2; ``n_neighbors=None`` gives the paper's dense graph. To select
+    the graph and the gammas by cross-validation, use :class:`mvl.MVLLeastSquaresCV`.
+
     Parameters
-    ----------
-    gamma_A : float > 0
-        RKHS regularisation (gamma_A in eq 10).
-    gamma_B : float >= 0
-        Between-view consistency weight (eq 53-58).
-    gamma_W : float >= 0
-        Within-view manifold regularisation weight (eq 53, 60-64).
-    c : array of shape (m,) or None
+    ----------""" + MVL_DOC + """    c : array of shape (m,) or None, default None
         Combination vector of C = c^T (x) I_P (eq 52); None is the average 1/m
         (eq 50-51). Any real values are allowed, negative ones too, but not all zeros.
-    laplacian : "normalized", "unnormalized" or array (n, n, m)
-        Graph Laplacian per view, built from the view's own Gram matrix as the
-        weights (Section 7.1), or given directly, sample-first like the kernels (then
-        ``laplacian_power`` applies to the given matrices too).
     solver : "auto", "structured", "cg", "nystrom" or "dense", default "auto"
         "structured" solves view by view (O(m n^3) time, O(m n^2) memory; :func:`solve_structured`). "cg" solves
         the same problem of Theorem 10 by preconditioned conjugate gradients (:mod:`mvl.scalable`): no n x n
@@ -381,7 +402,7 @@ class MVLLeastSquares(MVLClassifier):
         Nystrom centres (uniformly drawn training points, seeded by ``random_state``): the approximation of
         "nystrom" and the preconditioner of "cg" (typical 500-4000; more is more accurate and costs
         O(n n_components m) memory).
-    tol : float > 0, default 1e-6
+    tol : float in (0, 1), default 1e-6
         "cg": stop when the relative residual ||r - (B + l gamma_A I) a|| / ||r|| of the system (68) is <= tol
         for every output column.
     max_iter : int >= 1, default 500
@@ -391,29 +412,17 @@ class MVLLeastSquares(MVLClassifier):
         "auto"; None: half of the memory available at fit time.
     random_state : int, RandomState or None, default None
         Seed of the Nystrom centres ("cg", "nystrom").
-    verbose : int, default 0
+    verbose : int >= 0, default 0
         "cg": print the residual after every iteration.
-    n_neighbors : int >= 1 or None
-        None uses dense kernel weights (the paper); an integer uses a
-        symmetrised kNN graph for the Laplacians.
-    n_classes : int or None
-        Number of classes P. If given, labels must be integers in 0..P-1 and each class
-        needs a labelled sample; if None, the classes are the distinct labels.
-    between_weights : array (n,) of non-negative numbers, or None
+    between_weights : array (n,) of non-negative numbers, or None, default None
         Per-point weights w of the between-view term, M_B = diag(w) (x) M_m; None is w = 1 (eq 57). The
         indicator of the unlabelled points gives co-regularization on them (Section 3.4, eq 43-48;
         Sindhwani & Rosenberg 2008, see :mod:`mvl.coreg`).
-    laplacian_power : int >= 1
-        The within-view operator is M_W = blockdiag((L^1)^p, ..., (L^m)^p) (x) I_P, the iterated
-        Laplacian of degree p (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg 2008, Table 4)
-        in place of L of eq (60)-(63); 1 is the paper's choice. Each (L^i)^p is an n x n matrix.
-    graph_weights : "kernel" or "binary"
-        Edge weights of the kNN graph: the kernel value K^i_jk, or 1 (the default of the
-        manifold-regularization code). "binary" needs ``n_neighbors``.
 """ + INPUT_DOC + """
     The gammas enter multiplied by l, the number of labelled samples, exactly
     as in eq (67)-(68), so values from the paper mean the same here. Labels: any sortable labels,
-    -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.base`).
+    -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.base`). Before a large
+    allocation the memory is estimated: InsufficientMemoryError (a MemoryError) says what to do instead.
 
     Attributes
     ----------
@@ -431,10 +440,42 @@ class MVLLeastSquares(MVLClassifier):
         "nystrom": indices of the training points that carry the coefficients (coef_ is then (m, M, P)).
     n_iter_, residual_ : int, float or None
         "cg": iterations and the final relative residual of (68); the direct solvers: 1 and None.
-""" + INPUT_ATTRS
+""" + INPUT_ATTRS + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mvl import MVLLeastSquares
+    >>> from mvl.data.embedded import load_mfeat
+    >>> ds = load_mfeat(["fou", "kar", "mor"])             # three views of 2000 handwritten digits
+    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
+    >>> idx = rng.permutation(2000)
+    >>> train, test = idx[:500], idx[500:]
+    >>> y = ds.y[train].copy()
+    >>> y[50:] = -1                                         # 50 labelled samples, 450 unlabelled
+    >>> model = MVLLeastSquares(views=[76, 64, 6]).fit(X[train], y)
+    >>> bool(model.score(X[test], ds.y[test]) > 0.85)
+    True
+    >>> model.decision_function(X[test]).shape              # (t, P): one output per class
+    (1500, 10)
+    """
 
-    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, laplacian="normalized",
-                 solver="auto", n_neighbors=None, n_classes=None, between_weights=None, laplacian_power=1,
+    # scikit-learn's parameter validation (run by fit): the MVL entries shared with optC and the SVMs, then the
+    # solver's, one per line
+    _parameter_constraints: dict = {
+        **MVLClassifier._parameter_constraints,
+        "solver": [StrOptions(set(_SOLVERS))],
+        "between_weights": [None, "array-like"],
+        "n_components": [COUNT],
+        "tol": [Interval(Real, 0, 1, closed="neither")],
+        "max_iter": [COUNT],
+        "max_memory": [None, POSITIVE],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+    _memory_advice = MEMORY_ADVICE
+
+    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, laplacian="normalized",
+                 solver="auto", n_neighbors=5, n_classes=None, between_weights=None, laplacian_power=None,
                  graph_weights="kernel", kernel="rbf", views=None, bandwidth=None, n_components=1000, tol=1e-6,
                  max_iter=500, max_memory=None, random_state=None, verbose=0):
         self.gamma_A = gamma_A
@@ -458,10 +499,9 @@ class MVLLeastSquares(MVLClassifier):
         self.random_state = random_state
         self.verbose = verbose
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
-        if not isinstance(self.solver, str) or self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {sorted(_SOLVERS)}, got {self.solver!r}")
         self._scalable = None
         budget = check_scalable_params(self)
         n, m = sample_and_view_counts(self, X)
@@ -470,12 +510,9 @@ class MVLLeastSquares(MVLClassifier):
         self.solver_ = solver
         if solver in ("cg", "nystrom"):
             return self._fit_scalable(X, y, solver, budget)
-        if solver == "structured" and self.kernel != "precomputed":
-            from .memory import check_memory
-
-            check_memory(structured_bytes(n, m, l), f"the structured MVL-LS solve at n = {n}, m = {m}",
-                         advice='use solver="cg" (exact, iterative) or solver="nystrom" (approximate), which '
-                                'need O(n (n_components + n_neighbors)) memory per view')
+        if solver in ("structured", "dense"):  # before the kernels are computed (feature views) or used
+            self._check_memory(dense_bytes(n, m) if solver == "dense" else structured_bytes(n, m, l),
+                               f"the {solver} MVL-LS solve at n = {n}, m = {m}")
         K = self._fit_kernels(X)
         m, n, _ = K.shape
         y_enc, labelled = self._fit_labels(y, n)
@@ -502,6 +539,7 @@ class MVLLeastSquares(MVLClassifier):
         self.n_labelled_ = len(labelled)
         self.centres_ = None
         self.n_iter_, self.residual_ = 1, None  # a direct solve
+        self._check_regularization(K, labelled, y_enc[labelled])
         return self
 
     def _fit_scalable(self, X, y, solver, budget):
@@ -534,5 +572,9 @@ class MVLLeastSquares(MVLClassifier):
         self.n_labelled_ = len(labelled)
         self.condition_estimate_ = np.nan
         self.fit_seconds_ = time.perf_counter() - t0
+        # the decision values on the labelled samples (t = l rows of kernels, no n x n array)
+        check_swamped(self, self.decision_function(take_samples(X, labelled)),
+                      (("gamma_A", self.gamma_A), ("gamma_B", self.gamma_B), ("gamma_W", self.gamma_W)),
+                      np.argmax(system.Y_L, axis=1))
         return self
 

@@ -75,7 +75,10 @@ from scipy import linalg, optimize
 from scipy.linalg import blas, lapack
 from threadpoolctl import threadpool_limits
 
-from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import StrOptions
+
+from .base import COUNT, INPUT_ATTRS, INPUT_DOC, MVL_DOC, POSITIVE, SEED, MVLClassifier
 from .blocks import factor_view, view_Q
 from .simplex import simplex_coding, simplex_gram
 from .validation import check_combination
@@ -533,9 +536,18 @@ def _check_solver_params(est):
 
 
 class _SVMBase(MVLClassifier):
-    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, tol=1e-3, max_iter=None,
-                 laplacian="normalized", solver="smo", random_state=None, n_neighbors=None, n_classes=None,
-                 warm_start=False, laplacian_power=1, graph_weights="kernel", kernel="rbf", views=None,
+    _parameter_constraints: dict = {
+        **MVLClassifier._parameter_constraints,
+        "tol": [POSITIVE],
+        "max_iter": [None, COUNT],
+        "solver": [StrOptions(set(_SOLVER_NAMES))],
+        "random_state": SEED,
+        "warm_start": ["boolean"],
+    }
+
+    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, tol=1e-3, max_iter=None,
+                 laplacian="normalized", solver="smo", random_state=None, n_neighbors=5, n_classes=None,
+                 warm_start=False, laplacian_power=None, graph_weights="kernel", kernel="rbf", views=None,
                  bandwidth=None):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
@@ -564,6 +576,10 @@ class _SVMBase(MVLClassifier):
         m, n, _ = K.shape
         y_enc, labelled = self._fit_labels(y, n)
         classes = self.classes_
+        l = len(labelled)
+        # per view the LU of H_p and Q_p, Laplacians, (I - gamma_B Q_1) and Q_c, Q_G and the dual
+        self._check_memory(8.0 * ((2 * m + 3) * n * n + 3 * l * l * len(classes)),
+                           f"the SVM dual with n = {n} samples and m = {m} views")
         (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled)
         c = check_combination(self.c, m)
         t0 = time.perf_counter()
@@ -582,38 +598,29 @@ class _SVMBase(MVLClassifier):
             return None
         return prev_dual
 
-    def _finish(self, K, labelled, classes, c, coef, t0):
+    def _finish(self, K, labelled, classes, c, coef, t0, y_enc):
         self.coef_ = coef
         self.c_ = c
         self.n_labelled_ = len(labelled)
         self.labelled_ = labelled
         self.fit_seconds_ = time.perf_counter() - t0
+        self._check_regularization(K, labelled, y_enc)
         return self
 
 
 _PARAMS_DOC = """
     Parameters
-    ----------
-    gamma_A : float > 0
-        RKHS regularisation (gamma_A in eq 14).
-    gamma_B : float >= 0
-        Between-view consistency weight (eq 53-58).
-    gamma_W : float >= 0
-        Within-view manifold regularisation weight (eq 53, 60-64).
-    c : array of shape (m,) or None
+    ----------""" + MVL_DOC + """    c : array of shape (m,) or None, default None
         Combination vector of C = c^T (x) I (eq 52); None is the average 1/m (the paper's
         choice for the SVM, Section 7.1).
-    tol : float > 0
+    tol : float > 0, default 1e-3
         Stopping rule: largest violation of the KKT conditions of Lemma 31, in the units
-        of h = <s_k, C f(x_i)> (the margin is -1/(P-1)); as LIBSVM's eps.
-    max_iter : int or None
-        SMO block updates (default 1000 l) or L-BFGS-B iterations (default 100000);
+        of h = <s_k, C f(x_i)> (the margin is -1/(P-1)); as LIBSVM's eps. Typical 1e-4 to 1e-2.
+    max_iter : int >= 1 or None, default None
+        SMO block updates (None: 1000 l) or L-BFGS-B iterations (None: 100000);
         a ``ConvergenceWarning`` is issued if it is reached first.
-    laplacian : "normalized", "unnormalized" or array (n, n, m)
-        Graph Laplacian per view (used only when gamma_W > 0), as in ``MVLLeastSquares``;
-        ``laplacian_power`` applies to a given array too.
-    solver : "smo" or "lbfgsb"
-        "smo" (default): the block SMO of Algorithm 3 with Newton refinement (module
+    solver : "smo" or "lbfgsb", default "smo"
+        "smo": the block SMO of Algorithm 3 with Newton refinement (module
         docstring); the faster one on benchmarks/bench_svm.py (about 4x faster than
         L-BFGS-B with the paper's gammas at l = 680, P = 17; on a par when most dual
         variables sit at a bound) and on the mfeat kernels. "lbfgsb": scipy's L-BFGS-B
@@ -621,15 +628,11 @@ _PARAMS_DOC = """
         conditioned with most variables free), where coordinate descent needs many
         more updates: on such a problem (l = 150, P = 8, gamma_A = 1e-5) SMO took 6 s,
         L-BFGS-B 1 s.
-    random_state : None, int or numpy Generator
+    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
         SMO only: None visits samples in their order; otherwise in a random order, so
         ties between equal KKT violations are broken at random (Algorithm 3 picks a
         random violator).
-    n_neighbors : int >= 1 or None
-        As in ``MVLLeastSquares``: None uses dense kernel weights for the Laplacians.
-    n_classes : int >= 2 or None
-        Number of classes P; labels must then be integers in 0..P-1.
-    warm_start : bool
+    warm_start : bool, default False
         If True and the estimator was fitted before on the same labelled samples and
         classes, the dual variables start from the previous solution (the box (24) does
         not depend on the gammas, so it stays feasible). For a grid of gammas::
@@ -639,11 +642,6 @@ _PARAMS_DOC = """
                 scores.append(est.set_params(gamma_A=g).fit(X, y).decision_function(X_test))
 
         Neighbouring gammas have close solutions: each fit then starts near its optimum.
-    laplacian_power : int >= 1
-        As in ``MVLLeastSquares``: the within-view operator is (L^i)^p per view, the
-        iterated Laplacian of Belkin, Niyogi & Sindhwani (2006) in place of L (eq 60-63).
-    graph_weights : "kernel" or "binary"
-        As in ``MVLLeastSquares``: kNN edge weights K^i_jk or 1; "binary" needs ``n_neighbors``.
 """ + INPUT_DOC
 
 
@@ -674,8 +672,24 @@ class MVLSVM(_SVMBase):
         D(alpha) of eq (26).
     classes_, c_, n_labelled_, labelled_, fit_seconds_, reg_seconds_ (time for M_reg),
     solve_seconds_ (time in the dual solver).
-    """ + INPUT_ATTRS
+""" + INPUT_ATTRS + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mvl import MVLSVM
+    >>> from mvl.data.embedded import load_mfeat
+    >>> ds = load_mfeat(["fou", "kar", "mor"])
+    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
+    >>> idx = rng.permutation(2000)
+    >>> train, test = idx[:500], idx[500:]
+    >>> y = ds.y[train].copy()
+    >>> y[50:] = -1                                         # 50 labelled samples, 450 unlabelled
+    >>> model = MVLSVM(views=[76, 64, 6]).fit(X[train], y)
+    >>> bool(model.score(X[test], ds.y[test]) > 0.85)
+    True
+    """
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
         t0 = time.perf_counter()
@@ -692,7 +706,7 @@ class MVLSVM(_SVMBase):
         self.kkt_violation_ = viol
         self.dual_objective_ = dual_objective(dual.Q_G, alpha)
         self.code_matrix_ = S
-        return self._finish(K, labelled, classes, c, coef, t0)
+        return self._finish(K, labelled, classes, c, coef, t0, y_enc)
 
 
 class MVLBinarySVM(_SVMBase):
@@ -715,8 +729,24 @@ class MVLBinarySVM(_SVMBase):
     n_iter_, kkt_violation_, dual_objective_ : arrays (P,)
         Per binary problem, as in :class:`MVLSVM`.
     classes_, c_, n_labelled_, labelled_, fit_seconds_, reg_seconds_, solve_seconds_.
-    """ + INPUT_ATTRS
+""" + INPUT_ATTRS + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mvl import MVLBinarySVM
+    >>> from mvl.data.embedded import load_mfeat
+    >>> ds = load_mfeat(["fou", "kar", "mor"])
+    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
+    >>> idx = rng.permutation(2000)
+    >>> train, test = idx[:500], idx[500:]
+    >>> y = ds.y[train].copy()
+    >>> y[50:] = -1                                         # 50 labelled samples, 450 unlabelled
+    >>> model = MVLBinarySVM(views=[76, 64, 6]).fit(X[train], y)
+    >>> bool(model.score(X[test], ds.y[test]) > 0.85)
+    True
+    """
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit the P one-vs-all problems on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
         t0 = time.perf_counter()
@@ -746,4 +776,4 @@ class MVLBinarySVM(_SVMBase):
         self.n_iter_ = n_iter
         self.kkt_violation_ = viol
         self.dual_objective_ = obj
-        return self._finish(K, labelled, classes, c, coef, t0)
+        return self._finish(K, labelled, classes, c, coef, t0, y_enc)

@@ -697,17 +697,47 @@ def fetch(dataset, options=None, *, files=None, include_optional=False):
 # ------------------------------------------------------------------------------------------------- CLI
 
 
+CLI_DESCRIPTION = """Download, verify and list the raw data files of the paper's data sets and of the benchmarks.
+
+Every file comes from its canonical URL (or from a local mirror folder with the same layout) and is verified
+(known checksum, otherwise a structural check) before it is written, atomically, into the cache folder.
+Data sets: flowers17 (Oxford Flowers-17 splits and chi2 distances), caltech101 (the precomputed kernels of
+Vedaldi et al. 2009), cub (CUB-200-2011), ssl_benchmarks (g50c, uspst, text1 = PCMAC, g10n, COIL20 of the
+manifold-regularization benchmarks), multiview_mnist (multi-view MNIST: 4 views of 5000 digits, 192 HOG-type
+features each, taken from the scikit-multimodallearn 0.1.0 wheel on PyPI).
+
+Exit status 1 with a readable message (no traceback) when data are missing or bad."""
+
+CLI_EPILOG = f"""examples:
+  python -m mvl.data.download list flowers17 cub
+  python -m mvl.data.download check flowers17 caltech101 cub --data-mirror ../shared/data --offline
+  python -m mvl.data.download fetch multiview_mnist --cache-dir resources/data
+
+environment: ${ENV_MIRROR} (mirror folder), ${ENV_CACHE} (cache folder), ${ENV_OFFLINE} (1: never use the
+network) are the defaults of the options below."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mvl.data.download {check,fetch,list} DATASET... [--data-mirror DIR] [--cache-dir DIR]
-    [--offline]``: exit status 1 with a readable message (no traceback) when data are missing or bad."""
-    parser = argparse.ArgumentParser(prog="python -m mvl.data.download", description=main.__doc__)
-    parser.add_argument("command", choices=("check", "fetch", "list"))
-    parser.add_argument("datasets", nargs="+", help=f"data sets: {', '.join(DATASETS)}")
-    parser.add_argument("--data-mirror", default=None)
-    parser.add_argument("--cache-dir", default=None)
-    parser.add_argument("--offline", action="store_true", default=None)
-    parser.add_argument("--retries", type=int, default=2)
-    parser.add_argument("--include-optional", action="store_true")
+    """Command line: ``python -m mvl.data.download {check,fetch,list} DATASET... [options]`` (see ``--help``)."""
+    parser = argparse.ArgumentParser(prog="python -m mvl.data.download", description=CLI_DESCRIPTION,
+                                     epilog=CLI_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=("check", "fetch", "list"),
+                        help="list: print every file of the data sets (path, URL, checksum); check: say which "
+                             "files are local and which would be downloaded, download nothing; fetch: download "
+                             "(or copy from the mirror), verify and cache every file")
+    parser.add_argument("datasets", nargs="+", metavar="DATASET", help=f"data sets: {', '.join(DATASETS)}")
+    parser.add_argument("--data-mirror", default=None, metavar="DIR",
+                        help=f"local folder with the files under the same relative paths (e.g. ../shared/data), "
+                             f"read instead of the network (default: ${ENV_MIRROR}, else none)")
+    parser.add_argument("--cache-dir", default=None, metavar="DIR",
+                        help=f"where verified files are written (default: ${ENV_CACHE}, else ~/.cache/mvl)")
+    parser.add_argument("--offline", action="store_true", default=None,
+                        help=f"never use the network: a file that is neither cached nor in the mirror is an "
+                             f"error (default: ${ENV_OFFLINE})")
+    parser.add_argument("--retries", type=int, default=2, metavar="N",
+                        help="download attempts after the first failure (default 2)")
+    parser.add_argument("--include-optional", action="store_true",
+                        help="also check / fetch the files the workflow does not need (marked optional by list)")
     a = parser.parse_args(argv)
     options = DataOptions(cache_dir=a.cache_dir, data_mirror=a.data_mirror, offline=a.offline, retries=a.retries)
     try:
