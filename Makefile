@@ -21,12 +21,14 @@ setup-test: $(BIN)/python
 run: setup
 	$(BIN)/snakemake --profile profiles/default
 
-## Set up and run the tests (fast tests, then the slow ones).
+## Set up and run the tests: ruff (style and errors, pyproject.toml), the fast tests, then the slow ones.
 test: setup-test
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 	$(BIN)/python -m pytest -m slow
 
 lint: setup-test
+	$(BIN)/ruff check .
 	$(BIN)/snakemake --lint
 
 ## Every benchmark, one table of ratios (tens of minutes; see benchmarks/README.md). BENCH_ARGS=--quick: smoke run.
