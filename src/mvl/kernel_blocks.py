@@ -74,9 +74,29 @@ class ViewKernels:
         if kind != "linear" and max_memory is not None and self.stored_bytes() <= max_memory:
             gram = np.empty((self.m, self.n, self.n))
             for p in range(self.m):  # each view's Gram matrix computed into its place (no stacked copy)
-                X = self.views[p]
-                kernel_block(kind, self.scales[p], X, X, self.sq[p], self.sq[p], out=gram[p])
+                self._fill_gram(p, gram[p])
             self.gram = gram
+
+    def _fill_gram(self, p, out):
+        """K^p into ``out`` (n, n)."""
+        self._blocked(p, self.views[p], self.sq[p], self.views[p], self.sq[p], out=out)
+
+    def _blocked(self, p, A, sqA, B, sqB, out=None):
+        """:func:`kernel_block` of view p between the rows of A and B, by row blocks of ~1 MB (its elementwise
+        passes stay in cache instead of streaming the whole array five times), the blocks spread over the
+        threads; one call when the result is small."""
+        r, s = A.shape[0], B.shape[0]
+        if r * s <= (1 << 18) or self.threads == 1 and r * s <= (1 << 20):
+            return kernel_block(self.kind, self.scales[p], A, B, sqA, sqB, out=out)
+        out = np.empty((r, s)) if out is None else out
+        rb = max(8, min(r, (1 << 17) // max(s, 1)))
+
+        def work(i):
+            I = slice(i, min(i + rb, r))
+            kernel_block(self.kind, self.scales[p], A[I], B, None if sqA is None else sqA[I], sqB, out=out[I])
+
+        blocks.map_threads(work, range(0, r, rb), self.threads)
+        return out
 
     def stored_bytes(self):
         """Memory of the m Gram matrices if they were kept."""
@@ -92,7 +112,7 @@ class ViewKernels:
             return self.gram[p][idx]
         X = self.views[p]
         sq = None if self.sq[p] is None else self.sq[p][idx]
-        return kernel_block(self.kind, self.scales[p], X[idx], X, sq, self.sq[p])
+        return self._blocked(p, X[idx], sq, X, self.sq[p])
 
     def columns(self, p, cols):
         """Columns ``cols`` of K^p, (n, len(cols))."""
@@ -104,7 +124,9 @@ class ViewKernels:
         """k^p(z_i, x_j) for new points Z (t, d) against training points ``cols`` (all if None): (t, len(cols))."""
         X = self.views[p] if cols is None else self.views[p][cols]
         sqX = None if self.sq[p] is None else (self.sq[p] if cols is None else self.sq[p][cols])
-        return kernel_block(self.kind, self.scales[p], Z, X, sqZ, sqX)
+        if sqZ is None and self.kind == "rbf":
+            sqZ = np.einsum("ij,ij->i", Z, Z)
+        return self._blocked(p, np.asarray(Z, dtype=np.float64), sqZ, X, sqX)
 
     def diag(self, p):
         """The diagonal k^p(x_i, x_i)."""

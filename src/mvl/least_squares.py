@@ -340,7 +340,8 @@ def scalable_problem(est, X, y, solver, budget, c=None):
     from .graph import check_graph_weights, check_n_neighbors, check_power, sparse_knn_weights, sparse_laplacian
     from .scalable import MVLSystem, NystromBasis
 
-    kernels = est._fit_kernel_operator(X, budget)
+    # "nystrom" needs only the n x M columns on the centres: the n x n Gram matrices are never kept for it
+    kernels = est._fit_kernel_operator(X, budget if solver == "cg" else 0)
     m, n = kernels.m, kernels.n
     y_enc, labelled = est._fit_labels(y, n)
     gammas = (check_gamma(est.gamma_A, "gamma_A", positive=True), check_gamma(est.gamma_B, "gamma_B"),
