@@ -21,12 +21,14 @@ setup-test: $(BIN)/python
 run: setup
 	$(BIN)/snakemake --profile profiles/default
 
-## Set up and run the tests (fast tests, then the slow ones).
+## Set up and run the tests: ruff (style and errors, pyproject.toml), the fast tests, then the slow ones.
 test: setup-test
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 	$(BIN)/python -m pytest -m slow
 
 lint: setup-test
+	$(BIN)/ruff check .
 	$(BIN)/snakemake --lint
 
 ## Every benchmark, one table of ratios (tens of minutes; see benchmarks/README.md). BENCH_ARGS=--quick: smoke run.
@@ -36,7 +38,7 @@ bench: setup-test
 ## The CI profile, then the results-regression check against results/expected/ci/ and the index page's links.
 ci-workflow: setup
 	$(BIN)/snakemake --profile profiles/ci --config 'data={mirror: $(DATA_MIRROR), offline: true}'
-	$(BIN)/python -m mvl.workflow.cli check --summary results/mfeat/summary.csv --expected results/expected/ci/mfeat_summary.csv
+	$(BIN)/python -m mvl.workflow.regression --summary results/mfeat/summary.csv --expected results/expected/ci/mfeat_summary.csv
 	$(BIN)/python -m mvl.workflow.index check results/index.html
 
 ## Rewrite the expected CI results on purpose (after an intended change of numbers); commit the diff.

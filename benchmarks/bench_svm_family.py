@@ -136,7 +136,8 @@ def main(argv=None):
              and (args.methods is None or t[2] in args.methods)]
     use_solver(args.solver)
     info = blas_info()
-    print(f"SVM unit of {args.dataset}, split 1 (fixture of the real shapes), solver {args.solver!r}: {len(tasks)} runs")
+    print(f"SVM unit of {args.dataset}, split 1 (fixture of the real shapes), solver {args.solver!r}: "
+          f"{len(tasks)} runs")
     print_env(info)
     if skipped:
         print(f"skipped (more than the 15 training images per class): {skipped}")
@@ -166,7 +167,8 @@ def main(argv=None):
     print("per method: measured cost in MVL-LS fits of the same size (median over its runs) vs the registry")
     for name in dict.fromkeys(r["method"] for r in rows):
         mine = [r for r in rows if r["method"] == name]
-        print(f"  {name:<20} {np.median([r['cost_in_fits'] for r in mine]):6.1f} (registry {mine[0]['registry_fits']:g}; "
+        cost = np.median([r["cost_in_fits"] for r in mine])
+        print(f"  {name:<20} {cost:6.1f} (registry {mine[0]['registry_fits']:g}; "
               f"{sum(r['seconds'] for r in mine):.1f} s over {len(mine)} runs)")
     sizes = {(r["l_c"], r["u_c"]): r["n"] for r in rows}
     if args.lc is None and args.methods is None:

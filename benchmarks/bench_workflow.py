@@ -4,7 +4,7 @@
     python benchmarks/bench_workflow.py --profile ci \
         --config "data={mirror: $PWD/../shared/data, offline: true}"
 
-Copies the workflow (Snakefile, workflow/, config/, profiles/, notebooks/) into a temporary folder, so that
+Copies the workflow (workflow/, config/, profiles/) into a temporary folder, so that
 nothing from an earlier run is reused (a data mirror must then be given as an absolute path), runs
 ``snakemake --profile profiles/<profile> --cores N`` there and prints: the number of jobs (and per rule),
 the wall time, the CPU time of all jobs (user + system of the process tree), and the share of that CPU
@@ -59,7 +59,7 @@ def main(argv=None):
     exe = str(SNAKEMAKE) if SNAKEMAKE.exists() else shutil.which("snakemake")
     start = startup_cpu()
     wf = Path(tempfile.mkdtemp(prefix="mvl-bench-wf-"))
-    for item in ("Snakefile", "workflow", "config", "profiles", "notebooks"):
+    for item in ("workflow", "config", "profiles"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, wf / item)
     cmd = [exe, "--profile", f"profiles/{a.profile}", "--cores", str(a.cores)]

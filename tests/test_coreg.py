@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_linear_problem, make_problem, pm_one_targets, rel_diff, sample_first
+from conftest import make_linear_problem, make_problem, paper_model, pm_one_targets, rel_diff, sample_first
 from scipy import stats
 
-from mvl import MVLLeastSquares
+import mvl
 from mvl.coreg import (
     GAMMA_GRID,
     ambient_spectrum,
@@ -31,8 +31,6 @@ from mvl.coreg import (
     manifold_regularization_kernel,
     mr_grid,
     select_on_validation,
-    solve_mvl_dense,
-    squared_distances,
 )
 from mvl.data.ssl_benchmarks import (
     SPLIT_SIZES,
@@ -41,6 +39,7 @@ from mvl.data.ssl_benchmarks import (
     make_lines,
     prepare_split,
 )
+from mvl.kernels import squared_distances
 from mvl.workflow.coreg_runner import paired_ttest, run_split, summarize
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "ssl_benchmarks"
@@ -48,6 +47,8 @@ TOL = 1e-8
 
 # (gamma_1, gamma_2, mu): well-conditioned and lopsided settings
 SETTINGS = [(1.0, 1.0, 1.0), (0.3, 2.0, 0.7), (1e-2, 10.0, 5.0), (5.0, 0.05, 0.2)]
+
+MVLLeastSquares = paper_model(mvl.MVLLeastSquares)  # the paper's model unless a test says otherwise
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +64,44 @@ def _indicator(idx, n):
     w = np.zeros(n)
     w[idx] = 1.0
     return w
+
+
+def solve_mvl_by_objective(K, labelled, Y_L, c, gamma_A, gamma_B, between_weights=None, rtol=1e-13):
+    """Independent reference for MVL-LS with a weighted between-view term (JMLR eq 10 with eq 57-58; the
+    package's solvers are not used): the objective written in weight space with explicit feature maps and
+    minimised by its normal equations.
+
+    Each view kernel (per-view layout, K[p] (n, n)) is factored K^p = Phi_p Phi_p^T (eigenvectors scaled by the
+    square roots of the eigenvalues above ``rtol`` * the largest), f^p = Phi_p W_p, ||f||^2 = sum_p ||W_p||^2, and
+        (1/l) ||Y_L - sum_p c_p Phi_p[L] W_p||^2 + gamma_A sum_p ||W_p||^2
+        + gamma_B sum_i w_i sum_{j<k} ||Phi_j[i] W_j - Phi_k[i] W_k||^2
+    is a least-squares problem in the stacked W. Returns per-view coefficients A (m, n, P) with K^p A^p = f^p on
+    the training points (A^p = Q_p diag(lam^-1/2) W_p), so that test outputs are K_test^p A^p as for the package.
+    """
+    K = np.asarray(K, dtype=float)
+    m, n, _ = K.shape
+    lab = np.asarray(labelled)
+    l = lab.size
+    w = np.ones(n) if between_weights is None else np.asarray(between_weights, dtype=float)
+    feats, backs = [], []
+    for p in range(m):
+        lam, Q = np.linalg.eigh(0.5 * (K[p] + K[p].T))
+        keep = lam > rtol * lam.max()
+        feats.append(Q[:, keep] * np.sqrt(lam[keep]))  # Phi_p (n, r_p)
+        backs.append(Q[:, keep] / np.sqrt(lam[keep]))  # A^p = backs_p @ W_p
+    sizes = [F.shape[1] for F in feats]
+    offsets = np.r_[0, np.cumsum(sizes)]
+    R = offsets[-1]
+    loss = np.hstack([c[p] * feats[p][lab] for p in range(m)])  # (l, R)
+    H = loss.T @ loss / l + gamma_A * np.eye(R)
+    for j in range(m):
+        for k in range(j + 1, m):
+            E = np.zeros((n, R))
+            E[:, offsets[j]:offsets[j + 1]] = feats[j]
+            E[:, offsets[k]:offsets[k + 1]] = -feats[k]
+            H += gamma_B * E.T @ (w[:, None] * E)
+    Wt = np.linalg.solve(H, loss.T @ np.asarray(Y_L, dtype=float) / l)
+    return np.stack([backs[p] @ Wt[offsets[p]:offsets[p + 1]] for p in range(m)])
 
 
 # ----------------------------------------------------------------------------- the two formulations
@@ -84,7 +123,8 @@ def test_coregularization_equals_two_view_mvl(g1, g2, mu, P, seed):
     fit = coregularization_rls(K[0], K[1], lab, Y, g1, g2, mu, K1_test=K_test[0], K2_test=K_test[1])
     # vector-valued route
     inp = coregularization_as_mvl(K[0], K[1], g1, g2, mu, lab.size, K_test[0], K_test[1])
-    A = solve_mvl_dense(inp["K"], lab, Y, inp["c"], inp["gamma_A"], inp["gamma_B"], between_weights=_indicator(unl, n))
+    A = solve_mvl_by_objective(inp["K"], lab, Y, inp["c"], inp["gamma_A"], inp["gamma_B"],
+                               between_weights=_indicator(unl, n))
     views_test = np.einsum("ptn,pnk->ptk", inp["K_test"], A)
     views_train = np.einsum("pij,pjk->pik", inp["K"], A)
     f_mvl_test = np.einsum("ptk,p->tk", views_test, inp["c"])
@@ -299,7 +339,7 @@ def test_knn_graph_weights_against_a_plain_construction():
         assert np.abs(M - ref).max() <= 1e-12, weights
     assert np.array_equal(knn_graph_laplacian(D, k, weights="heat", sigma=sigma),
                           knn_graph_laplacian(D, k, weights="kernel", sigma=sigma))
-    with pytest.raises(ValueError, match="binary' or 'kernel"):
+    with pytest.raises(ValueError, match="'weights' parameter .* must be a str among"):
         knn_graph_laplacian(D, k, weights="gaussian", sigma=sigma)
     with pytest.raises(ValueError, match="sigma"):
         knn_graph_laplacian(D, k, weights="kernel")
@@ -531,7 +571,7 @@ def test_run_split_real_reduced_matches_mvl(data_dir):
     inp = coregularization_as_mvl(K1, K2, 1.0, 10.0, 1.0, lab.size)
     w = np.ones(K1.shape[0])
     w[lab] = 0.0
-    A = solve_mvl_dense(inp["K"], lab, Y, inp["c"], inp["gamma_A"], inp["gamma_B"], between_weights=w)
+    A = solve_mvl_by_objective(inp["K"], lab, Y, inp["c"], inp["gamma_A"], inp["gamma_B"], between_weights=w)
     assert rel_diff(d["K1_eval"] / 1.0 @ A[0], fit.test_ambient) <= 1e-7
 
 
@@ -547,3 +587,18 @@ def test_one_full_split_near_published_level(name, data_dir):
         sel = df[df["graph_weights"] == weights].set_index("method")
         for method, published in zip(("MR", "CoMR"), PUBLISHED_TEST[name], strict=True):
             assert sel.loc[method, "test_error"] <= max(2.0 * published, published + 10.0), df
+
+
+def test_sr_graph_is_the_estimators_knn_graph():
+    """One kNN graph: SR's graph on squared distances (kernel weights of width sigma) equals the normalized
+    Laplacian of mvl.graph.knn_weights on the Gaussian kernel of the same width, which the estimators use."""
+    from mvl.graph import knn_weights, laplacian
+
+    X = np.random.default_rng(7).normal(size=(35, 4))
+    D = squared_distances(X)
+    sigma = 1.3
+    K = np.exp(-D / (2 * sigma**2))
+    for k in (1, 4, 12):
+        for weights in ("binary", "kernel"):
+            expected = laplacian(knn_weights(K, k, weights=weights), normalized=True)
+            assert np.array_equal(knn_graph_laplacian(D, k, weights=weights, sigma=sigma), expected), (k, weights)

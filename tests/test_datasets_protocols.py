@@ -130,17 +130,6 @@ def test_official_split_rejects_overlaps():
         official_split(y, trn, np.concatenate([val, trn[:1]]), val, tst, seed=0)
 
 
-def test_mvl_datasets_is_the_embedded_module_reexported():
-    """``from mvl.datasets import load_mfeat`` (the import users had before mvl.data) keeps working."""
-    import mvl.datasets
-    from mvl.data import embedded
-
-    assert mvl.datasets.load_mfeat is embedded.load_mfeat
-    assert mvl.datasets.MultiViewDataset is embedded.MultiViewDataset
-    assert mvl.datasets.load_multiview_mnist is embedded.load_multiview_mnist
-    assert mvl.datasets.MFEAT_VIEWS == embedded.MFEAT_VIEWS
-
-
 def test_nested_draw_takes_prefixes_of_every_pool():
     """The one nested draw: the first l_c, u_c, n_val candidates of each class (None: all of them)."""
     from mvl.data.protocols import ClassPools, nested_draw

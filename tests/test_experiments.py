@@ -13,13 +13,19 @@ from mvl import MVLLeastSquares
 from mvl.workflow import io
 from mvl.data.embedded import load_mfeat
 from mvl.workflow.experiments import run_method
+from mvl.workflow.settings import run_settings
 from mvl.workflow.methods import method
 from mvl.workflow.runner import views_of
 from mvl.data.protocols import draw_training_set, stratified_split
 
-PARAMS = dict(gammas={"A": 1e-5, "B": 1e-6, "W": 1e-6}, grid={"A": [1e-6, 1e-4], "B": [0.0, 1e-5], "W": [0.0, 1e-5]},
-              laplacian="normalized", n_neighbors=None, n_val_per_class=3, u_max=4, svc_C=1.0,
+# the workflow passes the paper's graph explicitly (dense W = K, p = 1), whatever the estimators' defaults are; the
+# direct fits below do the same
+PAPER_GRAPH = dict(n_neighbors=None, laplacian_power=1)
+CONFIG = dict(gammas={"A": 1e-5, "B": 1e-6, "W": 1e-6}, grid={"A": [1e-6, 1e-4], "B": [0.0, 1e-5], "W": [0.0, 1e-5]},
+              graph={"laplacian": "normalized", "n_neighbors": None}, svc_C=1.0,
               optc={"n_restarts": 3, "alpha": 1.0, "tol": 1e-8, "seed": 4})
+RUN = run_settings(CONFIG)
+DRAW = dict(n_val_per_class=3, u_max=4)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +52,7 @@ def mfeat_problem():
 
 def _direct(problem, lc, uc):
     Kp, Kt, y, split, _ = problem
-    d = draw_training_set(split, lc, uc, PARAMS["n_val_per_class"], u_max=PARAMS["u_max"])
+    d = draw_training_set(split, lc, uc, DRAW["n_val_per_class"], u_max=DRAW["u_max"])
     pos = {g: i for i, g in enumerate(split.pool)}
     tr = np.array([pos[i] for i in d.train])
     va = np.array([pos[i] for i in d.validation])
@@ -57,9 +63,10 @@ def _direct(problem, lc, uc):
 @pytest.mark.parametrize("lc, uc", [(1, 0), (2, 4)])
 def test_mvl_ls_matches_direct_dense_fit(mfeat_problem, lc, uc):
     Kp, Kt, y, split, views = mfeat_problem
-    rows = run_method("mvl_ls", Kp, Kt, y, split, lc, uc, PARAMS, views, dataset="mfeat", seed=7)
+    rows = run_method("mvl_ls", Kp, Kt, y, split, lc, uc, RUN, views, dataset="mfeat", seed=7, **DRAW)
     K, K_te, _, ytr, yte, _ = _direct(mfeat_problem, lc, uc)
-    ref = MVLLeastSquares(1e-5, 1e-6, 1e-6, solver="dense", kernel="precomputed").fit(K, ytr).score(K_te, yte)
+    ref = MVLLeastSquares(1e-5, 1e-6, 1e-6, solver="dense", kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
+    ref = ref.score(K_te, yte)
     assert len(rows) == 1 and rows[0]["accuracy"] == pytest.approx(ref, abs=1e-12)
     assert rows[0]["setting"] == ("supervised" if uc == 0 else "semi-supervised")
     assert rows[0]["graph"] == "normalized-dense" and rows[0]["views"] == "fac+kar+mor"
@@ -67,21 +74,22 @@ def test_mvl_ls_matches_direct_dense_fit(mfeat_problem, lc, uc):
 
 def test_cv_selects_best_validation_point_by_brute_force(mfeat_problem):
     Kp, Kt, y, split, views = mfeat_problem
-    (row,) = run_method("mvl_ls_cv", Kp, Kt, y, split, 2, 4, PARAMS, views)
+    (row,) = run_method("mvl_ls_cv", Kp, Kt, y, split, 2, 4, RUN, views, **DRAW)
     K, K_te, K_va, ytr, yte, yva = _direct(mfeat_problem, 2, 4)
-    g = PARAMS["grid"]
-    val = {(a, b, w): MVLLeastSquares(a, b, w, solver="dense", kernel="precomputed").fit(K, ytr).score(K_va, yva)
-           for a in g["A"] for b in g["B"] for w in g["W"]}
+    g = CONFIG["grid"]
+    val = {(a, b, w): MVLLeastSquares(a, b, w, solver="dense", kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
+           .score(K_va, yva) for a in g["A"] for b in g["B"] for w in g["W"]}
     chosen = (row["gamma_A"], row["gamma_B"], row["gamma_W"])
     assert val[chosen] == max(val.values()) == pytest.approx(row["val_accuracy"])
-    test_acc = MVLLeastSquares(*chosen, solver="dense", kernel="precomputed").fit(K, ytr).score(K_te, yte)
+    test_acc = MVLLeastSquares(*chosen, solver="dense", kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
+    test_acc = test_acc.score(K_te, yte)
     assert row["accuracy"] == pytest.approx(test_acc, abs=1e-12)
     assert row["gamma_choice"] == "selected" and row["grid_size"] == 8
 
 
 def test_svc_baseline_matches_sklearn(mfeat_problem):
     Kp, Kt, y, split, views = mfeat_problem
-    (row,) = run_method("svc_sum", Kp, Kt, y, split, 3, 0, PARAMS, views)
+    (row,) = run_method("svc_sum", Kp, Kt, y, split, 3, 0, RUN, views, **DRAW)
     K, K_te, _, ytr, yte, _ = _direct(mfeat_problem, 3, 0)
     ref = SVC(kernel="precomputed", C=1.0).fit(K.sum(-1) / 3, ytr).score(K_te.sum(-1) / 3, yte)
     assert row["accuracy"] == pytest.approx(ref, abs=1e-12)
@@ -89,22 +97,22 @@ def test_svc_baseline_matches_sklearn(mfeat_problem):
 
 def test_ablation_rows_and_single_view(mfeat_problem):
     Kp, Kt, y, split, views = mfeat_problem
-    rows = run_method("mvl_ls_ablation", Kp, Kt, y, split, 1, 4, PARAMS, views)
+    rows = run_method("mvl_ls_ablation", Kp, Kt, y, split, 1, 4, RUN, views, **DRAW)
     assert [(r["gamma_B"], r["gamma_W"]) for r in rows] == [(0, 0), (0, 1e-6), (1e-6, 0), (1e-6, 1e-6)]
-    (row,) = run_method("view_kar", Kp[..., 1:2], Kt[..., 1:2], y, split, 2, 0, PARAMS, ["kar"])
+    (row,) = run_method("view_kar", Kp[..., 1:2], Kt[..., 1:2], y, split, 2, 0, RUN, ["kar"], **DRAW)
     K, K_te, _, ytr, yte, _ = _direct(mfeat_problem, 2, 0)
-    ref = MVLLeastSquares(1e-5, 1e-6, 1e-6, solver="dense", kernel="precomputed").fit(K[..., 1:2], ytr).score(
-        K_te[..., 1:2], yte)
+    ref = MVLLeastSquares(1e-5, 1e-6, 1e-6, solver="dense", kernel="precomputed", **PAPER_GRAPH).fit(K[..., 1:2], ytr)
+    ref = ref.score(K_te[..., 1:2], yte)
     assert row["accuracy"] == pytest.approx(ref, abs=1e-12)
-    rows = run_method("single_views", Kp, Kt, y, split, 2, 0, PARAMS, views)
+    rows = run_method("single_views", Kp, Kt, y, split, 2, 0, RUN, views, **DRAW)
     assert [r["method"] for r in rows] == ["view_fac", "view_kar", "view_mor"]
     assert rows[1]["accuracy"] == row["accuracy"] and rows[1]["views"] == "kar"
-    assert views_of("view_kar", views) == ["kar"] and views_of("mvl_ls", views) == views
+    assert views_of(method("view_kar"), views) == ["kar"] and views_of(method("mvl_ls"), views) == views
     assert method("view_kar").family == "ls" and method("mvl_ls_optc25").family == "optc"
     with pytest.raises(ValueError, match="unknown method"):
         method("nope")
     with pytest.raises(ValueError, match="unknown view"):
-        views_of("view_xyz", views)
+        views_of(method("view_xyz"), views)
 
 
 def test_optc_run_matches_direct_fit(mfeat_problem):
@@ -113,14 +121,14 @@ def test_optc_run_matches_direct_fit(mfeat_problem):
     from mvl import MVLLeastSquaresOptC
 
     Kp, Kt, y, split, views = mfeat_problem
-    (row,) = run_method("mvl_ls_optc4", Kp, Kt, y, split, 2, 0, PARAMS, views, seed=7)
+    (row,) = run_method("mvl_ls_optc4", Kp, Kt, y, split, 2, 0, RUN, views, seed=7, **DRAW)
     K, K_te, K_va, ytr, yte, yva = _direct(mfeat_problem, 2, 0)
     ref = MVLLeastSquaresOptC(1e-5, 1e-6, 1e-6, n_restarts=3, n_iter=4, random_state=[4, 7, 2, 0],
-                              kernel="precomputed")
+                              kernel="precomputed", **PAPER_GRAPH)
     ref.fit(K, ytr, K_va, yva)
     c = np.array(json.loads(row["optc_c"]))
     np.testing.assert_allclose(c, ref.c_, rtol=1e-8, atol=1e-10)
-    plain = MVLLeastSquares(1e-5, 1e-6, 1e-6, c=ref.c_, solver="dense", kernel="precomputed").fit(K, ytr)
+    plain = MVLLeastSquares(1e-5, 1e-6, 1e-6, c=ref.c_, solver="dense", kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
     plain = plain.score(K_te, yte)
     assert row["accuracy"] == pytest.approx(plain, abs=1e-12)
     h = np.array(json.loads(row["optc_objective"]))
@@ -149,8 +157,8 @@ def test_structured_equals_dense_on_real_kernels():
     K, Kt = multiview_kernels([X[d.train] for X in ds.views], [X[split.test] for X in ds.views])
     ytr = np.concatenate([ds.y[d.labelled], -np.ones(len(d.unlabelled), int)])
     c = np.array([0.3, -0.1, 0.25, 0.2, 0.15, 0.2])
-    a = MVLLeastSquares(1e-5, 1e-6, 1e-6, c=c, kernel="precomputed").fit(K, ytr)
-    b = MVLLeastSquares(1e-5, 1e-6, 1e-6, c=c, solver="dense", kernel="precomputed").fit(K, ytr)
+    a = MVLLeastSquares(1e-5, 1e-6, 1e-6, c=c, kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
+    b = MVLLeastSquares(1e-5, 1e-6, 1e-6, c=c, solver="dense", kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
     fa, fb = a.decision_function(Kt), b.decision_function(Kt)
     assert np.max(np.abs(fa - fb)) / np.max(np.abs(fb)) <= 1e-8
     assert a.score(Kt, ds.y[split.test]) > 0.9
@@ -187,9 +195,9 @@ def test_registry_says_how_every_method_runs():
     names = ["mvl_ls", "mvl_ls_ablation", "mvl_ls_cv", "mvl_ls_ablation_cvgraph", "mvl_svm_ablation", "svc_sum",
              "single_views", "perceptron_matrix", "view_fou", "mvl_ls_optc25", "mvml_full_n24"]
     assert {method(n).run for n in names} == set(RUN_KINDS)
-    params = dict(PARAMS, graph={"laplacian": "normalized", "n_neighbors": 7, "laplacian_power": 2},
-                  comparison={"mvml_lambda": 0.3, "perceptron_epochs": 4})
-    ls = method("mvl_ls_cvgraph").make_estimator(params, gammas=(1.0, 2.0, 3.0), graph=(5, 1))
+    params = run_settings(dict(CONFIG, graph={"laplacian": "normalized", "n_neighbors": 7, "laplacian_power": 2},
+                               comparison={"mvml_lambda": 0.3, "perceptron_epochs": 4}))
+    ls = method("mvl_ls_cvgraph").make_estimator(params, gammas=(1.0, 2.0, 3.0), graph=params.graph.with_knn(5, 1))
     assert isinstance(ls, MVLLeastSquares) and (ls.gamma_A, ls.gamma_B, ls.gamma_W) == (1.0, 2.0, 3.0)
     assert (ls.n_neighbors, ls.laplacian_power, ls.kernel) == (5, 1, "precomputed")
     svm = method("mvl_binsvm_ablation").make_estimator(params)

@@ -272,6 +272,40 @@ def test_corrupted_dataset_is_detected_and_recomputed(reference, tmp_path):
     assert (wf / RES / "dataset.npz").read_bytes() == (reference / RES / "dataset.npz").read_bytes()
 
 
+@pytest.mark.slow
+def test_dry_run_and_lint_delete_nothing(reference, tmp_path):
+    """A corrupted output is listed by a dry run (-n) and left in place, and --lint does not even look: only a
+    real run deletes and recomputes it."""
+    wf = tmp_path / "wf"
+    shutil.copytree(reference, wf, symlinks=True)
+    path = wf / RES / "runs" / "ls" / "seed0.csv"
+    _corrupt(path, "digit")
+    damaged = path.read_bytes()
+    proc = _snakemake(wf, "-n", TARGET)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"corrupted: {RES / 'runs' / 'ls' / 'seed0.csv'}" in proc.stderr and "dry run" in proc.stderr
+    assert path.read_bytes() == damaged and path.with_name("seed0.csv.sha256").exists()
+    proc = subprocess.run([snakemake_exe(), "--lint", "--configfile", "config/ci.yaml"], cwd=wf, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert "corrupted" not in proc.stderr and path.read_bytes() == damaged
+    _run(wf)
+    assert path.read_bytes() != damaged
+
+
+@pytest.mark.slow
+def test_changing_one_familys_settings_reruns_only_its_units(reference, tmp_path):
+    """Rule run receives only its family's settings (mvl.workflow.settings.Unit): a new optC setting plans the
+    optC unit and what is computed from it, nothing of the other families."""
+    wf = tmp_path / "wf"
+    shutil.copytree(reference, wf, symlinks=True)
+    (wf / "config" / "optc.yaml").write_text("optc: {labels_per_class: [1], iterations: [3], n_restarts: 3}\n")
+    proc = _snakemake(wf, "-n", TARGET, configfiles=("config/ci.yaml", "config/faults.yaml", "config/optc.yaml"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    planned = _executed(proc.stdout + proc.stderr)
+    assert planned == {str(RES / "runs" / "optc" / "seed0.csv"), str(RES / "results.csv"), str(RES / "summary.csv")}
+    assert "params changed" in proc.stdout.lower() or "params" in proc.stdout
+
+
 # ------------------------------------------------------------------------------------------ malformed config
 
 BAD_CONFIGS = {
@@ -287,6 +321,11 @@ BAD_CONFIGS = {
     "nested_range": ("optc: {n_restarts: 0}\n", ["0 is less than the minimum of 1", "['optc']['n_restarts']"]),
     # a dataset listed without settings
     "dataset_unknown": ("datasets: [mfeat, mfaet]\n", ["'mfaet' is listed in `datasets` but has no entry"]),
+    # a method the registry does not know, and an unknown data source (checked by mvl.workflow.settings)
+    "method_unknown": ("methods: {supervised: [mvl_ls, mvl_lss], semi: []}\n",
+                       ["dataset_settings.mfeat.methods.supervised: unknown method 'mvl_lss'"]),
+    "source_unknown": ("dataset_settings:\n  mfeat:\n    source: mfaet\n",
+                       ["dataset_settings.mfeat.source: unknown data source 'mfaet'"]),
 }
 
 

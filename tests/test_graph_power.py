@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import make_problem, pm_one_targets, rel_diff, sample_first
+from conftest import make_problem, paper_kwargs, pm_one_targets, rel_diff, sample_first
 from test_svm import TIGHT, _assert_same_predictions, dense_theorem6, objective
 
 from mvl import MVLLeastSquares, MVLLeastSquaresOptC
@@ -245,7 +245,8 @@ def test_optc_with_iterated_laplacian_matches_dense_at_learned_c(three_view_prob
 def test_get_and_set_params_include_graph_model(cls, three_view_problem_p):
     est = cls()
     params = est.get_params()
-    assert params["laplacian_power"] == 1 and params["graph_weights"] == "kernel"
+    # the default graph (issue 21): a 5-NN graph with kernel weights, L^2 (laplacian_power None: 2 for a kNN graph)
+    assert params["laplacian_power"] is None and params["graph_weights"] == "kernel" and params["n_neighbors"] == 5
     assert est.set_params(laplacian_power=2, graph_weights="binary", n_neighbors=4) is est
     params = est.get_params()
     assert params["laplacian_power"] == 2 and params["graph_weights"] == "binary" and params["n_neighbors"] == 4
@@ -274,7 +275,7 @@ def _fit(cls, K, y, **kw):
         kw.setdefault("tol", 1e-3)
     if cls is MVLLeastSquaresOptC:
         kw.update(n_restarts=2, n_iter=2, random_state=0)
-    return cls(kernel="precomputed", **kw).fit(sample_first(K), y)
+    return cls(kernel="precomputed", **paper_kwargs(0, kw)).fit(sample_first(K), y)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
@@ -282,16 +283,17 @@ def _fit(cls, K, y, **kw):
 @pytest.mark.parametrize(
     "kw,match",
     [
-        ({"laplacian_power": 0}, "laplacian_power must be an integer >= 1"),
-        ({"laplacian_power": 1.5}, "laplacian_power must be an integer >= 1"),
-        ({"laplacian_power": 2.0}, "laplacian_power must be an integer >= 1"),
-        ({"laplacian_power": True}, "laplacian_power must be an integer >= 1"),
-        ({"laplacian_power": None}, "laplacian_power must be an integer >= 1"),
-        ({"graph_weights": "foo"}, "graph_weights must be 'kernel' or 'binary'"),
-        ({"graph_weights": "binary"}, "graph_weights='binary' needs a kNN graph: set n_neighbors"),
-        ({"n_neighbors": 2.5}, "n_neighbors must be a positive integer"),
-        ({"n_neighbors": 0}, "n_neighbors must be a positive integer"),
-        ({"laplacian": "explicit", "graph_weights": "binary"}, "graph_weights .* explicit laplacian"),
+        # types and ranges: scikit-learn's parameter validation (the estimators' _parameter_constraints)
+        ({"laplacian_power": 0}, "'laplacian_power' parameter of .* must be None or an int in the range \\[1, inf\\)"),
+        ({"laplacian_power": 1.5}, "'laplacian_power' parameter of .* must be None or an int in the range"),
+        ({"laplacian_power": 2.0}, "'laplacian_power' parameter of .* must be None or an int in the range"),
+        ({"laplacian_power": True}, "laplacian_power must be an integer >= 1"),  # bool passes Integral: in fit
+        ({"graph_weights": "foo"}, "'graph_weights' parameter of .* must be a str among"),
+        ({"graph_weights": "binary", "n_neighbors": None}, "graph_weights='binary' needs a kNN graph: set n_neighbors"),
+        ({"n_neighbors": 2.5}, "'n_neighbors' parameter of .* must be None or an int in the range \\[1, inf\\)"),
+        ({"n_neighbors": 0}, "'n_neighbors' parameter of .* must be None or an int in the range"),
+        ({"laplacian": "explicit", "graph_weights": "binary", "n_neighbors": None},
+         "graph_weights .* explicit laplacian"),
     ],
 )
 def test_bad_graph_parameters(cls, three_view_problem_p, gamma_W, kw, match):

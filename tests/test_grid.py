@@ -14,6 +14,7 @@ from conftest import make_problem, sample_first
 
 from mvl import MVLLeastSquares, grid_decision_functions
 from mvl.workflow.experiments import ABLATION_CELLS, run_on_draw, select_gammas_on_draw
+from mvl.workflow.settings import run_settings
 
 GRAPHS = [(None, 1), (4, 1), (4, 2), (6, 3)]
 
@@ -86,16 +87,17 @@ def _draw(seed=97, m=3, n=24, P=3, v=12):
                 y_val=y[va], y_test=np.arange(10) % P, n_labelled=int(np.sum(y_train >= 0)))
 
 
-PARAMS = dict(grid={"A": [0.01, 0.2], "B": [0.0, 0.05], "W": [0.0, 0.02, 0.3]},
+CONFIG = dict(grid={"A": [0.01, 0.2], "B": [0.0, 0.05], "W": [0.0, 0.02, 0.3]},
               graph={"laplacian": "normalized", "n_neighbors": None, "laplacian_power": 1, "weights": "kernel",
                      "select": {"n_neighbors": [4], "laplacian_power": [1, 2]}},
-              n_val_per_class=2, gammas={"A": 0.01, "B": 0.0, "W": 0.0})
+              gammas={"A": 0.01, "B": 0.0, "W": 0.0})
+RUN = run_settings(CONFIG)
 
 
 def _brute_force(d, graphs, cell=None):
     """Validation accuracy and squared loss of every point by separate dense fits; the best by (accuracy,
     -loss), first in grid order on ties, restricted to ``cell`` = (gamma_B on, gamma_W on)."""
-    g = PARAMS["grid"]
+    g = CONFIG["grid"]
     best = None
     for graph in graphs:
         for gA in g["A"]:
@@ -116,21 +118,24 @@ def _brute_force(d, graphs, cell=None):
 
 def test_selection_equals_brute_force_over_graphs_and_cells():
     d = _draw()
-    sel = select_gammas_on_draw(d, 2, 3, PARAMS)
+    sel = select_gammas_on_draw(d, 2, 3, RUN)
     graphs = [(None, 1), (4, 1), (4, 2)]
-    assert sel["graphs"] == [list(g) for g in graphs]
-    assert sel["grid_size"] == 3 * 2 * 2 * 3
+    assert [(g.n_neighbors, g.laplacian_power) for g in RUN.grid.graphs] == graphs
+    assert sel.grid_size == 3 * 2 * 2 * 3
+
+    def as_dict(choice):
+        return dict(zip(("gamma_A", "gamma_B", "gamma_W"), choice.gammas, strict=True),
+                    n_neighbors=choice.graph.n_neighbors, laplacian_power=choice.graph.laplacian_power,
+                    val_accuracy=choice.val_accuracy)
+
     paper = _brute_force(d, graphs[:1])
-    for k in ("gamma_A", "gamma_B", "gamma_W"):
-        assert sel[k] == paper[k]
-    assert sel["val_accuracy"] == pytest.approx(paper["val_accuracy"])
+    assert as_dict(sel.paper) == pytest.approx(paper)
     over = _brute_force(d, graphs)
-    got = sel["graph_selected"]
-    assert {k: got[k] for k in over} == pytest.approx(over)
+    assert as_dict(sel.graph_selected) == pytest.approx(over)
     for cell, on in ABLATION_CELLS.items():
         for scope, gs in (("paper", graphs[:1]), ("graph_selected", graphs)):
             ref = _brute_force(d, gs, cell=on)
-            got = sel["ablation"][scope][cell]
+            got = as_dict(sel.ablation[scope][cell])
             assert (got["gamma_B"] > 0, got["gamma_W"] > 0) == on
             assert got["val_accuracy"] == pytest.approx(ref["val_accuracy"])
             assert (got["gamma_A"], got["gamma_B"], got["gamma_W"]) == (ref["gamma_A"], ref["gamma_B"], ref["gamma_W"])
@@ -138,19 +143,18 @@ def test_selection_equals_brute_force_over_graphs_and_cells():
 
 def test_runs_use_the_selection():
     d = _draw()
-    sel = select_gammas_on_draw(d, 2, 3, PARAMS)
-    rows = run_on_draw("mvl_ls_cvgraph", d, 2, 3, PARAMS, ["a", "b", "c"], selected=sel)
-    g = sel["graph_selected"]
-    ref = MVLLeastSquares(g["gamma_A"], g["gamma_B"], g["gamma_W"], n_neighbors=g["n_neighbors"],
-                          laplacian_power=g["laplacian_power"], solver="dense",
-                          kernel="precomputed").fit(d["K_tr"], d["y_train"])
+    sel = select_gammas_on_draw(d, 2, 3, RUN)
+    rows = run_on_draw("mvl_ls_cvgraph", d, 2, 3, RUN, ["a", "b", "c"], selected=sel)
+    g = sel.graph_selected
+    ref = MVLLeastSquares(*g.gammas, n_neighbors=g.graph.n_neighbors, laplacian_power=g.graph.laplacian_power,
+                          solver="dense", kernel="precomputed").fit(d["K_tr"], d["y_train"])
     assert rows[0]["accuracy"] == pytest.approx(ref.score(d["K_te"], d["y_test"]))
     assert rows[0]["graph"] == "validation-selected"
-    rows = run_on_draw("mvl_ls_ablation_cvgraph", d, 2, 3, PARAMS, ["a", "b", "c"], selected=sel)
+    rows = run_on_draw("mvl_ls_ablation_cvgraph", d, 2, 3, RUN, ["a", "b", "c"], selected=sel)
     cells = [r["ablation_cell"] for r in rows]
     assert [c for c in cells if c != "any"] == list(ABLATION_CELLS) and cells.count("any") == 1
     anyrow = next(r for r in rows if r["ablation_cell"] == "any")  # the unrestricted selection's cell
-    assert (anyrow["gamma_A"], anyrow["gamma_B"], anyrow["gamma_W"]) == (g["gamma_A"], g["gamma_B"], g["gamma_W"])
+    assert (anyrow["gamma_A"], anyrow["gamma_B"], anyrow["gamma_W"]) == g.gammas
     none = next(r for r in rows if r["ablation_cell"] == "none")
     lab = np.flatnonzero(d["y_train"] >= 0)
     sup = MVLLeastSquares(none["gamma_A"], kernel="precomputed").fit(d["K_tr"][np.ix_(lab, lab)], d["y_train"][lab])

@@ -21,19 +21,15 @@ def test_config_hash_is_sha256_of_sorted_json():
     assert I.config_hash({"a": 1}) != I.config_hash({"a": 2})
 
 
-def test_profile_name():
-    assert I.profile_name({"profile": "ci"}) == "ci"
-    assert I.profile_name({}) == "default"
-
-
 def _notebook(path, title, executed=True):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell(f"# {title}\nText."),
                 nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["parameters"]}),
                 nbformat.v4.new_code_cell("x = 2", metadata={"tags": ["injected-parameters"]}),
+                nbformat.v4.new_code_cell("import os\n\ndef helper(): pass", metadata={"tags": ["plumbing"]}),
                 nbformat.v4.new_code_cell("print(x + 40)")]
     if executed:
-        nb.cells[3].outputs = [nbformat.v4.new_output("stream", name="stdout", text="42\n")]
+        nb.cells[4].outputs = [nbformat.v4.new_output("stream", name="stdout", text="42\n")]
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, str(path))
     return path
@@ -71,17 +67,6 @@ def test_index_page_links_reports_and_figures(tmp_path):
     assert sorted(p.name for p in res.iterdir()) == ["coreg", "index.html", "mfeat"]  # no temporary file left
 
 
-def test_index_command_shows_the_given_config_hash(tmp_path):
-    """The command line shows --config-hash (the workflow's rule index computes the hash from the config its
-    script receives, mvl.workflow.jobs.index)."""
-    res = _run_tree(tmp_path)
-    assert I.main(["index", "--out", str(res / "index.html"), "--profile", "paper", "--datasets", "a", "b",
-                   "--config-hash", "f00d", "--reports", str(res / "mfeat" / "report.ipynb")]) == 0
-    page = (res / "index.html").read_text()
-    assert "sha256:f00d" in page and "<td>paper</td>" in page and "<td>a, b</td>" in page
-    assert "coreg/report" not in page and I.check_links(res / "index.html") == []
-
-
 def test_check_links_reports_broken_and_absolute_links(tmp_path):
     (tmp_path / "a.html").write_text("x")
     page = tmp_path / "index.html"
@@ -91,12 +76,15 @@ def test_check_links_reports_broken_and_absolute_links(tmp_path):
     assert I.main(["check", str(page)]) == 1
 
 
-def test_export_html_shows_code_and_outputs_without_the_default_parameters(tmp_path):
+def test_export_html_reads_as_a_report(tmp_path):
+    """The page shows the text, the code that makes each result and its output; the plumbing (parameters,
+    injected values, imports and helpers) stays in the notebook only."""
     nb = _notebook(tmp_path / "r.ipynb", "Title")
     I.export_html(nb, tmp_path / "out" / "r.html")
     text = re.sub(r"<[^>]+>", "", (tmp_path / "out" / "r.html").read_text())
     assert "Title" in text and "print(x + 40)" in text and "42" in text  # code cells and outputs shown
-    assert "x = 2" in text and "x = 1" not in text  # the injected values, not the defaults they replace
+    assert "x = 2" not in text and "x = 1" not in text and "def helper" not in text  # plumbing hidden
+    assert len(nbformat.read(str(nb), as_version=4).cells) == 5  # and kept in the notebook
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["r.html"]
 
 

@@ -16,7 +16,8 @@ def test_available_memory_matches_proc_meminfo():
 
 def test_check_memory_names_size_available_and_advice():
     check_memory(10, "tiny", available=100)  # fits: nothing happens
-    with pytest.raises(InsufficientMemoryError, match=r"the solve needs about 6\.2 GB .* only 1\.0 GB .* use cg") as exc:
+    with pytest.raises(InsufficientMemoryError,
+                       match=r"the solve needs about 6\.2 GB .* only 1\.0 GB .* use cg") as exc:
         check_memory(6.2e9, "the solve", advice="use cg", available=1e9)
     assert isinstance(exc.value, MemoryError)  # callers catching MemoryError still catch it
 

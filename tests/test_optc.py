@@ -2,12 +2,16 @@
 
 import numpy as np
 import pytest
-from conftest import make_problem, sample_first
+from conftest import make_problem, paper_model, sample_first
 
-from mvl import MVLLeastSquares
+import mvl
 from mvl.graph import between_view_penalty, view_laplacians
 from mvl.least_squares import encode_targets
-from mvl.optc import MVLLeastSquaresOptC, OptCSystem
+from mvl.optc import OptCSystem
+
+# the paper's model unless a test says otherwise (conftest.PAPER_MODEL)
+MVLLeastSquares = paper_model(mvl.MVLLeastSquares)
+MVLLeastSquaresOptC = paper_model(mvl.MVLLeastSquaresOptC)
 
 
 def _objective_84(K, y, L, coef, c, gA, gB, gW):

@@ -263,21 +263,21 @@ def test_sample_order_is_seeded_per_epoch():
     assert a.n_steps_ == 60
 
 
-def test_unlabelled_samples_are_left_out():
+def test_minus_one_is_an_ordinary_class():
+    """The perceptrons are supervised: -1 is a class like any other (as in scikit-learn's supervised
+    classifiers), so labels {-1, 1} are the same problem as {0, 1}."""
     X, Xt, score = _same_space_views(n=24, d=3, m=2, t=5, seed=2)
     y = (score > 0).astype(int)
-    y_un = y.copy()
-    y_un[[1, 5, 9]] = -1
-    keep = np.setdiff1d(np.arange(24), [1, 5, 9])
-    K = np.stack([X[k] @ X[k].T for k in range(2)])
-    Kt = np.stack([Xt[k] @ X[k].T for k in range(2)])
-    full = OrthogonalMultiViewPerceptron(kernel="precomputed", p=2.0, n_epochs=2,
-                                         shuffle=False).fit(sample_first(K), y_un)
-    sub = OrthogonalMultiViewPerceptron(kernel="precomputed", p=2.0, n_epochs=2,
-                                        shuffle=False).fit(sample_first(K[:, keep][:, :, keep]), y[keep])
-    np.testing.assert_array_equal(full.order_, np.tile(keep, 2))
-    ref = sub.decision_function(sample_first(Kt[:, :, keep]))
-    assert rel_diff(full.decision_function(sample_first(Kt)), ref) < 1e-12
+    K = sample_first(np.stack([X[k] @ X[k].T for k in range(2)]))
+    Kt = sample_first(np.stack([Xt[k] @ X[k].T for k in range(2)]))
+    for cls in (OrthogonalMultiViewPerceptron, KernelMultiViewPerceptron):
+        a = cls(kernel="precomputed", p=2.0, n_epochs=2, shuffle=False).fit(K, y)
+        b = cls(kernel="precomputed", p=2.0, n_epochs=2, shuffle=False).fit(K, 2 * y - 1)
+        np.testing.assert_array_equal(b.classes_, [-1, 1])
+        np.testing.assert_array_equal(b.order_, np.tile(np.arange(24), 2))  # every sample used
+        np.testing.assert_array_equal(b.decision_function(Kt), a.decision_function(Kt))
+        np.testing.assert_array_equal(b.predict(Kt), 2 * a.predict(Kt) - 1)
+        assert b.score(Kt, 2 * (b.decision_function(Kt) > 0) - 1) == 1.0  # -1 scored, not skipped
 
 
 def test_cross_view_kernels_match_definition():
@@ -301,8 +301,9 @@ def test_bad_input_raises_clear_errors():
     y = (score > 0).astype(int)
     G, Gt = _linear_matrix_kernel(X, Xt)
     K = np.stack([G[k, k] for k in range(2)])
-    for params, word in [(dict(p=0.5), "p must"), (dict(p="x"), "p must"), (dict(n_epochs=0), "n_epochs"),
-                         (dict(averaging=1), "averaging"), (dict(shuffle="no"), "shuffle")]:
+    for params, word in [(dict(p=0.5), "'p' parameter of"), (dict(p="x"), "'p' parameter of"),
+                         (dict(n_epochs=0), "n_epochs"), (dict(averaging=1), "averaging"),
+                         (dict(shuffle="no"), "shuffle")]:
         with pytest.raises(ValueError, match=word):
             KernelMultiViewPerceptron(kernel="precomputed", **params).fit(_cross_first(G), y)
     with pytest.raises(ValueError, match="not symmetric"):

@@ -1,4 +1,4 @@
-"""The results-regression check (mvl.workflow.regression, `python -m mvl.workflow.cli check`)."""
+"""The results-regression check (mvl.workflow.regression, `python -m mvl.workflow.regression`)."""
 
 import subprocess
 import sys
@@ -44,7 +44,7 @@ def test_cli_exit_code_and_table(summary, tmp_path):
     exp, act = tmp_path / "expected.csv", tmp_path / "summary.csv"
     summary.to_csv(exp, index=False)
     summary.assign(mean=summary["mean"] - 0.1).to_csv(act, index=False)
-    cmd = [sys.executable, "-m", "mvl.workflow.cli", "check", "--summary", str(act), "--expected", str(exp)]
+    cmd = [sys.executable, "-m", "mvl.workflow.regression", "--summary", str(act), "--expected", str(exp)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 1
     assert "3 group(s)" in proc.stdout and "mean_expected" in proc.stdout and "make refresh-expected" in proc.stdout

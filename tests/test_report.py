@@ -58,11 +58,11 @@ def _results():
 def test_unlabelled_gain_and_verdicts():
     g = R.unlabelled_gain(_results())
     assert len(g) == 2 * 4
-    row = g[(g.scope == R.SCOPES["mvl_ls_ablation_cv"]) & (g.cell == "W")].iloc[0]
+    row = g[(g.scope == R.scopes()["mvl_ls_ablation_cv"]) & (g.cell == "W")].iloc[0]
     assert row["u_c"] == "all" and row["supervised"] == "71.00 (1.00)"
     assert row["difference (points)"] == pytest.approx(11.33, abs=0.01)
     assert row["better / worse (splits)"] == "3 / 0 of 3"
-    b = g[(g.scope == R.SCOPES["mvl_ls_ablation_cv"]) & (g.cell == "B")].iloc[0]
+    b = g[(g.scope == R.scopes()["mvl_ls_ablation_cv"]) & (g.cell == "B")].iloc[0]
     assert b["difference (points)"] == 0.0
     lines = R.unlabelled_verdicts(g)
     assert len(lines) == 2
@@ -73,9 +73,9 @@ def test_unlabelled_gain_and_verdicts():
 def test_ablation_table_layout():
     t = R.ablation_table(_results())
     assert list(t.columns) == ["l_c = 1, u_c = all"]
-    cells = list(t.loc[R.SCOPES["mvl_ls_ablation_cvgraph"]].index)
+    cells = list(t.loc[R.scopes()["mvl_ls_ablation_cvgraph"]].index)
     assert cells == [R.CELL_LABELS[c] for c in ("none", "B", "W", "BW", "any")]
-    assert t.loc[(R.SCOPES["mvl_ls_ablation_cvgraph"], R.CELL_LABELS["W"]), "l_c = 1, u_c = all"] == "87.33 (2.52)"
+    assert t.loc[(R.scopes()["mvl_ls_ablation_cvgraph"], R.CELL_LABELS["W"]), "l_c = 1, u_c = all"] == "87.33 (2.52)"
 
 
 def test_selected_graphs_and_grid_cost():
@@ -259,8 +259,14 @@ def test_styled_keeps_labels_whole_and_formats_numbers():
 
 
 def test_settings_table():
-    t = R.settings_table("toy", "mfeat", _sweep(splits=(0, 3)), graph="g", kernel="{}", gammas="{}")
-    assert t.loc["splits", "value"] == "2" and t.loc["data set", "value"] == "toy"
+    t = R.settings_table("toy", "mfeat", _sweep(splits=(0, 3)), rows=[("kernel", "rbf")])
+    assert t.loc["splits", "value"] == "2" and t.loc["data set", "value"] == "toy" and t.loc["kernel", "value"] == "rbf"
+    sel = pd.DataFrame([dict(method="mvl_ls_cvgraph", split=s, u_c=5, l_c=lc, graph_used=g)
+                        for s, g in enumerate(["normalized-knn10-p2", "normalized-knn10-p2", "normalized-dense"])
+                        for lc in (1, 5)])
+    t = R.settings_table("toy", "mfeat", sel)
+    assert (t.loc["graphs selected on validation (selected-graph scope)", "value"]
+            == "normalized-knn10-p2 (2 of 3 selections), normalized-dense (1 of 3 selections)")
 
 
 def test_lc_axis_ticks_are_the_label_counts():

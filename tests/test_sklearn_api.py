@@ -26,6 +26,7 @@ from mvl import (
     KernelMultiViewPerceptron,
     MVLBinarySVM,
     MVLLeastSquares,
+    MVLLeastSquaresCV,
     MVLLeastSquaresOptC,
     MVLSVM,
     OrthogonalMultiViewPerceptron,
@@ -36,28 +37,37 @@ from mvl.kernels import multiview_kernels
 
 ESTIMATORS = [MVLLeastSquares, MVLLeastSquaresOptC, MVLSVM, MVLBinarySVM, MVML, KernelMultiViewPerceptron,
               OrthogonalMultiViewPerceptron]
+CHECKED = ESTIMATORS + [MVLLeastSquaresCV]
 
 SEMI_SUPERVISED_LABELS = (
     "-1 marks an unlabelled sample (as in sklearn.semi_supervised); this check relabels a binary problem as "
     "{-1, 1}, which leaves one labelled class. scikit-learn exempts its own semi-supervised estimators "
     "(LabelPropagation, LabelSpreading, SelfTrainingClassifier) from these labels by name")
-EXPECTED_FAILED = {"check_classifiers_classes": SEMI_SUPERVISED_LABELS}
+
+
+def expected_failed(est):
+    """The semi-supervised estimators fail check_classifiers_classes by design; the supervised ones (MVML, the
+    perceptrons: -1 is an ordinary class) pass every check."""
+    return {"check_classifiers_classes": SEMI_SUPERVISED_LABELS} if est._semi_supervised else {}
 
 
 def _instances(kernel):
     out = []
-    for cls in ESTIMATORS:
+    for cls in CHECKED:
         kw = {"kernel": kernel}
         if cls in (MVLSVM, MVLBinarySVM):
             # the checks fit random labels; with gamma_A = 1e-5 (nearly a hard margin) SMO needs ~1e5 updates
             # (a ConvergenceWarning) and these checks alone take a minute: a softer margin keeps them fast
             kw["gamma_A"] = 1e-2
         out.append(cls(**kw))
+    if kernel == "rbf":  # the scalable solvers of MVL-LS (issue 20) on feature views
+        out += [MVLLeastSquares(solver="cg", n_components=20, tol=1e-8),
+                MVLLeastSquares(solver="nystrom", n_components=20, random_state=0)]
     return out
 
 
 @parametrize_with_checks(_instances("rbf") + _instances("precomputed"),
-                         expected_failed_checks=lambda est: EXPECTED_FAILED)
+                         expected_failed_checks=expected_failed)
 def test_sklearn_estimator_checks(estimator, check):
     """scikit-learn's estimator checks on the feature-view form (kernel="rbf") and on precomputed kernels
     (the checks then pass (n, n) Gram matrices: one view)."""
@@ -247,6 +257,8 @@ def test_labels_of_any_sortable_type(cls, mfeat):
     views, y, y_semi = mfeat
     X = np.hstack(views)
     names = np.array(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"])
+    if not cls._semi_supervised:  # MVML, perceptrons: every label is a class; a missing label is an error
+        y_semi = y
     ref = cls(kernel="rbf", views=[76, 64, 6]).fit(X, y_semi)
     pred_int = ref.predict(X)
     # strings, with None marking unlabelled samples in an object array
@@ -260,6 +272,11 @@ def test_labels_of_any_sortable_type(cls, mfeat):
     cat[y_semi == -1] = np.nan
     est2 = cls(kernel="rbf", views=[76, 64, 6]).fit(X, cat)
     np.testing.assert_array_equal(est2.predict(X), names[pred_int])
+    if not cls._semi_supervised:
+        ys[3] = None
+        with pytest.raises(ValueError, match=r"missing labels \(None/NaN\); this estimator is supervised"):
+            cls(kernel="rbf", views=[76, 64, 6]).fit(X, ys)
+        return
     # score ignores the samples marked unlabelled
     lab = y_semi != -1
     assert est.score(X, ys) == pytest.approx(np.mean(est.predict(X[lab]) == ys[lab]))
@@ -296,11 +313,12 @@ def test_degenerate_input_gets_a_clear_error(mfeat):
         MVLLeastSquares(kernel="precomputed", c=[0, 0, 0]).fit(K, y)
     with pytest.raises(ValueError, match="c is all zeros"):
         MVLSVM(kernel="precomputed", c=np.zeros(3)).fit(K, y)
-    for bad in ("1e-5", True):
-        with pytest.raises(ValueError, match="gamma_A must be a real number"):
-            MVLLeastSquares(kernel="precomputed", gamma_A=bad).fit(K, y)
+    with pytest.raises(ValueError, match="'gamma_A' parameter of MVLLeastSquares must be a float"):
+        MVLLeastSquares(kernel="precomputed", gamma_A="1e-5").fit(K, y)
+    with pytest.raises(ValueError, match="gamma_A must be a real number"):  # bool passes Real: checked in fit
+        MVLLeastSquares(kernel="precomputed", gamma_A=True).fit(K, y)
     for bad in (2.5, 3.0, "5"):
-        with pytest.raises(ValueError, match="n_neighbors must be a positive integer"):
+        with pytest.raises(ValueError, match="'n_neighbors' parameter of MVLLeastSquares must be None or an int"):
             MVLLeastSquares(kernel="precomputed", gamma_W=1e-3, n_neighbors=bad).fit(K, y)
     for est in (MVLLeastSquares(kernel="rbf"), MVLLeastSquares(kernel="precomputed")):
         with pytest.raises(TypeError, match=r"sparse input is not supported, call \.toarray\(\)"):
@@ -320,7 +338,7 @@ def test_degenerate_input_gets_a_clear_error(mfeat):
     Kn[3, 4, 2] = np.nan
     with pytest.raises(ValueError, match=r"X contains NaN or inf \(in view\(s\) \[2\]\)"):
         MVLLeastSquares(kernel="precomputed").fit(Kn, y)
-    with pytest.raises(ValueError, match=r"kernel must be one of"):
+    with pytest.raises(ValueError, match=r"'kernel' parameter of MVLLeastSquares must be a str among"):
         MVLLeastSquares(kernel="gaussian").fit(X, y)
     with pytest.raises(ValueError, match="add up to 140"):
         MVLLeastSquares(views=[76, 64]).fit(X, y)

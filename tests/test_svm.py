@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import qpsolvers
 import scipy.sparse as sp
-from conftest import make_linear_problem, make_problem, random_graph_laplacians, sample_first
+from conftest import make_linear_problem, make_problem, paper_kwargs, random_graph_laplacians, sample_first
 
 import mvl.svm as svm_module
 from mvl.simplex import simplex_coding
@@ -34,12 +34,15 @@ TIGHT = 1e-7  # solver tolerance for the comparisons with the references
 
 
 def _qp(Pm, q, G=None, h=None, lb=None, ub=None):
-    """min 1/2 x^T Pm x + q^T x by clarabel (through qpsolvers), tight tolerances."""
-    x = qpsolvers.solve_qp(sp.csc_matrix(Pm), q, G=None if G is None else sp.csc_matrix(G), h=h, lb=lb, ub=ub,
-                           solver="clarabel", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12,
-                           max_iter=500)
-    assert x is not None, "clarabel failed"
-    return x
+    """min 1/2 x^T Pm x + q^T x by clarabel (through qpsolvers), tight tolerances (1e-12; 1e-10 if clarabel
+    stops short of 1e-12, as on the paper's gammas where Q_G has a condition number ~1e3-1e4 and entries ~1e5)."""
+    for tol in (1e-12, 1e-10):
+        x = qpsolvers.solve_qp(sp.csc_matrix(Pm), q, G=None if G is None else sp.csc_matrix(G), h=h, lb=lb,
+                               ub=ub, solver="clarabel", tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol,
+                               max_iter=500)
+        if x is not None:
+            return x
+    raise AssertionError("clarabel failed at tolerance 1e-10")
 
 
 def _codes(P):
@@ -160,7 +163,7 @@ def _svm(cls, **kw):
     """An SVM on precomputed kernels; an explicit per-view laplacian (m, n, n) is passed sample-first."""
     if not isinstance(kw.get("laplacian", "normalized"), str):
         kw["laplacian"] = sample_first(kw["laplacian"])
-    return cls(kernel="precomputed", **kw)
+    return cls(kernel="precomputed", **paper_kwargs(0, kw))
 
 
 def _outputs(est, K_test):
@@ -571,7 +574,7 @@ def test_estimator_api(two_view_problem):
 
 # name: (m, n, P, fraction unlabelled, (gamma_A, gamma_B, gamma_W), seed, samples duplicated)
 NAMED_PROBLEMS = {
-    "binary": (2, 40, 2, 0.3, (1e-2, 1e-2, 1e-2), 301, 0),  # P = 2: one free variable per sample
+    "binary": (2, 40, 2, 0.3, (1e-3, 1e-3, 1e-3), 301, 0),  # P = 2: one free variable per sample
     "many_classes": (2, 100, 34, 0.2, (1e-3, 1e-3, 1e-3), 302, 0),  # P = 34, 2-3 labelled per class
     "semi_supervised": (3, 70, 5, 0.5, (1e-3, 1e-2, 1e-2), 303, 0),  # half unlabelled, large gamma_B, gamma_W
     "paper_gammas": (3, 90, 8, 0.2, (1e-5, 1e-6, 1e-6), 304, 0),  # the paper's gammas: most variables free
@@ -641,7 +644,8 @@ def test_admm_matches_smo_and_lbfgsb(name):
     """The three solvers at a tight tol: the same objective (1e-6 relative), outputs and predictions."""
     K_test = named_problem(name)[1]
     Kt = sample_first(K_test)
-    fits = {s: _fit_named(name, s) for s in ("admm", "smo", "lbfgsb")}
+    # SMO's default budget (1000 l block updates) is short on the singular Q_G of duplicated samples (57,368)
+    fits = {s: _fit_named(name, s, max_iter=200_000 if s == "smo" else None) for s in ("admm", "smo", "lbfgsb")}
     ref = fits["smo"]
     for s, est in fits.items():
         assert est.kkt_violation_ <= TIGHT, s
@@ -722,7 +726,7 @@ def _fit(cls, K, y, **kw):
     """Fit on precomputed kernels K given as they are (sample-first (n, n, m), or deliberately malformed)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return cls(**{"gamma_A": 0.1, "kernel": "precomputed", **kw}).fit(K, y)
+        return cls(**paper_kwargs(0, {"gamma_A": 0.1, "kernel": "precomputed", **kw})).fit(K, y)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
@@ -783,9 +787,9 @@ def test_labels_below_minus_one_are_classes(cls, two_view_problem):
 def test_one_class_declared(cls, two_view_problem):
     """P = 1: a clear error before anything else (the simplex coding needs P >= 2)."""
     K, _, y = two_view_problem
-    with pytest.raises(ValueError, match=r"one class only \(\[0\]\); a classifier needs at least 2 classes"):
-        _fit(cls, sample_first(K), np.where(y >= 0, 0, -1), n_classes=1)
-    with pytest.raises(ValueError, match=r"n_classes must be None or an integer >= 2, got 1"):
+    with pytest.raises(ValueError, match=r"one class only \(\[0\]\).*a classifier needs at least 2 classes"):
+        _fit(cls, sample_first(K), np.where(y >= 0, 0, -1))
+    with pytest.raises(ValueError, match=r"'n_classes' parameter of .* must be None or an int in the range \[2, inf\)"):
         _fit(cls, sample_first(K), y, n_classes=1)
 
 
@@ -795,18 +799,20 @@ def test_one_class_declared(cls, two_view_problem):
     [
         ({"gamma_A": 0.0}, "gamma_A"),
         ({"gamma_A": np.nan}, "gamma_A"),
-        ({"gamma_A": "0.1"}, "gamma_A must be a real number"),
+        ({"gamma_A": "0.1"}, "'gamma_A' parameter of .* must be a float in the range"),
         ({"gamma_B": -1.0}, "gamma_B"),
         ({"gamma_W": np.inf}, "gamma_W"),
         ({"c": [1.0]}, r"c must have one weight per view \(m = 2\)"),
         ({"c": [1.0, np.nan]}, "c contains NaN or inf"),
         ({"c": [0.0, 0.0]}, "c is all zeros"),
-        ({"solver": "clarabel"}, "solver must be one of"),
-        ({"tol": 0.0}, "tol must be finite and > 0"),
-        ({"tol": "x"}, "tol must be a positive real number"),
-        ({"max_iter": 0}, "max_iter must be None or an integer >= 1"),
-        ({"max_iter": 2.5}, "max_iter must be None or an integer >= 1"),
-        ({"gamma_W": 0.1, "laplacian": "random-walk"}, "laplacian must be"),
+        ({"solver": "clarabel"}, "'solver' parameter of .* must be a str among"),
+        ({"tol": 0.0}, r"'tol' parameter of .* must be a float in the range \(0.0, inf\)"),
+        ({"tol": "x"}, "'tol' parameter of .* must be a float"),
+        ({"max_iter": 0}, r"'max_iter' parameter of .* must be None or an int in the range \[1, inf\)"),
+        ({"max_iter": 2.5}, "'max_iter' parameter of .* must be None or an int"),
+        ({"gamma_W": 0.1, "laplacian": "random-walk"}, r"'laplacian' parameter of .* must be 'normalized', "
+                                                         r"'unnormalized' or an array of shape \(n_samples, n_samples, "
+                                                         r"n_views\)"),
         ({"gamma_W": 0.1, "laplacian": sample_first(np.stack([np.eye(16)] * 3))}, "laplacian has shape"),
         ({"n_classes": 4}, r"class\(es\) \[3\] have no labelled sample"),
     ],

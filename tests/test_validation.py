@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import sample_first
+from conftest import paper_kwargs, sample_first
 
 from mvl import MVLLeastSquares, grid_decision_functions
 
@@ -19,7 +19,7 @@ def fitted(two_view_problem):
 
 def _fit(X, y, **kw):
     """MVL-LS with kernel="precomputed" on X as given (sample-first (n, n, m), or deliberately malformed)."""
-    return MVLLeastSquares(**{"gamma_A": 0.1, "kernel": "precomputed", **kw}).fit(X, y)
+    return MVLLeastSquares(**paper_kwargs(0, {"gamma_A": 0.1, "kernel": "precomputed", **kw})).fit(X, y)
 
 
 # ---------------------------------------------------------------- kernels
@@ -175,7 +175,8 @@ def test_labels_outside_declared_classes(two_view_problem):
     K, _, y = two_view_problem
     with pytest.raises(ValueError, match=r"labels outside 0\.\.1: \[2\]"):
         _fit(sample_first(K), y, n_classes=2)
-    with pytest.raises(ValueError, match=r"n_classes must be None or an integer >= 2, got 1"):
+    with pytest.raises(ValueError, match=r"'n_classes' parameter of MVLLeastSquares must be None or an int in the "
+                                         r"range \[2, inf\)\. Got 1 instead"):
         _fit(sample_first(K), y, n_classes=1)
 
 
@@ -287,14 +288,18 @@ def test_c_wrong_dtype(two_view_problem, c):
 
 def test_unknown_solver(two_view_problem):
     K, _, y = two_view_problem
-    with pytest.raises(ValueError, match="solver must be one of"):
+    with pytest.raises(ValueError, match="'solver' parameter of MVLLeastSquares must be a str among"):
         _fit(sample_first(K), y, solver="cholesky")
 
 
 def test_unknown_laplacian(two_view_problem):
     K, _, y = two_view_problem
-    with pytest.raises(ValueError, match="laplacian must be"):
+    # the message names the sample-first layout the estimators take, (n_samples, n_samples, n_views)
+    with pytest.raises(ValueError, match=r"'laplacian' parameter of MVLLeastSquares must be 'normalized', "
+                                         r"'unnormalized' or an array of shape \(n_samples, n_samples, n_views\)"):
         _fit(sample_first(K), y, gamma_W=0.1, laplacian="random-walk")
+    with pytest.raises(ValueError, match=r"\(n_samples, n_samples, n_views\)"):
+        _fit(sample_first(K), y, gamma_W=0.1, laplacian="foo")
 
 
 def test_explicit_laplacian_wrong_shape(two_view_problem):

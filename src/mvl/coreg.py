@@ -29,11 +29,11 @@ parameters of MVL-LS (JMLR eq 10, 53, 67-68; :class:`mvl.MVLLeastSquares`)::
 (:func:`coregularization_as_mvl`). By default MVLLeastSquares applies M_B = I_{u+l} (x) M_m (JMLR eq 57)
 to *all* training points, i.e. co-regularization with U = every training point; with
 ``between_weights`` = the indicator w of U it applies M_B = diag(w) (x) M_m, the co-regularization of SR
-on U, in its structured solver (and the dense one). :func:`solve_mvl_dense` is an independent dense
-textbook solve of the same weighted system (the package's dense solver). Both routes agree to rounding
-(tests/test_coreg.py: <= 1e-8 required, <= 2e-13 observed); with the extreme grid values of the
-experiments (gamma_2 = 1e-6 and K2 eigenvalues up to 1e6, so K2/gamma_2 ~ 1e12) they agree to ~1e-5
-relative only, the conditioning of the problem, without changing any prediction.
+on U, in its structured solver (and the dense one). The tests check both routes against an independent dense
+textbook solve of the weighted system written in the tests themselves (tests/test_coreg.py: <= 1e-8
+required); with the extreme grid values of the experiments (gamma_2 = 1e-6 and K2 eigenvalues up to 1e6, so
+K2/gamma_2 ~ 1e12) they agree to ~1e-5 relative only, the conditioning of the problem, without changing any
+prediction.
 
 Manifold regularization (SR eq 13, Laplacian RLS of Belkin et al. 2006) with intrinsic regularizer R::
 
@@ -46,6 +46,7 @@ gamma_A = gamma_1 / l, gamma_W = gamma_2 / l, Laplacian R (:func:`manifold_regul
 For CoMR/MR experiments (SR Section 4): k1 an ambient kernel, K2 = (M^p + 1e-6 I)^-1 (p the
 ``laplacian_power``) with M the normalized kNN graph Laplacian over V, its edges weighted 1 ("binary", the
 manifold-regularization code's default) or by the Gaussian kernel ("kernel") (:func:`knn_graph_laplacian`,
+built from the kNN graph and Laplacian of :mod:`mvl.graph` on the distances of :mod:`mvl.kernels`;
 :func:`intrinsic_graph_kernel`), mu = 1; CoMR predicts out of sample with its ambient component f1 (SR eq 9).
 :func:`mr_grid` (one eigendecomposition for the whole grid) and :func:`comr_grid` (one Cholesky factorisation
 per pair) evaluate both on a (gamma_1, gamma_2) grid, :func:`select_on_validation` picks the pair.
@@ -54,12 +55,13 @@ per pair) evaluate both on a (gamma_1, gamma_2) grid, :func:`select_on_validatio
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from .graph import laplacian
-from .least_squares import solve_dense
+from .graph import GRAPH_WEIGHTS, knn_mask, laplacian
 
 __all__ = [
     "GAMMA_GRID",
@@ -71,9 +73,6 @@ __all__ = [
     "kernel_rls",
     "coregularization_as_mvl",
     "manifold_regularization_as_mvl",
-    "solve_mvl_dense",
-    "squared_distances",
-    "GRAPH_WEIGHTS",
     "graph_weights_name",
     "knn_graph_laplacian",
     "intrinsic_graph_spectrum",
@@ -89,6 +88,17 @@ GAMMA_GRID = (1e-6, 1e-4, 1e-2, 1.0, 10.0, 100.0)
 
 
 # ----------------------------------------------------------------------------- helpers
+
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+_NONNEGATIVE = Interval(Real, 0, None, closed="left")
+_POWER = Interval(Integral, 1, None, closed="left")
+
+
+def _checked(**constraints):
+    """scikit-learn's ``validate_params`` with these constraints (the vocabulary of the estimators'
+    ``_parameter_constraints``); arrays are checked inside each function, where their shapes are known."""
+    return validate_params(constraints, prefer_skip_nested_validation=True)
+
 
 
 def _index(idx, n, name):
@@ -174,6 +184,8 @@ def _coreg_parts(K1, K2, U, gamma1, gamma2, mu):
     return _spd_factor(Hinv), D
 
 
+@_checked(gamma1=[_POSITIVE], gamma2=[_POSITIVE], mu=[_NONNEGATIVE], K1=["array-like"], K2=["array-like"],
+          coreg_points=["array-like"], K1_test=["array-like", None], K2_test=["array-like", None])
 def coregularization_kernel(K1, K2, gamma1, gamma2, mu, coreg_points, K1_test=None, K2_test=None):
     """Gram matrices of the co-regularization kernel k~ (SR Theorem 2.2, eq 7).
 
@@ -197,10 +209,6 @@ def coregularization_kernel(K1, K2, gamma1, gamma2, mu, coreg_points, K1_test=No
     """
     K1, K2 = _gram_pair(K1, K2)
     n = K1.shape[0]
-    gamma1, gamma2 = _positive(gamma1, "gamma1"), _positive(gamma2, "gamma2")
-    mu = float(mu)
-    if not np.isfinite(mu) or mu < 0:
-        raise ValueError(f"mu must be finite and >= 0, got {mu!r}")
     U = _index(coreg_points, n, "coreg_points")
     fac, D = _coreg_parts(K1, K2, U, gamma1, gamma2, mu)
     HD = linalg.cho_solve(fac, D, check_finite=False)
@@ -243,6 +251,9 @@ class CoRegFit:
         return None if self.test_views is None else self.test_views[0]
 
 
+@_checked(gamma1=[_POSITIVE], gamma2=[_POSITIVE], mu=[_NONNEGATIVE], K1=["array-like"], K2=["array-like"],
+          labelled=["array-like"], Y_L=["array-like"], coreg_points=["array-like", None], K1_test=["array-like", None],
+          K2_test=["array-like", None])
 def coregularization_rls(K1, K2, labelled, Y_L, gamma1, gamma2, mu, coreg_points=None,
                          K1_test=None, K2_test=None):
     """Co-regularized least squares (SR eq 2, squared loss) through the kernel k~ (SR eq 6-10).
@@ -261,8 +272,6 @@ def coregularization_rls(K1, K2, labelled, Y_L, gamma1, gamma2, mu, coreg_points
     n = K1.shape[0]
     lab = _index(labelled, n, "labelled")
     Y = _targets(Y_L, lab.size)
-    gamma1, gamma2 = _positive(gamma1, "gamma1"), _positive(gamma2, "gamma2")
-    mu = float(mu)
     U = _coreg_points(coreg_points, lab, n)
     fac, D = _coreg_parts(K1, K2, U, gamma1, gamma2, mu)
     DL = D[:, lab]
@@ -295,6 +304,8 @@ def coregularization_rls(K1, K2, labelled, Y_L, gamma1, gamma2, mu, coreg_points
 # ----------------------------------------------------------------------------- manifold regularization
 
 
+@_checked(gamma1=[_POSITIVE], gamma2=[_POSITIVE], K1=["array-like"], K2=["array-like"],
+          K1_test=["array-like", None])
 def manifold_regularization_kernel(K1, K2, gamma1, gamma2, K1_test=None):
     """Gram matrices of the manifold-regularization kernel (SR eq 14; Sindhwani et al. 2005).
 
@@ -307,7 +318,6 @@ def manifold_regularization_kernel(K1, K2, gamma1, gamma2, K1_test=None):
     """
     K1, K2 = _gram_pair(K1, K2)
     n = K1.shape[0]
-    gamma1, gamma2 = _positive(gamma1, "gamma1"), _positive(gamma2, "gamma2")
     A = K1 / gamma1
     fac = _spd_factor(A + K2 / gamma2)
     HA = linalg.cho_solve(fac, A, check_finite=False)
@@ -319,6 +329,8 @@ def manifold_regularization_kernel(K1, K2, gamma1, gamma2, K1_test=None):
     return Kmr, At - At @ HA
 
 
+@_checked(gamma1=[_POSITIVE], gamma2=[_NONNEGATIVE], K1=["array-like"], labelled=["array-like"], Y_L=["array-like"],
+          R=["array-like"], K1_test=["array-like", None], RK1=["array-like", None])
 def laplacian_rls(K1, labelled, Y_L, gamma1, gamma2, R, K1_test=None, RK1=None):
     """Laplacian RLS (SR eq 13 with squared loss; Belkin, Niyogi & Sindhwani 2006) solved directly.
 
@@ -332,7 +344,6 @@ def laplacian_rls(K1, labelled, Y_L, gamma1, gamma2, R, K1_test=None, RK1=None):
     n = K1.shape[0]
     lab = _index(labelled, n, "labelled")
     Y = _targets(Y_L, lab.size)
-    gamma1, gamma2 = _positive(gamma1, "gamma1"), float(gamma2)
     A = gamma2 * (R @ K1 if RK1 is None else RK1)
     A[lab] += K1[lab]
     A[np.diag_indices(n)] += gamma1
@@ -343,6 +354,7 @@ def laplacian_rls(K1, labelled, Y_L, gamma1, gamma2, R, K1_test=None, RK1=None):
     return a, K1 @ a, f_test
 
 
+@_checked(ridge=[_NONNEGATIVE], K_LL=["array-like"], Y_L=["array-like"])
 def kernel_rls(K_LL, Y_L, ridge=1.0):
     """Kernel RLS coefficients alpha = (K_LL + ridge I)^-1 Y_L; predictions are K(x, L) alpha."""
     K = _gram(K_LL, "K_LL").copy()
@@ -354,6 +366,9 @@ def kernel_rls(K_LL, Y_L, ridge=1.0):
 # ----------------------------------------------------------------------------- the JMLR formulation
 
 
+@_checked(gamma1=[_POSITIVE], gamma2=[_POSITIVE], mu=[_NONNEGATIVE],
+          n_labelled=[Interval(Integral, 1, None, closed="left")], K1=["array-like"], K2=["array-like"],
+          K1_test=["array-like", None], K2_test=["array-like", None])
 def coregularization_as_mvl(K1, K2, gamma1, gamma2, mu, n_labelled, K1_test=None, K2_test=None):
     """Inputs of two-view MVL-LS that solve co-regularized least squares (JMLR eq 43-48 with eq 44).
 
@@ -361,15 +376,11 @@ def coregularization_as_mvl(K1, K2, gamma1, gamma2, mu, n_labelled, K1_test=None
     ``gamma_A`` = 1/l, ``gamma_B`` = mu/l, ``gamma_W`` = 0 and ``c`` = (1/2, 1/2) (JMLR eq 48, SR eq 1).
     MVL-LS multiplies the gammas by l again (JMLR eq 67-68), so the system it solves is the SR objective
     (SR eq 2) itself. Use with ``MVLLeastSquares(gamma_A, gamma_B, gamma_W, c, between_weights=w)``, w the
-    indicator of U (None when U is every training point), or with :func:`solve_mvl_dense`. ``K`` and
-    ``K_test`` are in the solvers' per-view layout (view first, as :func:`solve_mvl_dense` takes them); the
-    estimators take them sample-first: ``np.moveaxis(K, 0, -1)`` with ``kernel="precomputed"``.
+    indicator of U (None when U is every training point). ``K`` and ``K_test`` are in the per-view layout (view
+    first); the estimators take them sample-first: ``np.moveaxis(K, 0, -1)`` with ``kernel="precomputed"``.
     """
     K1, K2 = _gram_pair(K1, K2)
-    gamma1, gamma2 = _positive(gamma1, "gamma1"), _positive(gamma2, "gamma2")
     l = int(n_labelled)
-    if l < 1:
-        raise ValueError(f"n_labelled must be >= 1, got {n_labelled}")
     K = np.stack([K1 / gamma1, K2 / gamma2])
     K = 0.5 * (K + K.transpose(0, 2, 1))
     K_test = None
@@ -378,6 +389,8 @@ def coregularization_as_mvl(K1, K2, gamma1, gamma2, mu, n_labelled, K1_test=None
     return dict(K=K, K_test=K_test, gamma_A=1.0 / l, gamma_B=float(mu) / l, gamma_W=0.0, c=np.array([0.5, 0.5]))
 
 
+@_checked(gamma1=[_POSITIVE], gamma2=[_NONNEGATIVE], n_labelled=[Interval(Integral, 1, None, closed="left")],
+          K1=["array-like"], R=["array-like"])
 def manifold_regularization_as_mvl(K1, R, gamma1, gamma2, n_labelled):
     """Inputs of one-view MVL-LS that solve Laplacian RLS (SR eq 13; JMLR eq 42 with m = 1).
 
@@ -391,69 +404,24 @@ def manifold_regularization_as_mvl(K1, R, gamma1, gamma2, n_labelled):
                 gamma_W=float(gamma2) / l, gamma_B=0.0, c=np.array([1.0]))
 
 
-def solve_mvl_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W=0.0, L=None, between_weights=None):
-    """MVL-LS (JMLR Theorem 10, eq 67-68) with a weighted between-view operator, as one dense system.
-
-    :func:`mvl.least_squares.solve_dense` with the input checks of this module: M_B = diag(w) (x) M_m instead of
-    I_{u+l} (x) M_m (JMLR eq 57): <f, M_B f> = sum_i w_i sum_{j<k} (f^j(x_i) - f^k(x_i))^2. With w the indicator
-    of the unlabelled points this is the co-regularization term of SR eq 2; ``between_weights=None`` means
-    w = 1 (the JMLR operator). Unknowns are sample-major, a = vec(A^T) as in the paper; B = (J (x) c c^T +
-    l gamma_B diag(w) (x) M_m + l gamma_W L) G[x] and (B + l gamma_A I) a = Y_C. Returns A of shape (m, n, P).
-    Memory O((nm)^2).
-    """
-    K = np.asarray(K, dtype=np.float64)
-    m, n, _ = K.shape
-    lab = _index(labelled, n, "labelled")
-    w = None if between_weights is None else np.asarray(between_weights, dtype=np.float64).ravel()
-    if w is not None and w.shape != (n,):
-        raise ValueError(f"between_weights must have shape ({n},), got {w.shape}")
-    c = np.asarray(c, dtype=np.float64).ravel()
-    return solve_dense(K, lab, _targets(Y_L, lab.size), c, gamma_A, gamma_B, gamma_W, L, between_weights=w)
-
-
 # ----------------------------------------------------------------------------- graphs and intrinsic kernel
 
 
-def squared_distances(A, B=None):
-    """Squared Euclidean distances between the rows of A and B (dense arrays or scipy sparse matrices).
-
-    Computed from inner products, clipped at 0; the diagonal of the square case is exactly 0.
-    """
-    from scipy import sparse
-
-    def dense_gram(X, Z):
-        G = X @ Z.T
-        return G.toarray() if sparse.issparse(G) else np.asarray(G, dtype=np.float64)
-
-    def sqnorms(X):
-        if sparse.issparse(X):
-            return np.asarray(X.multiply(X).sum(axis=1)).ravel()
-        return np.einsum("ij,ij->i", X, X)
-
-    same = B is None
-    B = A if same else B
-    D = sqnorms(A)[:, None] + sqnorms(B)[None, :] - 2.0 * dense_gram(A, B)
-    np.maximum(D, 0.0, out=D)
-    if same:
-        D = 0.5 * (D + D.T)
-        D[np.diag_indices_from(D)] = 0.0
-    return D
-
-
-GRAPH_WEIGHTS = ("binary", "kernel")
-"""kNN graph weight conventions of :func:`knn_graph_laplacian` ("heat" is accepted for "kernel")."""
-
-
 def graph_weights_name(weights):
-    """The canonical name of a kNN graph weight convention: "binary" or "kernel" ("heat" is an alias)."""
+    """The canonical name of a kNN graph weight convention (:data:`mvl.graph.GRAPH_WEIGHTS`; "heat" is an alias
+    of "kernel")."""
     name = {"heat": "kernel"}.get(str(weights), str(weights))
     if name not in GRAPH_WEIGHTS:
-        raise ValueError(f"weights must be 'binary' or 'kernel' (alias 'heat'), got {weights!r}")
+        raise ValueError(f"weights must be one of {GRAPH_WEIGHTS} (or the alias 'heat'), got {weights!r}")
     return name
 
 
+@validate_params({"sqdist": ["array-like"], "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+                  "weights": [StrOptions({*GRAPH_WEIGHTS, "heat"})],
+                  "sigma": [None, Interval(Real, 0, None, closed="neither")]}, prefer_skip_nested_validation=True)
 def knn_graph_laplacian(sqdist, n_neighbors, weights="binary", sigma=None):
-    """Normalized Laplacian M = I - D^-1/2 W D^-1/2 of the symmetrised kNN graph (SR Section 4.3).
+    """Normalized Laplacian M = I - D^-1/2 W D^-1/2 of the symmetrised kNN graph (SR Section 4.3), the kNN graph of
+    :func:`mvl.graph.knn_mask` on the distances and the Laplacian of :func:`mvl.graph.laplacian`.
 
     ``sqdist`` is the (n, n) matrix of squared distances between the graph's vertices (the labelled and
     unlabelled training points). i ~ j if j is among the ``n_neighbors`` nearest points of i or i among those
@@ -463,26 +431,20 @@ def knn_graph_laplacian(sqdist, n_neighbors, weights="binary", sigma=None):
     """
     D2 = _gram(sqdist, "sqdist")
     n = D2.shape[0]
-    k = int(n_neighbors)
-    if not 1 <= k < n:
+    if not n_neighbors < n:
         raise ValueError(f"n_neighbors must be in 1..{n - 1}, got {n_neighbors}")
     weights = graph_weights_name(weights)
-    S = D2.copy()
-    S[np.diag_indices(n)] = np.inf
-    idx = np.argpartition(S, kth=k - 1, axis=1)[:, :k]
-    mask = np.zeros((n, n), dtype=bool)
-    mask[np.repeat(np.arange(n), k), idx.ravel()] = True
-    mask |= mask.T
+    mask = knn_mask(-D2, n_neighbors)  # nearest = most similar
     if weights == "binary":
         W = mask.astype(np.float64)
     else:
         if sigma is None:
             raise ValueError("kernel graph weights need the width sigma")
-        s = _positive(sigma, "sigma")
-        W = np.where(mask, np.exp(-0.5 * (D2 + D2.T) / (2.0 * s**2)), 0.0)
+        W = np.where(mask, np.exp(-0.5 * (D2 + D2.T) / (2.0 * sigma**2)), 0.0)
     return laplacian(W, normalized=True)
 
 
+@_checked(M=["array-like"], laplacian_power=[_POWER], eps=[_NONNEGATIVE])
 def intrinsic_graph_spectrum(M, laplacian_power, eps=1e-6):
     """Eigendecomposition of the intrinsic regularizer R = M^p + eps I (p = ``laplacian_power``).
 
@@ -491,13 +453,12 @@ def intrinsic_graph_spectrum(M, laplacian_power, eps=1e-6):
     """
     M = _gram(M, "M")
     p = int(laplacian_power)
-    if p < 1 or p != laplacian_power:
-        raise ValueError(f"laplacian_power must be a positive integer, got {laplacian_power!r}")
     lam, V = linalg.eigh(0.5 * (M + M.T), check_finite=False)
     lam = np.clip(lam, 0.0, None)  # a Laplacian is PSD; clip rounding below 0
     return lam**p + eps, V
 
 
+@_checked(M=["array-like"], laplacian_power=[_POWER], eps=[_NONNEGATIVE])
 def intrinsic_graph_kernel(M, laplacian_power, eps=1e-6):
     """The intrinsic Gram matrix K2 = (M^p + eps I)^-1 of SR Section 4.3 (p = ``laplacian_power``, the "p" of
     SR Table 4) and its inverse R = M^p + eps I.
@@ -540,6 +501,8 @@ def _grid_pairs(grid):
     return pairs
 
 
+@_checked(K1=["array-like"], R=["array-like"], labelled=["array-like"], Y_L=["array-like"], K1_eval=["array-like"],
+          grid=["array-like"], K1_spectrum=[tuple, None])
 def mr_grid(K1, R, labelled, Y_L, K1_eval, grid=GAMMA_GRID, K1_spectrum=None):
     """Laplacian RLS (MR, SR eq 13) outputs for every (gamma_1, gamma_2) on ``grid`` x ``grid``, from one
     eigendecomposition shared by all pairs.
@@ -584,6 +547,8 @@ def mr_grid(K1, R, labelled, Y_L, K1_eval, grid=GAMMA_GRID, K1_spectrum=None):
     return out
 
 
+@_checked(K1=["array-like"], K2=["array-like"], labelled=["array-like"], Y_L=["array-like"], K1_eval=["array-like"],
+          mu=[_NONNEGATIVE], grid=["array-like"], coreg_points=["array-like", None])
 def comr_grid(K1, K2, labelled, Y_L, K1_eval, mu=1.0, grid=GAMMA_GRID, coreg_points=None):
     """CoMR outputs for every (gamma_1, gamma_2): co-regularized RLS with k1 (ambient) and K2 (intrinsic).
 
@@ -599,9 +564,6 @@ def comr_grid(K1, K2, labelled, Y_L, K1_eval, mu=1.0, grid=GAMMA_GRID, coreg_poi
     lab = _index(labelled, n, "labelled")
     Y = _targets(Y_L, lab.size)
     K1e = _rows(K1_eval, n, "K1_eval")
-    mu = float(mu)
-    if not np.isfinite(mu) or mu < 0:
-        raise ValueError(f"mu must be finite and >= 0, got {mu!r}")
     U = _coreg_points(coreg_points, lab, n)
     pairs = _grid_pairs(grid)
     K1_UU, K2_UU = K1[np.ix_(U, U)], K2[np.ix_(U, U)]

@@ -27,6 +27,8 @@ size n; with gamma_B = 0 only O(m l n^2).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import linalg
 from scipy.linalg import blas, lapack
@@ -37,17 +39,24 @@ from .validation import (
     check_precomputed,
     check_precomputed_test,
 )
-from .base import encode_labels, encode_targets
+from .base import IndefiniteKernelWarning, encode_labels, encode_targets
 from .graph import GRAPH_WEIGHTS, check_n_neighbors, check_power, view_laplacians
+from .memory import check_memory
 
 __all__ = ["grid_decision_functions"]
 
 
-def _view_eigs(A):
-    """Symmetric eigendecomposition of each (n, n) matrix of A (m, n, n): eigenvalues clipped at 0."""
+def _view_eigs(A, name=None):
+    """Symmetric eigendecomposition of each (n, n) matrix of A (m, n, n): eigenvalues clipped at 0. With
+    ``name`` (the kernels), a view whose lowest eigenvalue is clearly negative gives an
+    :class:`mvl.base.IndefiniteKernelWarning` naming it (the solvers assume PSD kernels; clipping changes it)."""
     out = []
-    for a in A:
+    for p, a in enumerate(A):
         s, V = linalg.eigh(a, check_finite=False, driver="evd")  # divide and conquer: ~2x faster than evr here
+        if name is not None and s[0] < -1e-6 * max(abs(s[-1]), abs(s[0])):
+            warnings.warn(f"{name}: view {p} is not positive semi-definite (lowest eigenvalue {s[0]:.3g}, largest "
+                          f"{s[-1]:.3g}); the grid uses its positive part (eigenvalues clipped at 0)",
+                          IndefiniteKernelWarning, stacklevel=3)
         out.append((np.clip(s, 0.0, None), V))
     return out
 
@@ -171,10 +180,18 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
     l, P = len(labelled), len(classes)
     sysm = _GridSystem(labelled, encode_targets(encoded, P), c, Kt, n)
     G, nA, nB, nW = len(graph_list), len(gammas_A), len(gammas_B), len(gammas_W)
+    # before anything large is allocated: per view K's eigenvectors, R, U (3 m n^2), per kNN size L's
+    # eigenvectors and R Phi (2 m n^2 each), per graph R L^k R and one decomposition at a time (2 m n^2), the
+    # evaluation outputs
+    n_knn = len({g[0] for g in graph_list}) if any(g > 0 for g in gammas_W) else 0
+    check_memory(8.0 * (m * n * n * (5 + 2 * n_knn) + G * nA * nB * nW * Kt.shape[1] * P),
+                 f"grid_decision_functions ({G} graph(s) x {nA * nB * nW} gamma points, n = {n}, m = {m}, "
+                 f"t = {Kt.shape[1]})", "evaluate fewer graphs or evaluation points per call, or fewer training "
+                 "samples")
     out = np.empty((G, nA, nB, nW, Kt.shape[1], P))
 
     # K^p = V diag(w) V^T, R_p = K^{1/2} = V diag(sqrt w) V^T: once per view for the whole grid
-    Keig = _view_eigs(K)
+    Keig = _view_eigs(K, name="K")
     R = np.stack([(V * np.sqrt(w)) @ V.T for w, V in Keig])
     KU = [(w, V * np.sqrt(w)) for w, V in Keig]  # omega = 0: R D R = beta m K, U = R V = V diag(sqrt w)
 

@@ -40,17 +40,33 @@ from __future__ import annotations
 
 import time
 import warnings
+from numbers import Real
 
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier, encode_targets
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from .base import (
+    COUNT,
+    INPUT_ATTRS,
+    INPUT_DOC,
+    MVL_DOC,
+    POSITIVE,
+    MVLClassifier,
+    check_swamped,
+    encode_targets,
+    take_samples,
+    unlabelled_mask,
+)
 from .blocks import factor_view, rcond, view_Q
-from .validation import check_combination
+from .validation import check_combination, check_gamma
 
 __all__ = [
     "MVLLeastSquares",
+    "MEMORY_ADVICE",
     "encode_targets",
     "solve_structured",
     "solve_dense",
@@ -195,7 +211,49 @@ def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, between_
     return A.reshape(n, m, P).transpose(1, 0, 2).copy()
 
 
-_SOLVERS = {"structured": solve_structured, "auto": solve_structured, "dense": solve_dense}
+_SOLVERS = {"structured": solve_structured, "auto": solve_structured, "dense": solve_dense, "cg": None,
+            "nystrom": None}
+
+# solver="auto" on feature views: the structured solver up to this many training points (if its memory fits),
+# then "cg" up to AUTO_CG_MAX, then "nystrom" (see MVLLeastSquares).
+AUTO_STRUCTURED_MAX = 5000
+AUTO_CG_MAX = 20000
+
+
+def structured_bytes(n, m, l):
+    """Peak memory of the structured solve (and the kernels it needs): m kernels, m LU factors and Q_p, the
+    Laplacians and the (l + n) coupled system, float64."""
+    return 8 * ((3 * m + 1) * n * n + (l + n) ** 2)
+
+
+def choose_solver(solver, kernel, n, m, l, max_memory):
+    """The solver "auto" stands for: precomputed kernels -> "structured"; feature views -> "structured" while
+    n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``, "cg" while n <= AUTO_CG_MAX, else "nystrom"."""
+    if solver != "auto":
+        return solver
+    if kernel == "precomputed":
+        return "structured"
+    if n <= AUTO_STRUCTURED_MAX and structured_bytes(n, m, l) <= max_memory:
+        return "structured"
+    return "cg" if n <= AUTO_CG_MAX else "nystrom"
+
+
+MEMORY_ADVICE = ('use solver="cg" (exact, iterative: no n x n factorisation) or solver="nystrom" (approximate, '
+                 'O(n n_components) memory per view), or fewer training samples')
+"""What MVL-LS and MVL-LS-optC say when a fit would not fit in memory."""
+
+
+def dense_bytes(n, m):
+    """Peak memory of the textbook dense solve: the (nm)^2 system four times (G[x], the operator, B, its LU)."""
+    return 8 * 4 * (n * m) ** 2
+
+
+def default_max_memory():
+    """Half of the memory available now (:func:`mvl.memory.available_memory`), 4 GB if unknown."""
+    from .memory import available_memory
+
+    avail = available_memory()
+    return 4e9 if avail is None else 0.5 * avail
 
 
 # Above this 1-norm condition estimate (LAPACK dgecon) of a factored matrix, fit() warns: with float64
@@ -214,6 +272,106 @@ def _check_solution(coef, condition, gamma_A):
                       IllConditionedWarning, stacklevel=3)
 
 
+def sample_and_view_counts(est, X):
+    """(n, m) of the training input without computing kernels (for the solver choice and the memory check)."""
+    from .base import is_view_list
+
+    from sklearn.utils.validation import _num_samples
+
+    if is_view_list(X):
+        return _num_samples(X[0]), len(X)
+    try:
+        n = _num_samples(X)
+    except TypeError:  # not array-like: the full validation reports it
+        return 0, 1
+    if est.kernel == "precomputed":
+        ndim = getattr(X, "ndim", None)
+        shape = getattr(X, "shape", None)
+        return n, int(shape[2]) if ndim == 3 and shape is not None else 1
+    views = est.views
+    m = 1 if views is None or isinstance(views, (str, bytes)) or not hasattr(views, "__len__") else len(views)
+    return n, m
+
+
+def check_scalable_params(est, tol="tol", max_iter="max_iter"):
+    """Validate n_components, tol, max_iter, max_memory, verbose (``tol``/``max_iter``: the attribute names of
+    the CG tolerance and limit); return the memory budget in bytes."""
+    import numbers
+
+    def integer(name, low):
+        v = getattr(est, name)
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+
+    integer("n_components", 1)
+    integer(max_iter, 1)
+    integer("verbose", 0)
+    value = getattr(est, tol)
+    if isinstance(value, (bool, np.bool_, str)) or not isinstance(value, numbers.Real) or not (0 < value < 1):
+        raise ValueError(f"{tol} must be a number in (0, 1), got {value!r}")
+    mm = est.max_memory
+    if mm is None:
+        return default_max_memory()
+    if isinstance(mm, (bool, np.bool_, str)) or not isinstance(mm, numbers.Real) or not mm > 0:
+        raise ValueError(f"max_memory must be a positive number of bytes or None, got {mm!r}")
+    return float(mm)
+
+
+def kept_for_prediction(est, kernels, centres=None):
+    """What prediction needs of a scalable fit: the training features (or only the centres' after "nystrom"),
+    never the Gram matrices; precomputed kernels: nothing (the test kernels are the input)."""
+    if kernels.views is None:
+        kernels.gram = None
+        return kernels
+    from .kernel_blocks import ViewKernels
+
+    views = kernels.views if centres is None else [V[centres] for V in kernels.views]
+    est._fit_views = None
+    return ViewKernels(views, kernels.kind, kernels.scales, max_memory=0)
+
+
+def scalable_problem(est, X, y, solver, budget, c=None):
+    """What the scalable solvers need from an estimator's parameters and its training data: the kernel operator
+    (:meth:`mvl.base.MultiViewClassifier._fit_kernel_operator`), the :class:`mvl.scalable.MVLSystem` (sparse kNN
+    Laplacians when gamma_W > 0), the Nystrom basis on ``n_components`` centres drawn with ``random_state``, the
+    labelled indices and the centres. Sets ``classes_`` and the input state."""
+    from sklearn.utils import check_random_state
+
+    from .graph import check_graph_weights, check_n_neighbors, check_power, sparse_knn_weights, sparse_laplacian
+    from .scalable import MVLSystem, NystromBasis
+
+    kernels = est._fit_kernel_operator(X, budget)
+    m, n = kernels.m, kernels.n
+    y_enc, labelled = est._fit_labels(y, n)
+    gammas = (check_gamma(est.gamma_A, "gamma_A", positive=True), check_gamma(est.gamma_B, "gamma_B"),
+              check_gamma(est.gamma_W, "gamma_W"))
+    power = check_power(est._laplacian_power(), name="laplacian_power")
+    k = check_n_neighbors(est.n_neighbors)
+    check_graph_weights(est.graph_weights, k, name="graph_weights")
+    if not isinstance(est.laplacian, str) or est.laplacian not in ("normalized", "unnormalized"):
+        raise ValueError(f'solver="{solver}" builds sparse kNN Laplacians from the data: laplacian must be '
+                         f'"normalized" or "unnormalized", got {type(est.laplacian).__name__}')
+    Ls = None
+    if gammas[2] > 0:
+        if k is None:
+            raise ValueError(f'solver="{solver}" needs a sparse kNN graph when gamma_W > 0: set n_neighbors '
+                             '(e.g. 10); the dense graph W = K of the paper is an n x n matrix')
+        Ls = [sparse_laplacian(sparse_knn_weights(kernels, p, k, est.graph_weights),
+                               normalized=(est.laplacian == "normalized")) for p in range(m)]
+    c = check_combination(getattr(est, "c", None) if c is None else c, m)
+    w = getattr(est, "between_weights", None)
+    if w is not None:
+        w = np.asarray(w, dtype=np.float64)
+        if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise ValueError(f"between_weights must be {n} finite non-negative numbers (one per training point)")
+    Y_L = encode_targets(y_enc[labelled], len(est.classes_))
+    system = MVLSystem(n, labelled, Y_L, c, *gammas, laplacians=Ls, power=power, between_weights=w)
+    M = min(int(est.n_components), n)
+    rng = check_random_state(est.random_state)
+    centres = np.arange(n) if M >= n else np.sort(rng.choice(n, M, replace=False))
+    return kernels, system, NystromBasis(kernels, centres), labelled, centres
+
+
 class IllConditionedWarning(UserWarning):
     """A solve was numerically ill-conditioned (see ``condition_estimate_``)."""
 
@@ -221,45 +379,50 @@ class IllConditionedWarning(UserWarning):
 class MVLLeastSquares(MVLClassifier):
     __doc__ = """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
 
+    Semi-supervised: samples labelled -1 (or None/NaN in object arrays) are unlabelled and enter through the
+    graph (gamma_W) and the between-view term (gamma_B). The defaults are the validation study's choice
+    (``benchmarks/study_defaults.py``): a 5-NN graph with kernel weights, the normalized Laplacian squared,
+    gamma_A = 1e-5, gamma_B = 0, gamma_W = 1e-2; ``n_neighbors=None`` gives the paper's dense graph. To select
+    the graph and the gammas by cross-validation, use :class:`mvl.MVLLeastSquaresCV`.
+
     Parameters
-    ----------
-    gamma_A : float > 0
-        RKHS regularisation (gamma_A in eq 10).
-    gamma_B : float >= 0
-        Between-view consistency weight (eq 53-58).
-    gamma_W : float >= 0
-        Within-view manifold regularisation weight (eq 53, 60-64).
-    c : array of shape (m,) or None
+    ----------""" + MVL_DOC + """    c : array of shape (m,) or None, default None
         Combination vector of C = c^T (x) I_P (eq 52); None is the average 1/m
         (eq 50-51). Any real values are allowed, negative ones too, but not all zeros.
-    laplacian : "normalized", "unnormalized" or array (n, n, m)
-        Graph Laplacian per view, built from the view's own Gram matrix as the
-        weights (Section 7.1), or given directly, sample-first like the kernels (then
-        ``laplacian_power`` applies to the given matrices too).
-    solver : "auto", "structured" or "dense"
-        "auto"/"structured" solve view by view (O(m n^3)); "dense" is the
-        textbook (u+l)m system solved by one LU, for tests and benchmarks.
-    n_neighbors : int >= 1 or None
-        None uses dense kernel weights (the paper); an integer uses a
-        symmetrised kNN graph for the Laplacians.
-    n_classes : int or None
-        Number of classes P. If given, labels must be integers in 0..P-1 and each class
-        needs a labelled sample; if None, the classes are the distinct labels.
-    between_weights : array (n,) of non-negative numbers, or None
+    solver : "auto", "structured", "cg", "nystrom" or "dense", default "auto"
+        "structured" solves view by view (O(m n^3) time, O(m n^2) memory; :func:`solve_structured`). "cg" solves
+        the same problem of Theorem 10 by preconditioned conjugate gradients (:mod:`mvl.scalable`): no n x n
+        array unless the m kernels fit ``max_memory``, kernels recomputed in tiles per product otherwise; exact to
+        ``tol``; needs a kNN graph (``n_neighbors``) when gamma_W > 0. "nystrom" restricts each view's function
+        to the span of ``n_components`` training points (approximate; equal to the exact solution when
+        n_components >= n); O(n n_components m) memory. "auto": precomputed kernels -> "structured"; feature
+        views -> "structured" up to 5,000 training points (if its memory fits), "cg" up to 20,000, "nystrom"
+        beyond. "dense" is the textbook (u+l)m system solved by one LU, for tests and benchmarks.
+    n_components : int >= 1, default 1000
+        Nystrom centres (uniformly drawn training points, seeded by ``random_state``): the approximation of
+        "nystrom" and the preconditioner of "cg" (typical 500-4000; more is more accurate and costs
+        O(n n_components m) memory).
+    tol : float in (0, 1), default 1e-6
+        "cg": stop when the relative residual ||r - (B + l gamma_A I) a|| / ||r|| of the system (68) is <= tol
+        for every output column.
+    max_iter : int >= 1, default 500
+        "cg": iteration limit; reaching it warns (``ConvergenceWarning``) with the residual.
+    max_memory : float > 0 or None, default None
+        Bytes the kernels of "cg" may keep (above it they are recomputed per product), and the budget of
+        "auto"; None: half of the memory available at fit time.
+    random_state : int, RandomState or None, default None
+        Seed of the Nystrom centres ("cg", "nystrom").
+    verbose : int >= 0, default 0
+        "cg": print the residual after every iteration.
+    between_weights : array (n,) of non-negative numbers, or None, default None
         Per-point weights w of the between-view term, M_B = diag(w) (x) M_m; None is w = 1 (eq 57). The
         indicator of the unlabelled points gives co-regularization on them (Section 3.4, eq 43-48;
         Sindhwani & Rosenberg 2008, see :mod:`mvl.coreg`).
-    laplacian_power : int >= 1
-        The within-view operator is M_W = blockdiag((L^1)^p, ..., (L^m)^p) (x) I_P, the iterated
-        Laplacian of degree p (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg 2008, Table 4)
-        in place of L of eq (60)-(63); 1 is the paper's choice. Each (L^i)^p is an n x n matrix.
-    graph_weights : "kernel" or "binary"
-        Edge weights of the kNN graph: the kernel value K^i_jk, or 1 (the default of the
-        manifold-regularization code). "binary" needs ``n_neighbors``.
 """ + INPUT_DOC + """
     The gammas enter multiplied by l, the number of labelled samples, exactly
     as in eq (67)-(68), so values from the paper mean the same here. Labels: any sortable labels,
-    -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.base`).
+    -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.base`). Before a large
+    allocation the memory is estimated: InsufficientMemoryError (a MemoryError) says what to do instead.
 
     Attributes
     ----------
@@ -270,12 +433,51 @@ class MVLLeastSquares(MVLClassifier):
     n_labelled_ : int
     fit_seconds_ : float
     condition_estimate_ : float
-        1-norm condition estimate of the factored systems (structured solver).
-""" + INPUT_ATTRS
+        1-norm condition estimate of the factored systems (structured solver; NaN for cg and nystrom).
+    solver_ : str
+        The solver used ("auto" resolved).
+    centres_ : array (M,) or None
+        "nystrom": indices of the training points that carry the coefficients (coef_ is then (m, M, P)).
+    n_iter_, residual_ : int, float or None
+        "cg": iterations and the final relative residual of (68); the direct solvers: 1 and None.
+""" + INPUT_ATTRS + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mvl import MVLLeastSquares
+    >>> from mvl.data.embedded import load_mfeat
+    >>> ds = load_mfeat(["fou", "kar", "mor"])             # three views of 2000 handwritten digits
+    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
+    >>> idx = rng.permutation(2000)
+    >>> train, test = idx[:500], idx[500:]
+    >>> y = ds.y[train].copy()
+    >>> y[50:] = -1                                         # 50 labelled samples, 450 unlabelled
+    >>> model = MVLLeastSquares(views=[76, 64, 6]).fit(X[train], y)
+    >>> bool(model.score(X[test], ds.y[test]) > 0.85)
+    True
+    >>> model.decision_function(X[test]).shape              # (t, P): one output per class
+    (1500, 10)
+    """
 
-    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, c=None, laplacian="normalized",
-                 solver="auto", n_neighbors=None, n_classes=None, between_weights=None, laplacian_power=1,
-                 graph_weights="kernel", kernel="rbf", views=None, bandwidth=None):
+    # scikit-learn's parameter validation (run by fit): the MVL entries shared with optC and the SVMs, then the
+    # solver's, one per line
+    _parameter_constraints: dict = {
+        **MVLClassifier._parameter_constraints,
+        "solver": [StrOptions(set(_SOLVERS))],
+        "between_weights": [None, "array-like"],
+        "n_components": [COUNT],
+        "tol": [Interval(Real, 0, 1, closed="neither")],
+        "max_iter": [COUNT],
+        "max_memory": [None, POSITIVE],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+    _memory_advice = MEMORY_ADVICE
+
+    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, laplacian="normalized",
+                 solver="auto", n_neighbors=5, n_classes=None, between_weights=None, laplacian_power=None,
+                 graph_weights="kernel", kernel="rbf", views=None, bandwidth=None, n_components=1000, tol=1e-6,
+                 max_iter=500, max_memory=None, random_state=None, verbose=0):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -290,11 +492,27 @@ class MVLLeastSquares(MVLClassifier):
         self.kernel = kernel
         self.views = views
         self.bandwidth = bandwidth
+        self.n_components = n_components
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_memory = max_memory
+        self.random_state = random_state
+        self.verbose = verbose
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
-        if not isinstance(self.solver, str) or self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {sorted(_SOLVERS)}, got {self.solver!r}")
+        self._scalable = None
+        budget = check_scalable_params(self)
+        n, m = sample_and_view_counts(self, X)
+        l = n if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
+        solver = choose_solver(self.solver, self.kernel, n, m, l, budget)
+        self.solver_ = solver
+        if solver in ("cg", "nystrom"):
+            return self._fit_scalable(X, y, solver, budget)
+        if solver in ("structured", "dense"):  # before the kernels are computed (feature views) or used
+            self._check_memory(dense_bytes(n, m) if solver == "dense" else structured_bytes(n, m, l),
+                               f"the {solver} MVL-LS solve at n = {n}, m = {m}")
         K = self._fit_kernels(X)
         m, n, _ = K.shape
         y_enc, labelled = self._fit_labels(y, n)
@@ -319,4 +537,44 @@ class MVLLeastSquares(MVLClassifier):
         self.coef_ = coef
         self.c_ = c
         self.n_labelled_ = len(labelled)
+        self.centres_ = None
+        self.n_iter_, self.residual_ = 1, None  # a direct solve
+        self._check_regularization(K, labelled, y_enc[labelled])
         return self
+
+    def _fit_scalable(self, X, y, solver, budget):
+        """solver "cg" or "nystrom" (:mod:`mvl.scalable`) on a kernel operator without n x n arrays."""
+        from .scalable import solve_cg, solve_nystrom
+
+        t0 = time.perf_counter()
+        kernels, system, basis, labelled, centres = scalable_problem(self, X, y, solver, budget)
+        c = system.c
+        self.n_iter_, self.residual_ = 1, None  # "nystrom": a direct solve
+        if solver == "nystrom":
+            coef = solve_nystrom(system, basis)
+            self.centres_ = centres
+        else:
+            coef, info = solve_cg(system, kernels, basis, tol=float(self.tol), max_iter=int(self.max_iter),
+                                  verbose=self.verbose)
+            self.n_iter_, self.residual_ = info["n_iter"], info["residual"]
+            self.centres_ = None
+            if not info["converged"]:
+                from sklearn.exceptions import ConvergenceWarning
+
+                warnings.warn(f'solver="cg" stopped after max_iter = {info["n_iter"]} iterations at relative residual '
+                              f'{info["residual"]:.2e} > tol = {self.tol:g}; increase max_iter or n_components, or use '
+                              'solver="structured" (n small) or "nystrom"', ConvergenceWarning, stacklevel=3)
+        if not np.all(np.isfinite(coef)):
+            raise FloatingPointError(f'solver="{solver}" produced NaN or inf; increase gamma_A (now {self.gamma_A!r})')
+        self._scalable = kept_for_prediction(self, kernels, centres if solver == "nystrom" else None)
+        self.coef_ = coef
+        self.c_ = c
+        self.n_labelled_ = len(labelled)
+        self.condition_estimate_ = np.nan
+        self.fit_seconds_ = time.perf_counter() - t0
+        # the decision values on the labelled samples (t = l rows of kernels, no n x n array)
+        check_swamped(self, self.decision_function(take_samples(X, labelled)),
+                      (("gamma_A", self.gamma_A), ("gamma_B", self.gamma_B), ("gamma_W", self.gamma_W)),
+                      np.argmax(system.Y_L, axis=1))
+        return self
+

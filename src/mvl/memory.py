@@ -19,7 +19,7 @@ class InsufficientMemoryError(MemoryError):
 
 
 def format_bytes(nbytes):
-    """``nbytes`` in human units, e.g. ``'6.2 GB'`` (powers of 1000, as the issue tracker and ``free -h`` readers expect)."""
+    """``nbytes`` in human units, e.g. ``"6.2 GB"`` (powers of 1000, as ``free -h --si`` prints)."""
     n = float(nbytes)
     for unit in ("B", "kB", "MB", "GB", "TB"):
         if abs(n) < 1000 or unit == "TB":

@@ -54,7 +54,12 @@ import numpy as np
 from scipy import linalg
 from sklearn.utils.validation import check_is_fitted
 
-from .base import INPUT_ATTRS, INPUT_DOC, MultiViewClassifier
+from numbers import Real
+
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from .base import COUNT, INPUT_ATTRS, INPUT_DOC, NON_NEGATIVE, POSITIVE, SEED, MultiViewClassifier, check_swamped
 
 __all__ = ["MVML", "MetricNotPSDWarning", "nystrom_features"]
 
@@ -189,24 +194,43 @@ class _DenseMetric:
     def dense(self):
         return self.A
 
+    def compact(self):
+        return self
+
 
 class _CovMetric:
-    """A = E^T E with E = [E_1, ..., E_v]: A_lm = I_n (MVML_Cov), or U_l^T U_m with Nystrom (E_l = U_l)."""
+    """A = E^T E with E = [E_1, ..., E_v]: A_lm = I_n (MVML_Cov, ``E`` None: every E_l is the identity of size
+    n), or U_l^T U_m with Nystrom (E_l = U_l)."""
 
-    def __init__(self, E):
+    def __init__(self, E, sizes):
         self.E = E
+        self.sizes = list(sizes)
 
     def gram(self, F, w):
-        C = sum(w[l] * (F[l] @ self.E[l].T) for l in range(len(F)))
+        if self.E is None:
+            C = sum(w[l] * F[l] for l in range(len(F)))
+        else:
+            C = sum(w[l] * (F[l] @ self.E[l].T) for l in range(len(F)))
         return C @ C.T
 
     def g_from_alpha(self, F, w, alpha):
+        if self.E is None:
+            Ex = sum(w[l] * (F[l].T @ alpha) for l in range(len(F)))
+            return np.concatenate([Ex] * len(F))
         Ex = sum(self.E[l] @ (w[l] * (F[l].T @ alpha)) for l in range(len(F)))
         return np.concatenate([El.T @ Ex for El in self.E])
 
     def dense(self):
+        if self.E is None:
+            return np.tile(np.eye(self.sizes[0]), (len(self.sizes),) * 2)
         E = np.hstack(self.E)
         return E.T @ E
+
+    def compact(self):
+        """Keep only what :meth:`dense` needs (Nystrom: the small N x N metric; exact: nothing but sizes)."""
+        if self.E is not None:
+            return _DenseMetric(self.dense())
+        return self
 
 
 class _IdentityMetric:
@@ -216,6 +240,7 @@ class _IdentityMetric:
     def __init__(self, exact, F):
         self.exact = exact
         self.F = F
+        self.sizes = [f.shape[1] for f in F]
 
     def gram(self, F, w):
         if self.exact:
@@ -228,9 +253,8 @@ class _IdentityMetric:
         return _BT(F, w, alpha)
 
     def dense(self):
-        sizes = [f.shape[1] for f in self.F]
         if not self.exact:
-            return np.eye(sum(sizes))
+            return np.eye(sum(self.sizes))
         blocks = []
         for Kl in self.F:
             s, V = linalg.eigh(Kl)
@@ -238,52 +262,66 @@ class _IdentityMetric:
             blocks.append((V[:, keep] / s[keep]) @ V[:, keep].T)
         return linalg.block_diag(*blocks)
 
+    def compact(self):
+        """Exact: A = blockdiag(K_l^+) needs the labelled training kernels (kept, m l^2 numbers: no more than
+        the training input); Nystrom: A = I, nothing."""
+        if not self.exact:
+            self.F = None
+        return self
+
 
 class _LowRankMetric:
     """A = c A_0 + sum_j beta_j b_j b_j^T, the form of every iterate of the gradient steps (9).
 
     A step A <- a A + beta b b^T (a = 1 - 2 mu eta, beta = mu lambda, b = A^{-1} g) scales c and the betas
-    and appends one term. A_0 (positive definite, block diagonal) is factorised once; A^{-1} is applied
-    through the Sherman-Morrison formula of each step, so a step costs O(k N) instead of O(N^3). After
-    many steps (or a tiny c) the iterate is formed densely and becomes the new A_0 (one factorisation).
+    and appends one term. A_0 (positive definite, block diagonal; ``blocks`` None: the identity, as without
+    approximation, never formed) is factorised once; A^{-1} is applied through the Sherman-Morrison formula
+    of each step, so a step costs O(k N) instead of O(N^3). After many steps (or a tiny c) the iterate is
+    formed densely and becomes the new A_0 (one factorisation).
     """
 
     _MAX_STEPS = 40
 
-    def __init__(self, blocks, F, P=None):
-        self._set_base(blocks, F, P)
-        self.R = float(sum(np.sum(bk * bk) for bk in blocks))  # ||A||_F^2
+    def __init__(self, blocks, F, P=None, sizes=None):
+        self._set_base(blocks, F, P, sizes)
+        self.R = (float(sum(self.sizes)) if blocks is None else
+                  float(sum(np.sum(bk * bk) for bk in blocks)))  # ||A||_F^2
         self._key = None
         self._M = None
         self._B = None
 
-    def _set_base(self, blocks, F, P=None):
+    def _set_base(self, blocks, F, P=None, sizes=None):
         self.blocks = blocks
-        sizes = [bk.shape[0] for bk in blocks]
-        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
-        self.cho = [linalg.cho_factor(bk, check_finite=False) for bk in blocks]
-        per_view = F is not None and len(blocks) == len(F) and all(
-            f.shape[1] == s for f, s in zip(F, sizes, strict=True))
+        self.sizes = [bk.shape[0] for bk in blocks] if blocks is not None else list(sizes)
+        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)]).astype(int)
+        self.cho = None if blocks is None else [linalg.cho_factor(bk, check_finite=False) for bk in blocks]
+        per_view = F is not None and len(self.sizes) == len(F) and all(
+            f.shape[1] == s for f, s in zip(F, self.sizes, strict=True))
         if per_view and P is None:
-            P = [F[l] @ blocks[l] @ F[l].T for l in range(len(F))]
+            P = [F[l] @ self._base_block(l, F[l].T) for l in range(len(F))]
         self.P = P if per_view else None
         self.c = 1.0
         self.betas = []
         self.bs = []
         self.steps = []
 
+    def _base_block(self, k, x):
+        """A_0 block k times x."""
+        return x if self.blocks is None else self.blocks[k] @ x
+
     def _blockwise(self, x, fn):
         o = self.offsets
-        return np.concatenate([fn(k, x[o[k]:o[k + 1]]) for k in range(len(self.blocks))])
+        return np.concatenate([fn(k, x[o[k]:o[k + 1]]) for k in range(len(self.sizes))])
 
     def apply(self, x):
-        y = self.c * self._blockwise(x, lambda k, xk: self.blocks[k] @ xk)
+        y = self.c * (x if self.blocks is None else self._blockwise(x, lambda k, xk: self.blocks[k] @ xk))
         for beta, b in zip(self.betas, self.bs, strict=True):
             y += beta * b * (b @ x)
         return y
 
     def solve(self, x):
-        y = self._blockwise(x, lambda k, xk: linalg.cho_solve(self.cho[k], xk, check_finite=False))
+        y = x.copy() if self.blocks is None else self._blockwise(
+            x, lambda k, xk: linalg.cho_solve(self.cho[k], xk, check_finite=False))
         for a, beta, b, z, den in self.steps:
             y = (y - (beta / a) * z * ((b @ y) / den)) / a
         return y
@@ -295,7 +333,7 @@ class _LowRankMetric:
             if self.P is not None:
                 M = self.c * sum(w[l] ** 2 * self.P[l] for l in range(len(F)))
             else:
-                M = self.c * (B @ self._blockwise(B.T, lambda k, xk: self.blocks[k] @ xk))
+                M = self.c * (B @ self._blockwise(B.T, self._base_block))
             for beta, b in zip(self.betas, self.bs, strict=True):
                 Bb = B @ b
                 M += beta * np.outer(Bb, Bb)
@@ -319,11 +357,38 @@ class _LowRankMetric:
             self._set_base([0.5 * (A + A.T)], F)
 
     def dense(self):
-        A = self.c * linalg.block_diag(*self.blocks)
+        A = self.c * (np.eye(sum(self.sizes)) if self.blocks is None else linalg.block_diag(*self.blocks))
         if self.bs:
             Bm = np.column_stack(self.bs)
             A += (Bm * np.asarray(self.betas)) @ Bm.T
         return 0.5 * (A + A.T)
+
+    def block_norms(self, offsets):
+        """Frobenius norms of the view blocks A_lm (v x v) without forming A: with A_0 block diagonal by views
+        (or one dense block), ||A_lm||^2 = c^2 [l = m] ||A0_l||^2 + 2 c [l = m] sum_j beta_j b_jl^T A0_l b_jl
+        + beta^T (G_l o G_m) beta, G_l = B_l^T B_l the Gram matrix of the step vectors restricted to view l."""
+        if self.blocks is not None and len(self.blocks) != len(offsets) - 1:  # dense base: form A
+            return _group_norms(self.dense(), offsets)
+        v = len(offsets) - 1
+        beta = np.asarray(self.betas)
+        Bm = np.column_stack(self.bs) if self.bs else np.zeros((offsets[-1], 0))
+        G = [Bm[offsets[l]:offsets[l + 1]].T @ Bm[offsets[l]:offsets[l + 1]] for l in range(v)]
+        sq = np.empty((v, v))
+        for l in range(v):
+            for m in range(v):
+                sq[l, m] = beta @ (G[l] * G[m]) @ beta
+            Bl = Bm[offsets[l]:offsets[l + 1]]
+            A0B = Bl if self.blocks is None else self.blocks[l] @ Bl
+            a0 = float(offsets[l + 1] - offsets[l]) if self.blocks is None else float(np.sum(self.blocks[l] ** 2))
+            sq[l, l] += self.c ** 2 * a0 + 2 * self.c * float(beta @ np.sum(Bl * A0B, axis=0))
+        return np.sqrt(np.maximum(sq, 0.0))
+
+    def compact(self):
+        """Keep only what :meth:`dense` and :meth:`block_norms` need: c, the betas, the step vectors and a
+        non-identity A_0 (no factorisations, no n x n caches)."""
+        self.P = self.cho = self._M = self._B = self._key = None
+        self.steps = []
+        return self
 
 
 # ----------------------------------------------------------------------------- one binary problem
@@ -479,35 +544,38 @@ class MVML(MultiViewClassifier):
 
     Parameters
     ----------
-    lmbda : float > 0
-        Regularisation lambda of <g, A^+ g> in (6)-(7) (and (11), (13)-(14)).
-    eta : float > 0
+    lmbda : float > 0, default 0.1
+        Regularisation lambda of <g, A^+ g> in (6)-(7) (and (11), (13)-(14)); typical 1e-4 to 1 (the
+        paper's experiments use 0.1). Far too large a value gives a RegularizationWarning.
+    eta : float >= 0 (> 0 for "full" and "sparse"), default 1.0
         Weight of ||A||_F^2 (full, eq 6) or of sum_gamma ||A_gamma||_F (sparse, eq 11); unused by the
-        fixed metrics "cov" and "identity".
-    learn_A : "full", "sparse", "cov" or "identity"
+        fixed metrics "cov" and "identity". Typical 0.1 to 10.
+    learn_A : "full", "sparse", "cov" or "identity", default "full"
         MVML (gradient steps (9)), MVMLsparse (proximal steps (12)), MVML_Cov (A_lm = I, fixed) or
         MVML_I (one-view kernels on the diagonal, K = H; fixed).
-    learn_w : bool
+    learn_w : bool, default False
         Learn the view weights w by (10); otherwise w = 1/v (as in the paper's experiments).
-    n_iter : int >= 1
-        Maximum number of outer iterations (g-step, w-step, A-step) of Algorithm 1.
-    n_iter_A : int >= 1
-        Maximum number of gradient (9) / proximal (12) steps on A per outer iteration.
-    tol : float >= 0
+    n_iter : int >= 1, default 10
+        Maximum number of outer iterations (g-step, w-step, A-step) of Algorithm 1; typical 5 to 50.
+    n_iter_A : int >= 1, default 1
+        Maximum number of gradient (9) / proximal (12) steps on A per outer iteration; typical 1 to 5.
+    tol : float >= 0, default 1e-4
         Outer stop when the objective changes by <= tol relative; inner stop when ||A_new - A||_F <= tol ||A||_F.
-    step : float or None
+    step : float > 0 or None, default None
         Initial step mu of the A-steps, backtracked (halved) until the objective decreases. None is
         0.25 / eta (the paper gives no value). For "full" mu * eta < 1/2 is required (it keeps A positive
         definite, Section 3.2).
-    nystrom : float in (0, 1]
+    nystrom : float in (0, 1], default 1.0
         Fraction of the training samples used as Nystrom landmarks (Section 3.5); 1.0 = no approximation
-        (Algorithm 1a on H and A of size nv x nv).
-    random_state : int, numpy Generator or None
+        (Algorithm 1a on H and A of size nv x nv, O(n^2 v) memory per fit). The workflow's comparison runs use
+        0.06, 0.24 and 1.
+    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
         Seeds the random sample ordering that picks the landmarks (shared by all views).
 
 """ + INPUT_DOC + """
-    X as for :class:`mvl.MVLLeastSquares`; labels y use -1 for unlabelled samples, which MVML (supervised)
-    leaves out. ``decision_function``: (t,) for two classes (positive: ``classes_[1]``), (t, P) one-vs-all.
+    X as for :class:`mvl.MVLLeastSquares`. MVML is supervised: every label of y is a class, -1 included (as
+    in scikit-learn's supervised classifiers; there is no unlabelled marker). ``decision_function``: (t,) for two
+    classes (positive: ``classes_[1]``), (t, P) one-vs-all.
 
     Attributes
     ----------
@@ -527,10 +595,27 @@ class MVML(MultiViewClassifier):
     A_is_psd_ : array of bool (n_problems,)
     landmarks_ : array (p,) or None
         Nystrom landmarks, indices into the training samples.
-    labelled_ : array (l,)
-        Training samples used (labels >= 0).
+    labelled_ : array (n,)
+        Training samples used (all of them: MVML is supervised).
     fit_seconds_ : float
-""" + INPUT_ATTRS
+""" + INPUT_ATTRS + """
+    The fitted model keeps what prediction needs (g_, w_, the Nystrom maps, the training features of a
+    feature-view input) and the learned metric in its compact form (c A_0 plus one rank-one term per A-step;
+    A_ and block_norms_ are formed from it on access): no factorisation or n x n cache of the fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mvl import MVML
+    >>> from mvl.data.embedded import load_mfeat
+    >>> ds = load_mfeat(["fou", "kar", "mor"])
+    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
+    >>> idx = rng.permutation(2000)
+    >>> train, test = idx[:300], idx[300:]
+    >>> model = MVML(views=[76, 64, 6], nystrom=0.5, random_state=0).fit(X[train], ds.y[train])
+    >>> bool(model.score(X[test], ds.y[test]) > 0.85), model.block_norms_.shape   # one-vs-all: 10 metrics
+    (True, (10, 3, 3))
+    """
 
     def __init__(self, lmbda=0.1, eta=1.0, learn_A="full", learn_w=False, n_iter=10, n_iter_A=1, tol=1e-4,
                  step=None, nystrom=1.0, random_state=None, kernel="rbf", views=None, bandwidth=None):
@@ -592,8 +677,25 @@ class MVML(MultiViewClassifier):
 
     # ------------------------------------------------------------------ fit / predict
 
+    _parameter_constraints: dict = {
+        **MultiViewClassifier._parameter_constraints,
+        "lmbda": [POSITIVE],
+        "eta": [NON_NEGATIVE],
+        "learn_A": [StrOptions(set(_LEARN_A))],
+        "learn_w": ["boolean"],
+        "n_iter": [COUNT],
+        "n_iter_A": [COUNT],
+        "tol": [NON_NEGATIVE],
+        "step": [None, POSITIVE],
+        "nystrom": [Interval(Real, 0, 1, closed="right")],
+        "random_state": SEED,
+    }
+    _memory_advice = "use the Nystrom approximation (e.g. nystrom=0.1, Section 3.5) or fewer training samples"
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled (left out)."""
+        """Fit on X (see ``kernel``) and labels ``y`` (n,). MVML is supervised: every label is a class, -1
+        included."""
         lmbda, eta, tol, n_iter, n_iter_A, step, nys = self._check_params()
         K = self._fit_kernels(X)
         m, n, _ = K.shape
@@ -604,6 +706,11 @@ class MVML(MultiViewClassifier):
         nl = labelled.size
         p = min(nl, max(1, int(round(nys * nl))))
         exact = nys == 1.0
+        N = m * p  # size of the block metric
+        dense_metric = self.learn_A == "sparse" or (self.learn_A == "identity" and exact)
+        self._check_memory(8.0 * ((2 * m + 3) * nl * nl + (5 * N * N if dense_metric else 2 * m * nl * p)),
+                           f"the {self.learn_A!r} metric of {nl} samples and {m} views"
+                           + ("" if exact else f" ({p} landmarks)"))
         if exact:
             F = [KL[l] for l in range(m)]
             T = None
@@ -652,11 +759,14 @@ class MVML(MultiViewClassifier):
                 w_all.append(w)
                 hist.append(h)
                 psd.append(ok)
-                if learned:
-                    A_all.append(metric)
+                if learned:  # only what A_ and block_norms_ need (no factorisations, no n x n caches)
+                    A_all.append(metric.compact())
+                del prob, metric, fac
             fixed_metric = None if learned else self._make_metric(F, exact)
         self.fit_seconds_ = time.perf_counter() - t0
         n_prob = Y.shape[1]
+        if fixed_metric is not None:
+            fixed_metric = fixed_metric.compact()
         self._metrics, self._fixed_metric, self._n_problems = A_all, fixed_metric, n_prob
         self._block_norms = None
         self._P_cache = None
@@ -671,6 +781,7 @@ class MVML(MultiViewClassifier):
         self._T = T
         self._landmark_pos = None if exact else S
         self._offsets = offsets
+        check_swamped(self, self._decision(K[:, labelled]), (("lmbda", lmbda),), encoded)
         return self
 
     def _make_metric(self, F, exact):
@@ -678,14 +789,15 @@ class MVML(MultiViewClassifier):
         the images U^T A U of A = I ("full", "sparse"), A_lm = I ("cov") and A_ll = K_l^+ ("identity")."""
         if self.learn_A == "identity":
             return _IdentityMetric(exact, F)
+        sizes = [f.shape[1] for f in F]
         if self.learn_A == "cov":
-            return _CovMetric([np.eye(f.shape[0]) for f in F] if exact else list(F))
-        blocks = [np.eye(f.shape[1]) if exact else f.T @ f for f in F]
+            return _CovMetric(None if exact else list(F), sizes)
+        blocks = None if exact else [f.T @ f for f in F]  # exact: A_0 = I, never formed
         if self.learn_A == "full":
             if self._P_cache is None:  # F_l A0_ll F_l^T, the same for every one-vs-all problem
-                self._P_cache = [F[l] @ blocks[l] @ F[l].T for l in range(len(F))]
-            return _LowRankMetric(blocks, F, self._P_cache)
-        return _DenseMetric(linalg.block_diag(*blocks))
+                self._P_cache = [F[l] @ (F[l].T if exact else blocks[l] @ F[l].T) for l in range(len(F))]
+            return _LowRankMetric(blocks, F, self._P_cache, sizes)
+        return _DenseMetric(np.eye(sum(sizes)) if exact else linalg.block_diag(*blocks))
 
     @property
     def A_(self):
@@ -703,10 +815,15 @@ class MVML(MultiViewClassifier):
         self._check_fitted()
         if self._block_norms is None:
             if self._fixed_metric is not None:
-                nrm = _group_norms(self._fixed_metric.dense(), self._offsets)
+                met = self._fixed_metric
+                if isinstance(met, _CovMetric):  # A_lm = I_n: every block has norm sqrt(n)
+                    nrm = np.full((len(met.sizes),) * 2, np.sqrt(met.sizes[0]))
+                else:
+                    nrm = _group_norms(met.dense(), self._offsets)
                 self._block_norms = np.broadcast_to(nrm, (self._n_problems,) + nrm.shape)
             else:
-                self._block_norms = np.stack([_group_norms(met.dense(), self._offsets) for met in self._metrics])
+                self._block_norms = np.stack([met.block_norms(self._offsets) if isinstance(met, _LowRankMetric)
+                                              else _group_norms(met.dense(), self._offsets) for met in self._metrics])
         return self._block_norms
 
     def _check_fitted(self):

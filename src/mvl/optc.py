@@ -38,16 +38,32 @@ from __future__ import annotations
 
 import functools
 import time
+import warnings
+from numbers import Real
 
 import numpy as np
 from scipy import linalg
 from scipy.linalg import blas, lapack
 
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import column_or_1d
 
 from . import blocks
-from .base import INPUT_ATTRS, INPUT_DOC, MVLClassifier
+from .base import (
+    COUNT,
+    INPUT_ATTRS,
+    INPUT_DOC,
+    MVL_DOC,
+    NON_NEGATIVE,
+    POSITIVE,
+    SEED,
+    MVLClassifier,
+    check_swamped,
+    take_samples,
+)
 from .blocks import factor_view, view_Q
+from .least_squares import MEMORY_ADVICE, solve_structured
 from .sphere import sphere_least_squares
 from .validation import check_gamma
 
@@ -305,37 +321,95 @@ def _triangle(Ab, m, lwork):
 class MVLLeastSquaresOptC(MVLClassifier):
     __doc__ = """MVL-LS with the combination vector c optimised on the sphere ||c|| = alpha (Section 6).
 
+    The problem (84) is solved by alternating f- and c-steps (eq 85-92) from ``n_restarts`` seeded random
+    starts; the restart kept is the one with the best held-out accuracy (``validation_fraction``, or X_val in
+    :meth:`fit`), else the one with the smallest objective (84). Graph and gammas as in
+    :class:`mvl.MVLLeastSquares`, with the same defaults (the validation study's, ``benchmarks/study_defaults.py``).
+
     Parameters
-    ----------
-    gamma_A, gamma_B, gamma_W : float
-        As in :class:`mvl.MVLLeastSquares` (multiplied by l as in eq 67-68).
-    alpha : float > 0
-        Radius of the sphere of c (eq 84).
-    n_restarts : int
-        Random unit starting vectors (scaled to alpha), 20 in the paper.
-    n_iter : int
-        Maximum alternations (f-step then c-step) per restart.
-    tol : float
+    ----------""" + MVL_DOC + """    alpha : float > 0, default 1.0
+        Radius of the sphere of c (eq 84); the paper uses 1.
+    n_restarts : int >= 1, default 20
+        Random unit starting vectors (scaled to alpha), 20 in the paper; typical 5 to 50.
+    n_iter : int >= 1, default 25
+        Maximum alternations (f-step then c-step) per restart; the paper reports 25 and 50.
+    tol : float >= 0, default 1e-8
         A restart stops when its objective decreases by less than tol (relative).
-    laplacian, n_neighbors, n_classes, laplacian_power, graph_weights
-        As in :class:`mvl.MVLLeastSquares`: the within-view operator is (L^i)^p per view
-        (p = ``laplacian_power``, eq 60-63), the kNN edge weights "kernel" or "binary".
-    random_state : int or None
-        Seed of the starting vectors.
+    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
+        Seed of the starting vectors and of the ``validation_fraction`` split (and of the Nystrom centres of
+        "cg"/"nystrom", which take None, an int or a RandomState).
+    validation_fraction : float in (0, 1) or None, default None
+        Hold out this fraction of the labelled samples of every class (seeded, stratified; at least one per
+        class, so each class needs two) to choose the restart by held-out accuracy, as scikit-learn's early-
+        stopping estimators do; the held-out samples stay in the graph as unlabelled ones, and once the restart
+        is chosen f is refitted with every labelled sample at its c (Theorem 10). Works inside ``Pipeline`` and
+        ``GridSearchCV`` (it splits what the estimator receives). Typical 0.1 to 0.3. None: no split.
+    solver : "auto", "structured", "cg" or "nystrom", default "auto"
+        The f-step (Theorem 10 with c fixed): as :class:`mvl.MVLLeastSquares` ("auto": precomputed kernels and
+        feature views up to 5,000 points -> "structured", the batched solver of this module; "cg" up to 20,000;
+        "nystrom" beyond). "cg" and "nystrom" need a kNN graph when gamma_W > 0.
+    n_components : int >= 1, default 1000
+        As in :class:`mvl.MVLLeastSquares` ("cg", "nystrom").
+    cg_tol : float in (0, 1), default 1e-6
+        Relative residual of each "cg" f-step (``tol`` is the alternation's).
+    cg_max_iter : int >= 1, default 500
+        Iteration limit of each "cg" f-step (``n_iter`` is the alternation's).
+    max_memory : float > 0 or None, default None
+        As in :class:`mvl.MVLLeastSquares` ("cg", "auto").
+    verbose : int >= 0, default 0
+        "cg": print the residual after every iteration.
 """ + INPUT_DOC + """
     Attributes
     ----------
     c_ : (m,) learned combination vector of the kept restart
     coef_ : (m, n, P) coefficients for ``c_``
     objective_history_ : (n_restarts, n_iter) objective (84) after each iteration (NaN once stopped)
-    validation_scores_ : (n_restarts,) validation accuracy of each restart (None without validation)
+    validation_scores_ : (n_restarts,) held-out accuracy of each restart (None without validation)
+    validation_indices_ : array or None
+        The training samples held out by ``validation_fraction``.
     best_restart_ : index of the kept restart
     restart_c_ : (n_restarts, m) final c of every restart
-""" + INPUT_ATTRS
+""" + INPUT_ATTRS + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from mvl import MVLLeastSquaresOptC
+    >>> from mvl.data.embedded import load_mfeat
+    >>> ds = load_mfeat(["fou", "kar", "mor"])
+    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
+    >>> idx = rng.permutation(2000)
+    >>> train, test = idx[:400], idx[400:]
+    >>> y = ds.y[train].copy()
+    >>> y[100:] = -1                                        # 100 labelled, 300 unlabelled
+    >>> model = make_pipeline(StandardScaler(), MVLLeastSquaresOptC(views=[76, 64, 6], n_restarts=5,
+    ...                       validation_fraction=0.2, random_state=0)).fit(X[train], y)
+    >>> model[-1].c_.shape, bool(model.score(X[test], ds.y[test]) > 0.85)
+    ((3,), True)
+    """
 
-    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
-                 laplacian="normalized", random_state=None, n_neighbors=None, n_classes=None, laplacian_power=1,
-                 graph_weights="kernel", kernel="rbf", views=None, bandwidth=None):
+    _parameter_constraints: dict = {
+        **{k: v for k, v in MVLClassifier._parameter_constraints.items() if k != "c"},  # c is learned here
+        "alpha": [POSITIVE],
+        "n_restarts": [COUNT],
+        "n_iter": [COUNT],
+        "tol": [NON_NEGATIVE],
+        "random_state": SEED,
+        "validation_fraction": [None, Interval(Real, 0, 1, closed="neither")],
+        "solver": [StrOptions({"auto", "structured", "cg", "nystrom"})],
+        "n_components": [COUNT],
+        "cg_tol": [Interval(Real, 0, 1, closed="neither")],
+        "cg_max_iter": [COUNT],
+        "max_memory": [None, POSITIVE],
+        "verbose": ["verbose"],
+    }
+    _memory_advice = MEMORY_ADVICE
+
+    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
+                 laplacian="normalized", random_state=None, n_neighbors=5, n_classes=None, laplacian_power=None,
+                 graph_weights="kernel", kernel="rbf", views=None, bandwidth=None, solver="auto", n_components=1000,
+                 cg_tol=1e-6, cg_max_iter=500, max_memory=None, verbose=0, validation_fraction=None):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -352,39 +426,175 @@ class MVLLeastSquaresOptC(MVLClassifier):
         self.kernel = kernel
         self.views = views
         self.bandwidth = bandwidth
+        self.solver = solver
+        self.n_components = n_components
+        self.cg_tol = cg_tol
+        self.cg_max_iter = cg_max_iter
+        self.max_memory = max_memory
+        self.verbose = verbose
+        self.validation_fraction = validation_fraction
 
+    def _fit_scalable(self, X, y, X_val, y_val, alpha, budget, check=True):
+        """The alternation of Section 6 with the f-step by solver "nystrom" or "cg" (:mod:`mvl.scalable`).
+
+        Same objective (84) and c-step as the structured path. The f-step for a new c reuses one factorisation
+        (:class:`mvl.scalable.OptCNystrom`: B(c) = B_0 + U_c U_c^T); "cg" warm-starts each restart from its
+        previous iterate and is preconditioned with that same factorisation. Labelled outputs: F_p[L] = Z_p[L] w_p
+        ("nystrom") or K^p[L, :] a_p ("cg"). At the f-step's optimum the objective is (1/l) <Y_L, Y_L - S_L>.
+        """
+        from .least_squares import kept_for_prediction, scalable_problem
+        from .scalable import OptCNystrom, nystrom_preconditioner, solve_cg
+
+        solver = self.solver_
+        t0 = time.perf_counter()
+        kernels, system, basis, labelled, centres = scalable_problem(self, X, y, solver, budget)
+        m, l = system.m, system.l
+        Y_L, _classes = system.Y_L, self.classes_
+        if (X_val is None) != (y_val is None):
+            raise ValueError("give both X_val and y_val, or neither")
+        engine = OptCNystrom(system, basis)
+        KL = np.stack([kernels.rows(p, labelled) for p in range(m)]) if solver == "cg" else None
+        V = basis.V
+
+        def fstep(c, state):
+            solve_B, U = engine.solver(c)
+            if solver == "nystrom":
+                w = solve_B(U @ Y_L)
+                parts = np.split(w, np.cumsum(basis.sizes)[:-1])
+                FL = np.stack([engine.ZL[p] @ parts[p] for p in range(m)])
+                return FL, np.stack([V[p] @ parts[p] for p in range(m)])
+            sys_c = system.with_c(c)
+            a, info = solve_cg(sys_c, kernels, basis, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
+                               x0=state, verbose=self.verbose,
+                               precondition=nystrom_preconditioner(sys_c, basis, solve_B))
+            if not info["converged"]:
+                self._cg_unconverged = max(getattr(self, "_cg_unconverged", 0.0), info["residual"])
+            return np.einsum("pln,pnk->plk", KL, a), a
+
+        rng = np.random.default_rng(self.random_state)
+        C = rng.standard_normal((self.n_restarts, m))
+        C *= alpha / np.linalg.norm(C, axis=1, keepdims=True)
+        history = np.full((self.n_restarts, self.n_iter), np.nan)
+        final_obj = np.empty(self.n_restarts)
+        coefs = []
+        Ab = np.empty((Y_L.size, m + 1), order="F")
+        Ab[:, m] = Y_L.T.ravel()
+        lwork = max(1, int(lapack.dgeqrf_lwork(Y_L.size, m + 1)[0]))
+        self._cg_unconverged = 0.0
+        for r in range(self.n_restarts):
+            state, prev = None, np.inf
+            for it in range(self.n_iter):
+                FL, state = fstep(C[r], state)
+                E = Y_L - np.tensordot(C[r], FL, axes=(0, 0))
+                J_f = float(np.sum(Y_L * E)) / l
+                Ab[:, :m] = FL.transpose(0, 2, 1).reshape(m, -1).T  # (P, l) order, as the last column
+                R_, q_ = _triangle(Ab, m, lwork)
+                c_new = sphere_least_squares(R_, q_, alpha)
+                resid = Ab[:, :m] @ c_new - Ab[:, m]
+                J = J_f + (float(resid @ resid) - float(np.sum(E * E))) / l
+                history[r, it] = J
+                C[r] = c_new
+                if it > 0 and prev - J <= self.tol * abs(prev):
+                    break
+                prev = J
+            FL, state = fstep(C[r], state)
+            final_obj[r] = float(np.sum(Y_L * (Y_L - np.tensordot(C[r], FL, axes=(0, 0))))) / l
+            coefs.append(state)
+        if self._cg_unconverged:
+            from sklearn.exceptions import ConvergenceWarning
+
+            warnings.warn(f'solver="cg": some f-steps stopped at cg_max_iter with relative residual up to '
+                          f'{self._cg_unconverged:.2e} > cg_tol = {self.cg_tol:g}', ConvergenceWarning, stacklevel=3)
+        self._scalable = kept_for_prediction(self, kernels, centres if solver == "nystrom" else None)
+        self.centres_ = centres if solver == "nystrom" else None
+        self.n_labelled_ = l
+        scores = None
+        if X_val is not None:
+            y_val = column_or_1d(y_val)
+            scores = np.empty(self.n_restarts)
+            for r in range(self.n_restarts):
+                self.coef_, self.c_ = coefs[r], C[r]
+                scores[r] = np.mean(self.predict(X_val) == y_val)
+            best = int(np.lexsort((final_obj, -scores))[0])
+        else:
+            best = int(np.argmin(final_obj))
+        self.coef_ = np.ascontiguousarray(coefs[best])
+        if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
+            raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {self.gamma_A!r}); increase gamma_A")
+        self.c_ = C[best].copy()
+        self.restart_c_ = C
+        self.objective_history_ = history
+        self.final_objectives_ = final_obj
+        self.validation_scores_ = scores
+        self.best_restart_ = best
+        self.fit_seconds_ = time.perf_counter() - t0
+        if check:  # decision values on the labelled samples (l rows of kernels, no n x n array)
+            check_swamped(self, self.decision_function(take_samples(X, labelled)),
+                          (("gamma_A", self.gamma_A), ("gamma_B", self.gamma_B), ("gamma_W", self.gamma_W)),
+                          np.argmax(Y_L, axis=1))
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, X_val=None, y_val=None):
-        """Fit on X (see ``kernel``) and labels y (-1 = unlabelled); X_val (in the form of :meth:`predict`'s
-        input: with "precomputed" (v, n_samples_fit, m)) and y_val select the restart by validation accuracy.
+        """Fit on X (see ``kernel``) and labels y (-1 = unlabelled). The restart kept is the one with the best
+        accuracy on held-out data: an internal stratified split of the labelled samples (``validation_fraction``),
+        or X_val and y_val; without either, the one with the smallest objective (84).
 
-        Under cross-validation with ``kernel="precomputed"`` leave X_val out (its columns must be the
-        training samples of each fold); the restart is then the one with the smallest objective (84).
+        X_val is given in the form of :meth:`predict`'s input (with "precomputed" (v, n_samples_fit, m)) and goes
+        straight to this estimator: inside a ``Pipeline`` it bypasses the steps before it (a scaler, ...), and
+        under cross-validation with "precomputed" its columns would have to be each fold's training samples.
+        There, use ``validation_fraction``, which splits whatever the estimator receives.
         """
         alpha = check_gamma(self.alpha, "alpha", positive=True)
-        for name in ("n_restarts", "n_iter"):
-            v = getattr(self, name)
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        from .base import unlabelled_mask
+        from .least_squares import check_scalable_params, choose_solver, sample_and_view_counts
+
+        self._scalable = None
+        self.centres_ = None
+        self.validation_indices_ = None
+        if (X_val is None) != (y_val is None):
+            raise ValueError("give both X_val and y_val, or neither")
+        if X_val is not None and self.validation_fraction is not None:
+            raise ValueError("give X_val and y_val or validation_fraction, not both")
+        budget = check_scalable_params(self, tol="cg_tol", max_iter="cg_max_iter")
+        n_all, m_all = sample_and_view_counts(self, X)
+        l_all = n_all if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
+        self.solver_ = choose_solver(self.solver, self.kernel, n_all, m_all, l_all, budget)
+        if self.solver_ != "structured":
+            if self.validation_fraction is None:
+                return self._fit_scalable(X, y, X_val, y_val, alpha, budget)
+            return self._fit_scalable_held_out(X, y, alpha, budget)
         K = self._fit_kernels(X)
         m, n, _ = K.shape
         y_enc, labelled = self._fit_labels(y, n)
         classes = self.classes_
-        (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled)
-        if (X_val is None) != (y_val is None):
-            raise ValueError("give both X_val and y_val, or neither")
+        l_all = len(labelled)
+        self._check_memory(8.0 * (2 * m * n * n + 3 * n * n + 2 * m * l_all * n + m * (m + 1) // 2 * l_all ** 2),
+                           f"the optC system with n = {n} samples and m = {m} views")
+        (gamma_A, gamma_B, gamma_W), Y_all, L = self._mvl_inputs(K, y_enc, labelled)
+        rng = np.random.default_rng(self.random_state)
+        C = rng.standard_normal((self.n_restarts, m))  # drawn first: the same restarts with or without a split
+        C *= alpha / np.linalg.norm(C, axis=1, keepdims=True)
+        held = None
         if X_val is not None:
             K_val = self._test_kernels(X_val, name="X_val")
             y_val = column_or_1d(y_val)
             if y_val.shape != (K_val.shape[1],):
                 raise ValueError(f"y_val has shape {y_val.shape}, X_val has {K_val.shape[1]} samples")
+        elif self.validation_fraction is not None:
+            # held-out labelled samples: their labels are hidden (they stay in the graph as unlabelled samples)
+            held = _stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)
+            K_val = np.ascontiguousarray(K[:, labelled[held]])
+            y_val = classes[y_enc[labelled[held]]]
+            keep = np.setdiff1d(np.arange(l_all), held)
+            labelled_all, labelled, Y_L = labelled, labelled[keep], Y_all[keep]
         else:
             K_val = None
+        if held is None:
+            Y_L = Y_all
         l = len(labelled)
         t0 = time.perf_counter()
         system = OptCSystem(K, labelled, Y_L, gamma_A, gamma_B, gamma_W, L)
-        rng = np.random.default_rng(self.random_state)
-        C = rng.standard_normal((self.n_restarts, m))
-        C *= alpha / np.linalg.norm(C, axis=1, keepdims=True)
         history = np.full((self.n_restarts, self.n_iter), np.nan)
         active = np.ones(self.n_restarts, dtype=bool)
         Ab = np.empty((Y_L.size, m + 1), order="F")
@@ -432,6 +642,11 @@ class MVLLeastSquaresOptC(MVLClassifier):
             else:
                 best = int(np.argmin(final_obj))
                 coef = system.coefficients(C[best], E[best])
+        del system
+        if held is not None:  # c of the kept restart; f from every labelled sample (Theorem 10 at that c)
+            coef = solve_structured(K, labelled_all, Y_all, C[best], gamma_A, gamma_B, gamma_W, L)
+            labelled = labelled_all
+            self.validation_indices_ = labelled_all[held]
         self.coef_ = np.ascontiguousarray(coef)
         if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
             raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {gamma_A:g}); increase gamma_A or check K")
@@ -442,5 +657,65 @@ class MVLLeastSquaresOptC(MVLClassifier):
         self.final_objectives_ = final_obj
         self.validation_scores_ = scores
         self.best_restart_ = best
-        self.n_labelled_ = l
+        self.n_labelled_ = len(labelled)
+        self._check_regularization(K, labelled, y_enc[labelled])
         return self
+
+    def _fit_scalable_held_out(self, X, y, alpha, budget):
+        """``validation_fraction`` with the f-step of "cg" or "nystrom": the alternation on the labelled samples
+        left after a seeded stratified hold-out (the held-out ones unlabelled), the restart chosen on the held-out
+        ones, then f refitted with every labelled sample at the kept c (Theorem 10 by the same solver)."""
+        from .base import encode_labels
+        from .least_squares import kept_for_prediction, scalable_problem
+        from .scalable import solve_cg, solve_nystrom
+
+        y = column_or_1d(y, warn=True)
+        classes, y_enc, labelled = encode_labels(y, y.shape[0])
+        m = sample_and_view_counts_m(self, X)
+        rng = np.random.default_rng(self.random_state)
+        rng.standard_normal((self.n_restarts, m))  # the draw of the restarts (_fit_scalable repeats it)
+        held = labelled[_stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)]
+        if y.dtype.kind in "iuf":  # hidden: unlabelled, still in the graph
+            y_fit = y.copy()
+            y_fit[held] = -1
+        else:
+            y_fit = y.astype(object)
+            y_fit[held] = None
+        self._fit_scalable(X, y_fit, take_samples(X, held), y[held], alpha, budget, check=False)
+        kernels, system, basis, labelled, centres = scalable_problem(self, X, y, self.solver_, budget, c=self.c_)
+        if self.solver_ == "nystrom":
+            coef = solve_nystrom(system, basis)
+        else:
+            coef, _info = solve_cg(system, kernels, basis, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
+                                   verbose=self.verbose)
+        self._scalable = kept_for_prediction(self, kernels, centres if self.solver_ == "nystrom" else None)
+        self.centres_ = centres if self.solver_ == "nystrom" else None
+        self.coef_ = np.ascontiguousarray(coef)
+        self.n_labelled_ = len(labelled)
+        self.validation_indices_ = held
+        check_swamped(self, self.decision_function(take_samples(X, labelled)),
+                      (("gamma_A", self.gamma_A), ("gamma_B", self.gamma_B), ("gamma_W", self.gamma_W)),
+                      y_enc[labelled])
+        return self
+
+
+def sample_and_view_counts_m(est, X):
+    """The number of views m of the training input, without computing kernels."""
+    from .least_squares import sample_and_view_counts
+
+    return sample_and_view_counts(est, X)[1]
+
+
+def _stratified_holdout(codes, fraction, rng, classes):
+    """Positions (into the labelled samples) of a seeded stratified hold-out: per class round(fraction * count)
+    samples, at least 1, leaving at least 1 for training; a class with one labelled sample cannot be split."""
+    out = []
+    for k in range(len(classes)):
+        idx = np.flatnonzero(codes == k)
+        if idx.size < 2:
+            raise ValueError(f"validation_fraction: class {np.asarray(classes[k]).tolist()!r} has {idx.size} labelled "
+                             "sample(s); holding out part of every class needs >= 2 per class (or pass "
+                             "validation_fraction=None: the restart is then chosen by the objective (84))")
+        h = min(idx.size - 1, max(1, int(round(fraction * idx.size))))
+        out.append(rng.permutation(idx)[:h])
+    return np.sort(np.concatenate(out))

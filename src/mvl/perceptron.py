@@ -44,7 +44,12 @@ import numpy as np
 
 from sklearn.utils.validation import check_is_fitted
 
-from .base import INPUT_ATTRS, INPUT_DOC, MultiViewClassifier, reject_sparse
+from numbers import Real
+
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval
+
+from .base import COUNT, INPUT_ATTRS, INPUT_DOC, SEED, MultiViewClassifier, reject_sparse
 from .kernels import gaussian_kernel, linear_kernel
 from .validation import as_float_array
 
@@ -201,6 +206,14 @@ def _run_online(rows, self_kernel, n, Y, order, p, diagonal):
 
 class _MultiViewPerceptronBase(MultiViewClassifier):
     _diagonal = True
+    _parameter_constraints: dict = {
+        **MultiViewClassifier._parameter_constraints,
+        "p": [Interval(Real, 1, None, closed="left")],
+        "n_epochs": [COUNT],
+        "averaging": ["boolean"],
+        "shuffle": ["boolean"],
+        "random_state": SEED,
+    }
 
     def __init__(self, p=1.0, n_epochs=1, averaging=True, shuffle=True, random_state=None, kernel="rbf",
                  views=None, bandwidth=None):
@@ -245,9 +258,10 @@ class _MultiViewPerceptronBase(MultiViewClassifier):
         Kd = self._fit_kernels(X)
         return "diag", Kd, Kd.shape[0], Kd.shape[1]
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Run the online algorithm over ``n_epochs`` passes of the labelled samples (-1 = unlabelled, left
-        out), in a seeded random order per epoch (``shuffle``) or in index order."""
+        """Run the online algorithm over ``n_epochs`` passes of the samples, in a seeded random order per epoch
+        (``shuffle``) or in index order. The perceptrons are supervised: every label is a class, -1 included."""
         p, n_epochs = self._check_params()
         kind, G, m, n = self._kernels(X)
         y_enc, labelled = self._fit_labels(y, n)
@@ -335,36 +349,60 @@ _ATTRS = """
 """
 
 
+_PARAMS = """    Parameters
+    ----------
+    p : float >= 1, default 1.0
+        Potential 1/2 ||V||_{S_2p}^2 (Schatten 2p-norm, eq 3.1.4). p = 1: the views' margins add up; typical
+        1 to 4 (larger p couples the views more).
+    n_epochs : int >= 1, default 1
+        Passes over the training samples (one online sequence of n_epochs * l steps); typical 1 to 20 (the
+        workflow's comparison runs use 10).
+    averaging : bool, default True
+        Predict with the average hypothesis (eq 3.1.21-3.1.25) or with the last one.
+    shuffle : bool, default True
+        Present the samples in a seeded random order per epoch, or in index order.
+    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
+        Seeds the order of the samples."""
+
+_EXAMPLE = """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mvl import {cls}
+    >>> from mvl.data.embedded import load_mfeat
+    >>> ds = load_mfeat(["fou", "kar", "mor"])
+    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
+    >>> idx = rng.permutation(2000)
+    >>> train, test = idx[:500], idx[500:]
+    >>> model = {cls}(views=[76, 64, 6], n_epochs=5, random_state=0).fit(X[train], ds.y[train])
+    >>> bool(model.score(X[test], ds.y[test]) > 0.8)
+    True
+"""
+
+
 class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     __doc__ = """Matrix multi-view Perceptron (Cavallanti et al. 2008; Fornoni 2009, Chapter 3) in dual form.
 
-    Parameters
-    ----------
-    p : float >= 1
-        Potential 1/2 ||V||_{S_2p}^2 (Schatten 2p-norm, eq 3.1.4). p = 1: the views' margins add up.
-    n_epochs : int >= 1
-        Passes over the training samples (one online sequence of n_epochs * l steps).
-    averaging : bool
-        Predict with the average hypothesis (eq 3.1.21-3.1.25) or with the last one.
-    shuffle : bool
-        Present the samples in a seeded random order per epoch, or in index order.
-    random_state : int, numpy Generator or None
-""" + INPUT_DOC + """
+    Supervised: every label is a class (-1 included); multi-class problems are one-vs-all.
+
+""" + _PARAMS + INPUT_DOC + """
     With ``kernel="precomputed"``, ``fit`` takes the matrix kernel (n, n, m, m), X[a, b, k, j] =
     k(x_{a,k}, x_{b,j}) (see :func:`cross_view_kernels`; views must share one space, Section 3.2), or per-view
     kernels (n, n, m); with the latter (and with feature views, which get per-view kernels) the cross-view
     kernels are zero, i.e. the orthogonal embedding (4.1.1), the algorithm coincides with
     :class:`OrthogonalMultiViewPerceptron` (eq 4.1.7) and runs its O(m) per-step code.
-    """ + _ATTRS + INPUT_ATTRS
+    """ + _ATTRS + INPUT_ATTRS + _EXAMPLE.format(cls="KernelMultiViewPerceptron")
     _diagonal = False
 
 
 class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
     __doc__ = """Orthogonal matrix multi-view Perceptron (Fornoni 2009, Chapter 4, Figure 4.1), dual form.
 
-    Parameters as for :class:`KernelMultiViewPerceptron`. ``fit`` takes per-view kernels (n, n, m) or feature
-    views (views may live in different spaces; one kernel each); a matrix kernel (n, n, m, m) is accepted and
-    only its diagonal blocks are used. Prediction (4.1.6): sign sum_k ||v_k||^{2(p-1)} <v_k, x_k>; averaging as
-    for the matrix Perceptron with W_t = grad Phi(V_t).
-    """ + _ATTRS + INPUT_ATTRS
+    Supervised: every label is a class (-1 included); multi-class problems are one-vs-all. ``fit`` takes
+    per-view kernels (n, n, m) or feature views (views may live in different spaces; one kernel each); a matrix
+    kernel (n, n, m, m) is accepted and only its diagonal blocks are used. Prediction (4.1.6): sign sum_k
+    ||v_k||^{2(p-1)} <v_k, x_k>; averaging as for the matrix Perceptron with W_t = grad Phi(V_t).
+
+""" + _PARAMS + INPUT_DOC + """
+    """ + _ATTRS + INPUT_ATTRS + _EXAMPLE.format(cls="OrthogonalMultiViewPerceptron")
     _diagonal = True

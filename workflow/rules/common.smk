@@ -1,91 +1,41 @@
-import copy
-
+# The study's settings, parsed once (mvl.workflow.settings): typed objects that the rules pass on as params.
+# Only light modules are imported while the Snakefile is parsed (settings, the method and data-source
+# registries, the sidecar check); the solvers are imported by the jobs.
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import validate
 
 from mvl.workflow.methods import FAMILIES
-from mvl.workflow.runner import PAPER_SOURCES, unit_tasks
+from mvl.workflow.settings import SettingsError, load_study
 
 RES = "results"
-DATASETS = list(config["datasets"])
-_SHARED = ("datasets", "data", "dataset_settings", "profile")
-_DATASET_SCHEMA = os.path.join(workflow.basedir, "workflow", "schemas", "dataset.schema.yaml")
+try:
+    STUDY = load_study(config)
+except SettingsError as err:
+    raise WorkflowError(f"\nConfig: {err}\n") from None
 
 
 wildcard_constraints:
-    dataset="(?!coreg/)[a-z0-9_]+",  # results/coreg/ belongs to the co-regularization rules
+    dataset="(?!coreg/|scale/)[a-z0-9_]+",  # results/coreg/ and results/scale/ belong to their own rules
     seed=r"\d+",
     family="|".join(FAMILIES),
 
 
-def _merge(base, over):
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
-        else:
-            base[key] = copy.deepcopy(value)
-    return base
-
-
-def _dataset_settings(name):
-    if name not in config["dataset_settings"]:
-        raise ValueError(
-            f"dataset {name!r} is listed in `datasets` but has no entry in `dataset_settings` "
-            f"(known: {sorted(config['dataset_settings'])})"
-        )
-    merged = {k: copy.deepcopy(v) for k, v in config.items() if k not in _SHARED}
-    _merge(merged, config["dataset_settings"][name])
-    validate(merged, _DATASET_SCHEMA)
-    if merged["protocol"]["type"] == "random" and "n_test_per_class" not in merged["protocol"]:
-        raise ValueError(f"dataset_settings.{name}.protocol: type random needs n_test_per_class")
-    return merged
-
-
-DCFG = {name: _dataset_settings(name) for name in DATASETS}
-
-
-def dcfg(dataset):
-    """Settings of one dataset: dataset_settings.<name> merged over the top-level defaults."""
-    return DCFG[dataset] if dataset in DCFG else _dataset_settings(dataset)
-
-
-def views(dataset):
-    return list(dcfg(dataset)["views"])
-
-
-
-
-def is_paper(dataset):
-    """Paper datasets (Section 7.2) come with their own protocols and are loaded by mvl.data.paper."""
-    return dcfg(dataset)["source"] in PAPER_SOURCES
-
-
 def prepared_path(dataset, seed):
-    """The loaded raw data a run needs: one per Caltech-101 split (its own kernel files), else one."""
-    part = int(seed) if dcfg(dataset)["source"] == "caltech101" else 0
+    """The loaded raw data a run needs: one per split where the source has files per split (Caltech-101)."""
+    part = int(seed) if STUDY[dataset].source.per_split_files else 0
     return f"{RES}/{dataset}/prepared/part{part}.pkl"
 
 
 def unit_input(w):
     """What a unit reads: the prepared paper dataset (per Caltech-101 split), or the dataset npz."""
-    if is_paper(w.dataset):
+    if STUDY[w.dataset].source.is_paper:
         return prepared_path(w.dataset, w.seed)
     return f"{RES}/{w.dataset}/dataset.npz"
 
 
-def families(dataset):
-    """Method families with at least one run for this dataset (one job per family and split)."""
-    return [f for f in FAMILIES if unit_tasks(dcfg(dataset), f)]
-
-
 def run_targets(dataset):
     """One job per (method family, split seed): every l_c, u_c and method of the family (mvl.workflow.runner)."""
-    return [f"{RES}/{dataset}/runs/{f}/seed{s}.csv" for f in families(dataset) for s in dcfg(dataset)["seeds"]]
-
-
-# Where raw data come from (cache, mirror, URLs) does not change what they are (files are verified): the jobs
-# read the download options from the config their script receives (mvl.workflow.jobs), not from params, which
-# would trigger reruns.
+    ds = STUDY[dataset]
+    return [f"{RES}/{dataset}/runs/{f}/seed{s}.csv" for f in ds.families for s in ds.seeds]
 
 
 def report_targets(dataset):
@@ -100,38 +50,70 @@ def report_targets(dataset):
     ]
 
 
-COREG = config.get("coreg", {})
-COREG_DATASETS = list(COREG.get("datasets", []))
+SCALE = STUDY.scale  # the scale study (config section `scale`), or None
+
+
+def scale_targets():
+    """The scale report (time, memory and accuracy against n), if the config has a `scale` section with sizes."""
+    if SCALE is None:
+        return []
+    return [f"{RES}/scale/report.ipynb", f"{RES}/scale/figures/scale.png", f"{RES}/scale/results.csv"]
 
 
 def coreg_targets():
     """The co-regularization report (Sindhwani & Rosenberg 2008 Tables 2-3), if any dataset is configured."""
-    if not COREG_DATASETS or not COREG.get("seeds"):
+    if not STUDY.coreg.datasets or not STUDY.coreg.seeds:
         return []
     return [f"{RES}/coreg/report.ipynb", f"{RES}/coreg/summary.csv"]
 
 
+def all_report_targets():
+    """Every report's targets, the one list that the default target and the index page read: a new report adds its
+    targets here (its job is defined like the report of report.smk)."""
+    return [t for d in STUDY.datasets for t in report_targets(d)] + coreg_targets() + scale_targets()
+
+
 def check_raw_data():
-    """The raw files of every paper dataset still to be prepared (and of the SSL benchmarks) can be obtained.
+    """The raw files of every paper dataset still to be prepared (and of the SSL benchmarks) and of every files
+    source can be obtained.
 
     Offline (data.offline or $MVL_OFFLINE) without a file in the mirror or the cache, this raises a
     WorkflowError with one message naming every missing file, its URL and the mirror option. It only reads
     the mirror and the cache.
     """
+    missing_files = [
+        f"dataset_settings.{d.name}.files: {p}"
+        for d in STUDY.datasets.values()
+        if d.data.files is not None
+        for p in d.data.files.paths()
+        if not os.path.isfile(p)
+    ]
+    if missing_files:
+        raise WorkflowError("\nData files missing; no job was started:\n  " + "\n  ".join(missing_files) + "\n")
+    for d in STUDY.datasets.values():
+        if d.data.files is not None:  # read and checked once here, so that a bad file stops the run before any job
+            from mvl.data.errors import DataIntegrityError
+            from mvl.data.files import load_files
+
+            f = d.data.files
+            try:
+                load_files(dict(f.views), f.labels, kernels=f.kernels, name=d.name)
+            except DataIntegrityError as err:
+                raise WorkflowError(f"\ndataset_settings.{d.name}.files: {err}\nNo job was started.\n") from None
     todo = sorted(
         {
-            dcfg(d)["source"]
-            for d in DATASETS
-            if is_paper(d) and not all(os.path.exists(prepared_path(d, s)) for s in dcfg(d)["seeds"])
+            d.source.download
+            for d in STUDY.datasets.values()
+            if d.source.is_paper and not all(os.path.exists(prepared_path(d.name, s)) for s in d.seeds)
         }
     )
-    if set(COREG_DATASETS) - {"lines"} and COREG.get("seeds"):
+    if set(STUDY.coreg.datasets) - {"lines"} and STUDY.coreg.seeds:
         todo.append("ssl_benchmarks")
     if not todo:
         return
     from mvl.data import download
 
-    options = download.DataOptions.from_config({"data": config["data"]}, base_dir=workflow.basedir)
+    options = download.DataOptions.from_config({"data": config["data"]}, base_dir=os.getcwd())
     try:
         download.check_available(todo, options)
     except download.DataError as err:

@@ -1,6 +1,6 @@
 # Co-regularization benchmarks of Sindhwani & Rosenberg (2008): MR (Laplacian RLS) vs CoMR, their Tables 2-4,
 # under three ways of choosing (gamma_1, gamma_2) and two kNN graph weight conventions
-# (mvl.workflow.coreg_report). (COREG, COREG_DATASETS and coreg_targets are in common.smk.)
+# (mvl.workflow.coreg_report). (STUDY.coreg and coreg_targets are in common.smk.)
 
 
 rule coreg_run:
@@ -24,7 +24,7 @@ rule coreg_run:
 rule coreg_collect:
     """All grid rows of every split and co-regularization dataset in one tidy table."""
     input:
-        [f"{RES}/coreg/runs/{d}/seed{s}.csv" for d in COREG_DATASETS for s in COREG.get("seeds", [])],
+        [f"{RES}/coreg/runs/{d}/seed{s}.csv" for d in STUDY.coreg.datasets for s in STUDY.coreg.seeds],
     output:
         f"{RES}/coreg/results.csv",
     log:
@@ -43,7 +43,7 @@ rule coreg_report:
     (c) SR's Table-4 pairs, beside SR Tables 2-3, with paired t-tests and one generated verdict per dataset
     (papermill); summary.csv: mean (std) per dataset, method, graph weights and protocol."""
     input:
-        notebook="notebooks/coreg_report.ipynb",
+        notebook="workflow/notebooks/coreg_report.ipynb",
         results=f"{RES}/coreg/results.csv",
     output:
         notebook=f"{RES}/coreg/report.ipynb",

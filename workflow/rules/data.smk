@@ -1,11 +1,13 @@
 rule dataset:
-    """Raw data of one dataset (embedded, downloaded and verified, or read from the mirror) as one npz:
-    labels, view features or full view kernels, and the official splits where the dataset has them."""
+    """Raw data of one dataset (embedded, downloaded and verified, read from the mirror, or a researcher's own
+    files) as one npz: labels, view features or full view kernels, and the official splits where the dataset
+    has them."""
+    input:
+        lambda w: [] if STUDY[w.dataset].data.files is None else STUDY[w.dataset].data.files.paths(),
     output:
         f"{RES}/{{dataset}}/dataset.npz",
     params:
-        source=lambda w: dcfg(w.dataset)["source"],
-        views=lambda w: views(w.dataset),
+        data=lambda w: STUDY[w.dataset].data,
     log:
         f"{RES}/{{dataset}}/logs/dataset.log",
     resources:
@@ -25,9 +27,7 @@ rule prepare:
     wildcard_constraints:
         part=r"\d+",
     params:
-        source=lambda w: dcfg(w.dataset)["source"],
-        views=lambda w: views(w.dataset),
-        loader=lambda w: dcfg(w.dataset).get("loader", {}),
+        data=lambda w: STUDY[w.dataset].data,
     log:
         f"{RES}/{{dataset}}/logs/prepare_part{{part}}.log",
     resources:

@@ -6,7 +6,8 @@ rule run:
     output:
         f"{RES}/{{dataset}}/runs/{{family}}/seed{{seed}}.csv",
     params:
-        settings=lambda w: dcfg(w.dataset),
+        # only the family's settings (mvl.workflow.settings.Unit): changing another family's reruns nothing here
+        unit=lambda w: STUDY[w.dataset].unit(w.family),
     log:
         f"{RES}/{{dataset}}/logs/run_{{family}}_seed{{seed}}.log",
     threads: 1

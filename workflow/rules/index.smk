@@ -1,12 +1,7 @@
 # What a reader opens: every executed notebook exported to HTML beside it, and results/index.html linking
 # every report (HTML and notebook) and every figure of the run (mvl.workflow.index).
-from mvl.workflow.index import config_hash as _config_hash, profile_name as _profile_name
-
-
-# every executed notebook the run produces: the report and co-regularization targets ending in .ipynb
-REPORT_NOTEBOOKS = sorted(
-    {t for t in [t for d in DATASETS for t in report_targets(d)] + list(coreg_targets()) if t.endswith(".ipynb")}
-)
+# every executed notebook the run produces: the report targets ending in .ipynb (common.smk: all_report_targets)
+REPORT_NOTEBOOKS = sorted({t for t in all_report_targets() if t.endswith(".ipynb")})
 # their HTML exports, beside them
 REPORT_HTML = [nb[: -len(".ipynb")] + ".html" for nb in REPORT_NOTEBOOKS]
 # The config hash shown on the page is computed by the job from the config its script receives
@@ -40,8 +35,8 @@ rule index:
     output:
         f"{RES}/index.html",
     params:
-        profile=_profile_name(config),
-        datasets=DATASETS,
+        profile=STUDY.profile,
+        datasets=list(STUDY.datasets),
     log:
         f"{RES}/logs/index.log",
     conda:

@@ -1,12 +1,12 @@
 rule report:
     """Execute the report notebook with papermill (parameters cell tagged 'parameters').
 
-    The notebook is kept as a jupytext percent script (notebooks/report.py); it is converted to .ipynb
+    The notebook is kept as a jupytext percent script (workflow/notebooks/report.py); it is converted to .ipynb
     beside the output first, then executed, then renamed into place (nothing half-written is left;
     mvl.workflow.jobs.report).
     """
     input:
-        notebook="notebooks/report.py",
+        notebook="workflow/notebooks/report.py",
         results=f"{RES}/{{dataset}}/results.csv",
         summary=f"{RES}/{{dataset}}/summary.csv",
     output:
@@ -22,10 +22,7 @@ rule report:
         comparison_metric=f"{RES}/{{dataset}}/figures/comparison_metric.png",
         comparison_metric_pdf=f"{RES}/{{dataset}}/figures/comparison_metric.pdf",
     params:
-        source=lambda w: dcfg(w.dataset)["source"],
-        graph=lambda w: dcfg(w.dataset)["graph"],
-        kernel=lambda w: dcfg(w.dataset)["kernel"],
-        gammas=lambda w: dcfg(w.dataset)["gammas"],
+        report=lambda w: STUDY[w.dataset].report_settings(),
     log:
         f"{RES}/{{dataset}}/logs/report.log",
     resources:

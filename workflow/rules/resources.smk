@@ -15,28 +15,25 @@
 # Precedence: --set-resources RULE:mem_mb=... / runtime=... (command line or profile) wins over these.
 import math as _math
 
-from mvl.workflow.runner import unit_cost
-
-# classes, images in the data set, test images (per split, for the paper protocols)
-_SOURCE_SIZES = {
-    "mfeat": {"classes": 10, "total": 2000},
-    "flowers17": {"classes": 17, "total": 1360, "test": 17 * 20},
-    "caltech101": {"classes": 102, "total": 102 * 15 * 3, "test": 102 * 15, "train": 102 * 15 * 2},
-    "cub": {"classes": 200, "total": 11788, "test": 5794},
-}
+# sizes of a source the registry does not know (a researcher's own files): generous
 _UNKNOWN_SOURCE = {"classes": 200, "total": 12000, "test": 6000}
 _MB = 1e6
 _F8 = 8  # bytes per float64
 
 
 def _sizes(dataset):
-    d = dcfg(dataset)
-    s = dict(_SOURCE_SIZES.get(d["source"], _UNKNOWN_SOURCE))
-    if d["protocol"].get("type") == "random":
-        s["test"] = s["classes"] * d["protocol"]["n_test_per_class"]
+    """Classes, images in the data set, test and training images per split, views, copies per image."""
+    d = STUDY[dataset]
+    src = d.source
+    s = dict(_UNKNOWN_SOURCE) if src.classes is None else {"classes": src.classes, "total": src.total}
+    for key in ("test", "train"):
+        if getattr(src, key) is not None:
+            s[key] = getattr(src, key)
+    if d.data.protocol.type == "random":
+        s["test"] = s["classes"] * d.data.protocol.n_test_per_class
     s.setdefault("train", s["total"] - s["test"])
-    s["m"] = len(d["views"])
-    s["flip"] = 2 if d["source"] == "caltech101" else 1
+    s["m"] = len(d.data.views)
+    s["flip"] = 2 if src.name == "caltech101" else 1
     return d, s
 
 
@@ -45,15 +42,15 @@ def _n_points(dataset, lc, uc):
     d, s = _sizes(dataset)
     if uc == "all":  # the whole pool of the class
         return s["train"], int(lc) * s["classes"] * s["flip"]
-    per_class = int(lc) + int(uc) + d["n_val_per_class"]
+    per_class = int(lc) + int(uc) + d.data.n_val_per_class
     return min(s["classes"] * per_class * s["flip"], s["train"]), int(lc) * s["classes"] * s["flip"]
 
 
 def _loaded_mb(dataset):
     """What a run/select job loads: the split's kernels, or the prepared paper data."""
     d, s = _sizes(dataset)
-    if d["source"] == "cub":
-        image = s["total"] ** 2 * _F8 if (d.get("loader") or {}).get("image_view") else 0
+    if d.data.source == "cub":
+        image = s["total"] ** 2 * _F8 if d.data.image_view else 0
         return (s["total"] * 312 * _F8 + image) / _MB
     return s["m"] * s["train"] * (s["train"] + s["test"]) * _F8 / _MB
 
@@ -82,7 +79,7 @@ def _minutes(seconds, attempt, floor=10):
 
 def _largest_task(dataset, family):
     """(l_c, u_c) of the unit's largest training set."""
-    tasks = unit_tasks(dcfg(dataset), family)
+    tasks = STUDY[dataset].tasks_of(family)
     return max(((lc, uc) for lc, uc, _ in tasks), key=lambda t: _n_points(dataset, *t)[0])
 
 
@@ -93,10 +90,10 @@ def run_mem_mb(wildcards, attempt):
 
 
 def run_runtime(wildcards, attempt):
-    """The unit's cost in fits (mvl.workflow.runner.unit_cost: its runs and validation grids, each scaled to
+    """The unit's cost in fits (mvl.workflow.settings.DatasetSettings.unit_cost: its runs and validation grids, each scaled to
     its size) times one fit at the largest size."""
     lc, uc = _largest_task(wildcards.dataset, wildcards.family)
-    fits = unit_cost(dcfg(wildcards.dataset), wildcards.family, lambda l, u: _n_points(wildcards.dataset, l, u)[0])
+    fits = STUDY[wildcards.dataset].unit_cost(wildcards.family, lambda l, u: _n_points(wildcards.dataset, l, u)[0])
     return _minutes(fits * _fit_seconds(wildcards.dataset, lc, uc), attempt)
 
 

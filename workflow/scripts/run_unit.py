@@ -1,4 +1,4 @@
 # Rule `run`: every run of one (dataset, split seed, method family) in one process (mvl.workflow.runner).
-from mvl.workflow.runner import main
+from mvl.workflow.jobs import run
 
-main(snakemake)  # noqa: F821 (the object Snakemake passes to a script)
+run(snakemake)  # noqa: F821 (the object Snakemake passes to a script)

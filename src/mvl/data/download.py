@@ -42,19 +42,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import logging
 import os
 import sys
 import tarfile
-import tempfile
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 
+from ..fileio import atomic_path, file_digest
 from .errors import DataDownloadError, DataError, DataIntegrityError, DataUnavailableError
 from .formats import (
     mat_variables,
@@ -124,13 +123,9 @@ class RemoteFile:
         return self.url
 
 
-def file_hash(path, algorithm="sha256", chunk=1 << 22):
-    """Hex digest of a file, read in chunks."""
-    h = hashlib.new(algorithm)
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(chunk), b""):
-            h.update(block)
-    return h.hexdigest()
+def file_hash(path, algorithm="sha256"):
+    """Hex digest of a file (:func:`mvl.fileio.file_digest`)."""
+    return file_digest(path, algorithm)
 
 
 def _split_hash(known_hash):
@@ -413,28 +408,8 @@ def _marker(path):
     return path.with_name(f".{path.name}{MARKER_SUFFIX}")
 
 
-@contextlib.contextmanager
-def _atomic_path(path):
-    """Yield a temporary path beside ``path``; on success rename it to ``path`` (never a half-written file).
-
-    The download layer's own copy of the atomic write of :mod:`mvl.workflow.io` (no checksum sidecars here:
-    the cache is checked against the registry's checksums and the ``.verified`` markers).
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
 def _write_marker(path, digest):
-    with _atomic_path(_marker(path)) as tmp:
+    with atomic_path(_marker(path)) as tmp:
         tmp.write_text(json.dumps({"sha256": digest}, indent=1, sort_keys=True))
 
 
@@ -610,7 +585,7 @@ def _extract(archive_path, jobs, options):
     """Extract ``jobs`` (RemoteFiles that are members of one archive) into the cache, each atomically."""
     def write(rf, fobj):
         dest = options.cache_dir / rf.relpath
-        with _atomic_path(dest) as tmp:
+        with atomic_path(dest) as tmp:
             with open(tmp, "wb") as out:
                 for block in iter(lambda: fobj.read(1 << 22), b""):
                     out.write(block)
@@ -722,17 +697,47 @@ def fetch(dataset, options=None, *, files=None, include_optional=False):
 # ------------------------------------------------------------------------------------------------- CLI
 
 
+CLI_DESCRIPTION = """Download, verify and list the raw data files of the paper's data sets and of the benchmarks.
+
+Every file comes from its canonical URL (or from a local mirror folder with the same layout) and is verified
+(known checksum, otherwise a structural check) before it is written, atomically, into the cache folder.
+Data sets: flowers17 (Oxford Flowers-17 splits and chi2 distances), caltech101 (the precomputed kernels of
+Vedaldi et al. 2009), cub (CUB-200-2011), ssl_benchmarks (g50c, uspst, text1 = PCMAC, g10n, COIL20 of the
+manifold-regularization benchmarks), multiview_mnist (multi-view MNIST: 4 views of 5000 digits, 192 HOG-type
+features each, taken from the scikit-multimodallearn 0.1.0 wheel on PyPI).
+
+Exit status 1 with a readable message (no traceback) when data are missing or bad."""
+
+CLI_EPILOG = f"""examples:
+  python -m mvl.data.download list flowers17 cub
+  python -m mvl.data.download check flowers17 caltech101 cub --data-mirror ../shared/data --offline
+  python -m mvl.data.download fetch multiview_mnist --cache-dir resources/data
+
+environment: ${ENV_MIRROR} (mirror folder), ${ENV_CACHE} (cache folder), ${ENV_OFFLINE} (1: never use the
+network) are the defaults of the options below."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mvl.data.download {check,fetch,list} DATASET... [--data-mirror DIR] [--cache-dir DIR]
-    [--offline]``: exit status 1 with a readable message (no traceback) when data are missing or bad."""
-    parser = argparse.ArgumentParser(prog="python -m mvl.data.download", description=main.__doc__)
-    parser.add_argument("command", choices=("check", "fetch", "list"))
-    parser.add_argument("datasets", nargs="+", help=f"data sets: {', '.join(DATASETS)}")
-    parser.add_argument("--data-mirror", default=None)
-    parser.add_argument("--cache-dir", default=None)
-    parser.add_argument("--offline", action="store_true", default=None)
-    parser.add_argument("--retries", type=int, default=2)
-    parser.add_argument("--include-optional", action="store_true")
+    """Command line: ``python -m mvl.data.download {check,fetch,list} DATASET... [options]`` (see ``--help``)."""
+    parser = argparse.ArgumentParser(prog="python -m mvl.data.download", description=CLI_DESCRIPTION,
+                                     epilog=CLI_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=("check", "fetch", "list"),
+                        help="list: print every file of the data sets (path, URL, checksum); check: say which "
+                             "files are local and which would be downloaded, download nothing; fetch: download "
+                             "(or copy from the mirror), verify and cache every file")
+    parser.add_argument("datasets", nargs="+", metavar="DATASET", help=f"data sets: {', '.join(DATASETS)}")
+    parser.add_argument("--data-mirror", default=None, metavar="DIR",
+                        help=f"local folder with the files under the same relative paths (e.g. ../shared/data), "
+                             f"read instead of the network (default: ${ENV_MIRROR}, else none)")
+    parser.add_argument("--cache-dir", default=None, metavar="DIR",
+                        help=f"where verified files are written (default: ${ENV_CACHE}, else ~/.cache/mvl)")
+    parser.add_argument("--offline", action="store_true", default=None,
+                        help=f"never use the network: a file that is neither cached nor in the mirror is an "
+                             f"error (default: ${ENV_OFFLINE})")
+    parser.add_argument("--retries", type=int, default=2, metavar="N",
+                        help="download attempts after the first failure (default 2)")
+    parser.add_argument("--include-optional", action="store_true",
+                        help="also check / fetch the files the workflow does not need (marked optional by list)")
     a = parser.parse_args(argv)
     options = DataOptions(cache_dir=a.cache_dir, data_mirror=a.data_mirror, offline=a.offline, retries=a.retries)
     try:

@@ -33,7 +33,8 @@ _MFEAT_DESCRIPTIONS = {
 
 @dataclass
 class MultiViewDataset:
-    """Views (list of (n, d_i) feature arrays), labels (n,), names of the views."""
+    """Views (list of (n, d_i) feature arrays, or (n, n) kernel matrices where ``view_kinds`` says "kernel"),
+    labels (n,), names of the views."""
 
     views: list
     y: np.ndarray
@@ -41,6 +42,7 @@ class MultiViewDataset:
     name: str
     description: str = ""
     view_descriptions: dict = field(default_factory=dict)
+    view_kinds: tuple | None = None  # "features" or "kernel" per view; None: all features
 
     @property
     def n_samples(self):

@@ -63,11 +63,8 @@ from .errors import DataIntegrityError, DataUnavailableError
 from .formats import CUB_N_ATTRIBUTES, read_image_attribute_labels
 from .protocols import ClassPools, KernelDraw, nested_draw
 
-SOURCES = ("flowers17", "caltech101", "cub")
-"""The paper's own data sets (Section 7.2), by their ``source`` name in the workflow config."""
-
 __all__ = [
-    "SOURCES",
+    "prepare",
     "PaperDraw",
     "Problem",
     "FLOWERS17_VIEWS",
@@ -222,10 +219,6 @@ FLOWERS17_VIEW_SOURCES = {
     "hog": (_IT, "D_hog"), "hsv": (_IT, "D_hsv"), "siftbdy": (_IT, "D_siftbdy"), "siftint": (_IT, "D_siftint"),
     "colourgc": (_GC, "D_colourgc"), "texturegc": (_GC, "D_texturegc"), "shapegc": (_GC, "D_shapegc"),
 }
-FLOWERS17_VIEW_DESCRIPTIONS = {
-    "hog": "HOG", "hsv": "HSV histogram", "siftbdy": "boundary SIFT", "siftint": "foreground SIFT",
-    "colourgc": "colour vocabulary", "texturegc": "texture vocabulary", "shapegc": "shape vocabulary",
-}
 FLOWERS17_N_CLASSES = 17
 FLOWERS17_LABELS_PER_CLASS = (1, 5, 10, 20, 40)
 FLOWERS17_U_C = 5
@@ -366,15 +359,7 @@ def flowers17_draw(data, split, l_c, u_c=FLOWERS17_U_C, seed=0):
 
 CALTECH101_VIEWS_10 = download.CALTECH101_KERNEL_NAMES
 CALTECH101_VIEWS_4 = ("echi2_phowColor_L2", "echi2_phowGray_L2", "echi2_ssim_L2", "el2_gb")
-CALTECH101_VIEW_DESCRIPTIONS = {
-    **{f"echi2_phowColor_L{i}": f"PHOW colour, pyramid level {i}" for i in range(3)},
-    **{f"echi2_phowGray_L{i}": f"PHOW gray, pyramid level {i}" for i in range(3)},
-    **{f"echi2_ssim_L{i}": f"self-similarity (SSIM), pyramid level {i}" for i in range(3)},
-    "el2_gb": "geometric blur",
-}
 CALTECH101_LABELS_PER_CLASS = (1, 5, 10, 15)
-CALTECH101_U_C = 5
-CALTECH101_N_VAL = 5
 
 
 @dataclass
@@ -712,3 +697,23 @@ def cub_draw(data, l_c, u_c=CUB_U_C, seed=0, u_max=None):
     d = nested_draw(_block_pools(orders, l_c, u_c, 0, u_max, 0, "training images"), l_c, u_c, 0)
     return PaperDraw("cub", 0, int(seed), int(l_c), int(u_c), d.labelled, d.unlabelled, np.empty(0, dtype=np.int64),
                      np.flatnonzero(~is_train))
+
+
+def prepare(source, paths, views, part=0, image_view=None):
+    """A paper data set loaded once from its fetched raw files ``paths`` (:func:`mvl.data.download.fetch`), the
+    object whose ``kernel_draw`` gives every run's draw under the official protocol (Section 7.2): Flowers-17
+    (``views`` of :data:`FLOWERS17_VIEWS`), Caltech-101 (the kernels of split ``part``), CUB-200-2011 (its
+    attribute view, and the user-supplied image view ``image_view``)."""
+    views = tuple(views)
+    if source == "flowers17":
+        return load_flowers17(paths=paths, views=views)
+    if source == "caltech101":
+        return load_caltech101(split=part, views=views, paths=paths)
+    if source == "cub":
+        data = load_cub(paths=paths, image_view=image_view)
+        missing = [v for v in views if v not in data.view_names]
+        if missing:
+            raise ValueError(f"CUB views {missing} are not available (loaded: {list(data.view_names)}); the image "
+                             "view needs dataset_settings.<name>.loader.image_view (see mvl.data.paper.load_cub)")
+        return data
+    raise ValueError(f"{source!r} is not a paper data set (flowers17, caltech101, cub)")

@@ -17,12 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..coreg import (
-    graph_weights_name,
-    intrinsic_graph_kernel,
-    knn_graph_laplacian,
-    squared_distances,
-)
+from ..coreg import graph_weights_name, intrinsic_graph_kernel, knn_graph_laplacian
+from ..kernels import squared_distances
 from ..base import encode_targets
 
 __all__ = [

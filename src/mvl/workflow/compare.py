@@ -15,14 +15,25 @@ import numpy as np
 import pandas as pd
 
 from ..data.published import load_published
-from .methods import method_attribute
+from ..data.sources import SOURCES
+from .methods import REGISTRY, Method, lookup, method_attribute
 
-__all__ = ["published_comparison", "PAPER_DATASETS"]
+__all__ = ["published_comparison", "published_name", "ours_of"]
 
-# our dataset source -> the paper's dataset name in the published tables
-PAPER_DATASETS = {"flowers17": "Flowers-17", "caltech101": "Caltech-101", "cub": "CUB-200-2011"}
 
-_METHODS = {"MVL-LS": "mvl_ls", "MVL-LS (uniform)": "mvl_ls", "MVL-SVM": "mvl_svm", "MVL-binSVM": "mvl_binsvm"}
+def published_name(source):
+    """The name in the published tables of our dataset ``source`` (the data-source registry), or None."""
+    src = SOURCES.get(source)
+    return None if src is None else src.published
+
+
+def ours_of(published_method):
+    """Our method of a published method name (the registry's ``Method.published``; one name per method), or
+    None."""
+    for entry in REGISTRY:
+        if isinstance(entry, Method) and published_method in entry.published:
+            return entry.name
+    return None
 
 
 def _norm(name):
@@ -43,20 +54,21 @@ def _our_rows(res, pub):
     except (TypeError, ValueError):
         return None
     mask &= res["n_views"] == n_views
-    if method == "MVL-LS-optC":
-        its = pub["iterations"]
-        if pd.isna(its):  # not printed (Tables 10-11): our run with the most iterations
-            ours = pd.Series(method_attribute(res["method"], "optc_iterations"), dtype=object).dropna().astype(int)
-            if ours.empty:
-                return None
-            its = ours.max()
-        return mask & (res["method"] == f"mvl_ls_optc{int(its)}")
-    if method == "MVL-LS" and "gamma_B" in setting:  # Table 2: the gamma_B / gamma_W ablation
+    iterations = pd.Series(method_attribute(res["method"], "optc_iterations"), index=res.index, dtype=object)
+    optc_names = {p for n in res["method"][iterations.notna()].unique() for p in lookup(n).published}
+    if method in optc_names:
+        # optC: one method per iteration count; not printed (Tables 10-11): our run with the most iterations
+        its = iterations.dropna().astype(int).max() if pd.isna(pub["iterations"]) else int(pub["iterations"])
+        return mask & (iterations == its)
+    ours = ours_of(method)
+    if ours is not None and "gamma_B" in setting:  # Table 2: the gamma_B / gamma_W ablation of that solver
         b_on, w_on = "gamma_B>0" in setting, "gamma_W>0" in setting
-        return (mask & (res["method"] == "mvl_ls_ablation") & ((res["gamma_B"].fillna(0) > 0) == b_on)
+        ablation = [n for n in res["method"].unique() if (m := lookup(n)) is not None and m.run == "ablation"
+                    and m.estimator == lookup(ours).estimator]
+        return (mask & res["method"].isin(ablation) & ((res["gamma_B"].fillna(0) > 0) == b_on)
                 & ((res["gamma_W"].fillna(0) > 0) == w_on))
-    if method in _METHODS:
-        return mask & (res["method"] == _METHODS[method])
+    if ours is not None:
+        return mask & (res["method"] == ours)
     return None
 
 
@@ -69,10 +81,12 @@ def published_comparison(results, source, tables=None):
     ours_std, n_splits, difference (ours - published, percentage points), note.
     """
     res = pd.read_csv(results) if not isinstance(results, pd.DataFrame) else results
-    if source not in PAPER_DATASETS:
-        raise ValueError(f"no published numbers for source {source!r} (known: {sorted(PAPER_DATASETS)})")
+    name = published_name(source)
+    if name is None:
+        known = sorted(s.name for s in SOURCES.values() if s.published)
+        raise ValueError(f"no published numbers for source {source!r} (known: {known})")
     pub = load_published("jmlr2016_results")
-    pub = pub[pub["dataset"] == PAPER_DATASETS[source]]
+    pub = pub[pub["dataset"] == name]
     if tables is not None:
         pub = pub[pub["table"].isin(list(tables))]
     rows = []

@@ -1,6 +1,6 @@
 """Running the co-regularization benchmark: MR vs CoMR on one seeded split (Sindhwani & Rosenberg, ICML 2008,
 "SR", Section 4.3, Tables 2-4) and the statistics over seeds; what the co-regularization rules call (through
-``mvl.workflow.cli coreg``).
+``mvl.workflow.jobs.write_coreg``).
 
 :func:`run_split` runs MR (Laplacian RLS) and CoMR on one (dataset, seed) split with the parameters of SR Table 4
 over the whole (gamma_1, gamma_2) grid and both kNN graph weight conventions (binary and kernel weights), marking
@@ -12,9 +12,12 @@ seeds. The data, splits and kernels come from :mod:`mvl.data.ssl_benchmarks`, th
 
 from __future__ import annotations
 
+import os
 import time
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..base import encode_targets
 from ..coreg import GAMMA_GRID, ambient_spectrum, comr_grid, graph_weights_name, mr_grid, select_on_validation
@@ -27,6 +30,14 @@ def _errors(F, y):
     return 100.0 * float(np.mean(np.argmax(F, axis=1) != y))
 
 
+@validate_params({"dataset": [str], "seed": [Interval(Integral, 0, None, closed="left")],
+                  "data_dir": [None, str, os.PathLike],
+                  "X": [None, "array-like", "sparse matrix"], "y": [None, "array-like"], "sizes": [None, tuple, list],
+                  "params": [None, dict],
+                  "grid": ["array-like"], "mu": [Interval(Real, 0, None, closed="left")], "all_grid": ["boolean"],
+                  "coreg_on": [StrOptions({"unlabelled", "all"})],
+                  "blas_threads": [None, Interval(Integral, 1, None, closed="left")],
+                  "graph_weights": [None, str, list, tuple]}, prefer_skip_nested_validation=True)
 def run_split(dataset, seed, data_dir=None, X=None, y=None, sizes=None, params=None, grid=GAMMA_GRID, mu=1.0,
               all_grid=False, coreg_on="unlabelled", blas_threads=1, graph_weights=None):
     """Run MR (Laplacian RLS) and CoMR on one seeded split of ``dataset`` (SR Section 4.3) for every
@@ -82,8 +93,6 @@ def run_split(dataset, seed, data_dir=None, X=None, y=None, sizes=None, params=N
                              blas_threads=None, graph_weights=graph_weights)
     import pandas as pd
 
-    if coreg_on not in ("unlabelled", "all"):
-        raise ValueError(f"coreg_on must be 'unlabelled' or 'all', got {coreg_on!r}")
     t0 = time.perf_counter()
     key, par = resolve_parameters(dataset, params)
     if graph_weights is None:

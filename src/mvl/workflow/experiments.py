@@ -1,8 +1,10 @@
 """One experiment run = (dataset, split seed, l_c, u_c, method) -> tidy result rows.
 
 The workflow's units (:mod:`mvl.workflow.runner`, which reads the method registry
-:mod:`mvl.workflow.methods`) call :func:`run_method` / :func:`run_on_draw`; they are also usable directly.
-Methods:
+:mod:`mvl.workflow.methods`) call :func:`run_on_draw`; :func:`run_method` and :func:`select_gammas` do the same
+on a split's kernels and are usable directly. The settings are a :class:`mvl.workflow.settings.RunSettings`
+(its graph a :class:`mvl.workflow.settings.GraphSpec`, which gives the estimators' graph keywords and the rows'
+``graph`` label). Methods:
 
 ``mvl_ls``           MVL-LS on all views with the configured (fixed) gammas.
 ``mvl_ls_cv``        MVL-LS with (gamma_A, gamma_B, gamma_W) selected on the validation
@@ -22,7 +24,7 @@ Methods:
                      Corollary 19), so cell - "none" is what the unlabelled data bring.
 ``view_<name>``      MVL-LS on one view alone (m = 1: vector-valued Laplacian RLS).
 ``mvl_ls_optc<N>``   MVL-LS-optC (Section 6): c learned on the sphere ||c|| = alpha by N
-                     alternations from ``params["optc"]["n_restarts"]`` seeded random starts, the
+                     alternations from ``run.optc.n_restarts`` seeded random starts, the
                      restart kept by validation accuracy (validation set of the draw).
 ``mvl_svm``          MVL-SVM (Theorem 13, the multi-class simplex-cone SVM, SMO) on all views, fixed gammas.
 ``mvl_binsvm``       MVL-binSVM (Corollary 8: one-vs-all, P binary problems sharing one factorisation).
@@ -41,38 +43,17 @@ from __future__ import annotations
 
 import json
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 from ..data.protocols import ALL, KernelDraw, Split, kernel_draw
 from ..grid import grid_decision_functions
 from .methods import method as method_spec
-from .methods import paper_graph
+from .settings import GraphSpec
 
-__all__ = ["run_method", "run_on_draw", "select_gammas", "select_gammas_on_draw"]
-
-def graph_label(laplacian, n_neighbors, laplacian_power=1, weights="kernel"):
-    """e.g. ``normalized-dense`` (the paper's graph), ``normalized-knn10-p2``, ``normalized-knn10bin-p2``."""
-    kind = "dense" if n_neighbors in (None, 0) else f"knn{int(n_neighbors)}" + ("bin" if weights == "binary" else "")
-    return f"{laplacian}-{kind}" + ("" if int(laplacian_power) == 1 else f"-p{int(laplacian_power)}")
-
-
-def _graph_label(params):
-    g = paper_graph(params)
-    return graph_label(g["laplacian"], g["n_neighbors"], g["laplacian_power"], g["weights"])
-
-
-def graph_candidates(params):
-    """Graphs of the validation grid: the configured graph first, then kNN sizes x powers of ``graph.select``
-    as (n_neighbors, laplacian_power) pairs (duplicates removed)."""
-    g = paper_graph(params)
-    sel = (params.get("graph") or {}).get("select") or {}
-    out = [(g["n_neighbors"], g["laplacian_power"])]
-    for k in sel.get("n_neighbors", []):
-        for pw in sel.get("laplacian_power", [1]):
-            if (k, int(pw)) not in out:
-                out.append((k, int(pw)))
-    return out
+__all__ = ["Choice", "Selection", "ABLATION_CELLS", "run_method", "run_on_draw", "select_gammas",
+           "select_gammas_on_draw"]
 
 
 def _u_rows(u_c):
@@ -80,20 +61,12 @@ def _u_rows(u_c):
     return -1 if u_c == ALL else int(u_c)
 
 
-def _draw_kernels(K_pool, K_test, y, split, l_c, u_c, params):
-    """Kernels (sample-first, n x n x m) and labels of one draw (:func:`mvl.data.protocols.kernel_draw`) as the dict
-    :func:`run_on_draw` takes."""
-    return kernel_draw(K_pool, K_test, y, split, l_c, u_c, params["n_val_per_class"],
-                       u_max=params.get("u_max", u_c)).as_dict()
-
-
-def select_gammas(K_pool, K_test, y, split, l_c, u_c, params):
-    """Select the graph and (gamma_A, gamma_B, gamma_W) on the validation set (see :func:`select_gammas_on_draw`)."""
+def _draw_kernels(K_pool, K_test, y, split, l_c, u_c, n_val_per_class, u_max):
+    """Kernels (sample-first, n x n x m) and labels of one draw (:func:`mvl.data.protocols.kernel_draw`)."""
     if not isinstance(split, Split):
         split = Split.from_dict(split)
-    d = _draw_kernels(np.asarray(K_pool, float), np.asarray(K_test, float), np.asarray(y), split, l_c, u_c,
-                      params)
-    return select_gammas_on_draw(d, l_c, u_c, params)
+    return kernel_draw(np.asarray(K_pool, dtype=np.float64), np.asarray(K_test, dtype=np.float64), np.asarray(y),
+                       split, l_c, u_c, n_val_per_class, u_max=u_c if u_max is None else u_max).as_dict()
 
 
 ABLATION_CELLS = {"none": (False, False), "B": (True, False), "W": (False, True), "BW": (True, True)}
@@ -105,42 +78,66 @@ def _cell(gamma_B, gamma_W):
         (gamma_B > 0, gamma_W > 0)]
 
 
-def select_gammas_on_draw(d, l_c, u_c, params):
-    """Validation selection (Section 7.3) over graphs x ``params["grid"]`` on the kernels of one draw.
+class Choice(NamedTuple):
+    """One point chosen on validation: (gamma_A, gamma_B, gamma_W), the graph and the validation accuracy."""
 
-    The grid covers the graph (:func:`graph_candidates`: the configured graph, the paper's dense kernel
-    weights by default, and kNN sizes x Laplacian powers of ``graph.select``) beside (gamma_A, gamma_B,
-    gamma_W); one call of :func:`mvl.grid_decision_functions` evaluates all of it. Validation accuracy
-    decides; ties are broken by the smaller mean squared distance of the outputs to the +-1 targets, then by
-    grid order (the configured graph and smaller indices first). Returns a dict:
+    gammas: tuple
+    graph: GraphSpec
+    val_accuracy: float
 
-    - top level: the selection on the configured graph only (``gamma_A``, ``gamma_B``, ``gamma_W``,
-      ``val_accuracy``; method ``mvl_ls_cv``);
-    - ``graph_selected``: the selection over every graph (adds ``n_neighbors``, ``laplacian_power``;
-      method ``mvl_ls_cvgraph``);
-    - ``ablation``: for each cell of :data:`ABLATION_CELLS` (gamma_B and gamma_W each forced to 0 or > 0),
-      the selection within the cell, on the configured graph (``paper``) and over every graph
-      (``graph_selected``) (methods ``mvl_ls_ablation_cv`` and ``mvl_ls_ablation_cvgraph``);
-    - diagnostics: ``grid_seconds``, ``grid_size``, ``graphs``, ``selected_at_l_c``, ``u_c``.
+
+class Selection(NamedTuple):
+    """The validation selection of one split and u_c (:func:`select_gammas_on_draw`)."""
+
+    paper: Choice  # on the configured graph only (mvl_ls_cv)
+    graph_selected: Choice  # over every graph of the grid (mvl_ls_cvgraph)
+    ablation: dict  # scope ("paper", "graph_selected") -> cell -> Choice, None where the grid has no point
+    grid_seconds: float
+    grid_size: int
+    selected_at_l_c: int
+    u_c: int
+
+    def diagnostics(self):
+        """The rows' columns of the grid's cost and where it was made."""
+        return dict(grid_seconds=self.grid_seconds, grid_size=self.grid_size, selected_at_l_c=self.selected_at_l_c)
+
+
+def select_gammas(K_pool, K_test, y, split, l_c, u_c, run, n_val_per_class, u_max=None):
+    """Select the graph and (gamma_A, gamma_B, gamma_W) on the validation set of the draw (l_c, u_c) of
+    ``split`` (see :func:`select_gammas_on_draw`)."""
+    d = _draw_kernels(K_pool, K_test, y, split, l_c, u_c, n_val_per_class, u_max)
+    return select_gammas_on_draw(d, l_c, u_c, run)
+
+
+def select_gammas_on_draw(d, l_c, u_c, run):
+    """Validation selection (Section 7.3) over the graphs x gammas of ``run.grid`` on the kernels of one draw.
+
+    The grid covers the graph (``run.grid.graphs``: the configured graph, the paper's dense kernel weights by
+    default, and kNN sizes x Laplacian powers of ``graph.select``) beside (gamma_A, gamma_B, gamma_W); one call of
+    :func:`mvl.grid_decision_functions` evaluates all of it. Validation accuracy decides; ties are broken by the
+    smaller mean squared distance of the outputs to the +-1 targets, then by grid order (the configured graph and
+    smaller indices first). Returns a :class:`Selection`: on the configured graph only (``paper``, method
+    ``mvl_ls_cv``), over every graph (``graph_selected``, ``mvl_ls_cvgraph``), for each cell of
+    :data:`ABLATION_CELLS` (gamma_B and gamma_W each forced to 0 or > 0) within the cell on both scopes
+    (``mvl_ls_ablation_cv``, ``mvl_ls_ablation_cvgraph``), and the grid's size and time.
     """
     if isinstance(d, KernelDraw):
         d = d.as_dict()
     if d.get("K_va") is None or len(d["y_val"]) == 0:
         raise ValueError("gamma selection needs a validation set, and this draw has none")
-    grid = params["grid"]
-    g = paper_graph(params)
-    graphs = graph_candidates(params)
+    grid, g = run.grid, run.graph
     t0 = time.perf_counter()
-    out, classes = grid_decision_functions(d["K_tr"], d["y_train"], d["K_va"], grid["A"], grid["B"], grid["W"],
-                                           laplacian=g["laplacian"], graph_weights=g["weights"], graphs=graphs)
+    out, classes = grid_decision_functions(d["K_tr"], d["y_train"], d["K_va"], grid.A, grid.B, grid.W,
+                                           laplacian=g.laplacian, graph_weights=g.weights,
+                                           graphs=[(c.n_neighbors, c.laplacian_power) for c in grid.graphs])
     seconds = time.perf_counter() - t0
     y_val = d["y_val"]
     acc = np.mean(classes[np.argmax(out, axis=-1)] == y_val, axis=-1)  # (graphs, A, B, W)
     target = -np.ones(out.shape[-2:])
     target[np.arange(len(y_val)), np.searchsorted(classes, y_val)] = 1.0
     loss = np.mean((out - target) ** 2, axis=(-1, -2))
-    B_on = np.asarray(grid["B"], dtype=float) > 0
-    W_on = np.asarray(grid["W"], dtype=float) > 0
+    B_on = np.asarray(grid.B, dtype=float) > 0
+    W_on = np.asarray(grid.W, dtype=float) > 0
 
     def best(graph_idx, b_mask=None, w_mask=None):
         mask = np.zeros(acc.shape, dtype=bool)
@@ -155,43 +152,32 @@ def select_gammas_on_draw(d, l_c, u_c, params):
         lo = np.where(mask, loss, np.inf).ravel()
         k = np.lexsort((lo, -a))[0]
         ig, ia, ib, iw = np.unravel_index(k, acc.shape)
-        nn, pw = graphs[ig]
-        return {"gamma_A": float(grid["A"][ia]), "gamma_B": float(grid["B"][ib]), "gamma_W": float(grid["W"][iw]),
-                "n_neighbors": nn, "laplacian_power": int(pw), "val_accuracy": float(acc[ig, ia, ib, iw])}
+        return Choice(gammas=(float(grid.A[ia]), float(grid.B[ib]), float(grid.W[iw])), graph=grid.graphs[ig],
+                      val_accuracy=float(acc[ig, ia, ib, iw]))
 
-    every = list(range(len(graphs)))
-    sel = best([0])
-    res = {k: sel[k] for k in ("gamma_A", "gamma_B", "gamma_W", "val_accuracy")}
-    res["graph_selected"] = best(every)
-    res["ablation"] = {
-        scope: {cell: best(idx, B_on if b else ~B_on, W_on if w else ~W_on) for cell, (b, w) in ABLATION_CELLS.items()}
-        for scope, idx in (("paper", [0]), ("graph_selected", every))}
-    res.update(grid_seconds=seconds, grid_size=int(acc.size), graphs=[list(x) for x in graphs],
-               selected_at_l_c=int(l_c), u_c=_u_rows(u_c))
-    return res
+    every = list(range(len(grid.graphs)))
+    ablation = {scope: {cell: best(idx, B_on if b else ~B_on, W_on if w else ~W_on)
+                        for cell, (b, w) in ABLATION_CELLS.items()}
+                for scope, idx in (("paper", [0]), ("graph_selected", every))}
+    return Selection(paper=best([0]), graph_selected=best(every), ablation=ablation, grid_seconds=seconds,
+                     grid_size=int(acc.size), selected_at_l_c=int(l_c), u_c=_u_rows(u_c))
 
 
-def run_method(method, K_pool, K_test, y, split, l_c, u_c, params, view_names, dataset="", seed=0,
-               selected=None):
-    """Run one method on one draw and return a list of result rows (dicts).
+def run_method(method, K_pool, K_test, y, split, l_c, u_c, run, view_names, n_val_per_class, u_max=None,
+               dataset="", seed=0, selected=None):
+    """Run one method on the draw (l_c, u_c) of ``split`` and return its result rows (dicts).
 
-    ``K_pool`` (N, N, m): kernels between the pool samples of ``split`` (in the
-    sorted order of ``split.pool``), sample-first as the estimators take them; ``K_test`` (T, N, m): test vs pool.
-    ``y``: labels of the whole dataset. ``params``: dict with ``gammas``
-    (A, B, W), ``grid`` (A, B, W lists), ``laplacian``, ``n_neighbors``,
-    ``n_val_per_class``, ``u_max``, ``svc_C``. ``selected``: for ``mvl_ls_cv``, the output of
-    :func:`select_gammas` made elsewhere (e.g. at l_c = 10); None selects at this l_c.
+    ``K_pool`` (N, N, m): kernels between the pool samples of ``split`` (in the sorted order of ``split.pool``),
+    sample-first as the estimators take them; ``K_test`` (T, N, m): test vs pool; ``y``: labels of the whole
+    dataset; ``run``: the :class:`mvl.workflow.settings.RunSettings`; ``n_val_per_class`` and ``u_max`` size the
+    draw (validation per class, the largest u_c of the nested draws). ``selected``: the :class:`Selection`
+    made elsewhere (e.g. at l_c = 10) for the selected methods; None selects at this l_c.
     """
-    if not isinstance(split, Split):
-        split = Split.from_dict(split)
-    K_pool = np.asarray(K_pool, dtype=np.float64)
-    K_test = np.asarray(K_test, dtype=np.float64)
-    y = np.asarray(y)
-    d = _draw_kernels(K_pool, K_test, y, split, l_c, u_c, params)
-    return run_on_draw(method, d, l_c, u_c, params, view_names, dataset=dataset, seed=seed, selected=selected)
+    d = _draw_kernels(K_pool, K_test, y, split, l_c, u_c, n_val_per_class, u_max)
+    return run_on_draw(method, d, l_c, u_c, run, view_names, dataset=dataset, seed=seed, selected=selected)
 
 
-def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, selected=None):
+def run_on_draw(method, d, l_c, u_c, run, view_names, dataset="", seed=0, selected=None):
     """:func:`run_method` on the kernels of one draw: a dict with ``K_tr`` (n, n, m; labelled first),
     ``y_train`` (-1 = unlabelled), ``K_te`` (t, n, m), ``y_test``, ``K_va`` (v, n, m) and ``y_val``
     (validation; may be empty) and ``n_labelled``, or the :class:`mvl.data.protocols.KernelDraw` that every
@@ -202,44 +188,41 @@ def run_on_draw(method, d, l_c, u_c, params, view_names, dataset="", seed=0, sel
     spec = method_spec(method)
     if isinstance(d, KernelDraw):
         d = d.as_dict()
-    run = _Run(spec, d, l_c, u_c, params, list(view_names), dataset, seed, selected)
-    return RUNS[spec.run](run)
-
-
-_DIAGNOSTICS = ("grid_seconds", "grid_size", "selected_at_l_c")
+    r = _Run(spec, d, l_c, u_c, run, list(view_names), dataset, seed, selected)
+    return RUNS[spec.run](r)
 
 
 class _Run:
     """One method on one draw: the draw, the settings, the rows' common columns, and the fit helpers."""
 
-    def __init__(self, spec, d, l_c, u_c, params, view_names, dataset, seed, selected):
-        self.spec, self.d, self.l_c, self.u_c, self.params = spec, d, l_c, u_c, params
+    def __init__(self, spec, d, l_c, u_c, run, view_names, dataset, seed, selected):
+        self.spec, self.d, self.l_c, self.u_c, self.run = spec, d, l_c, u_c, run
         self.view_names, self.dataset, self.seed, self.selected = view_names, dataset, seed, selected
-        self.gammas = tuple(float(params["gammas"][k]) for k in ("A", "B", "W"))
         self.base = dict(dataset=dataset, method=spec.name, views="+".join(view_names), n_views=len(view_names),
-                         l_c=l_c, u_c=_u_rows(u_c), split=seed, graph=_graph_label(params),
+                         l_c=l_c, u_c=_u_rows(u_c), split=seed, graph=run.graph.label,
                          setting="semi-supervised" if u_c == ALL or u_c > 0 else "supervised",
                          n_unlabelled=int(len(d["y_train"]) - d["n_labelled"]))
         self.rows = []
 
+    @property
+    def gammas(self):
+        return tuple(self.run.gammas)
+
     def estimator(self, gammas=None, graph=None):
-        return self.spec.make_estimator(self.params, gammas=gammas, graph=graph, seed=self.seed, l_c=self.l_c,
+        return self.spec.make_estimator(self.run, gammas=gammas, graph=graph, seed=self.seed, l_c=self.l_c,
                                         u_c=self.u_c)
 
     def fit_eval(self, gammas, choice, extra=None, graph=None):
-        """One fit of the method's estimator and its test accuracy; ``graph`` = (n_neighbors, laplacian_power)
-        chosen on validation (the row's ``graph`` is then "validation-selected"), None = the configured graph."""
+        """One fit of the method's estimator and its test accuracy; ``graph`` = a :class:`GraphSpec` chosen on
+        validation (the row's ``graph`` is then "validation-selected"), None = the configured graph."""
         d = self.d
         t0 = time.perf_counter()
         model = self.estimator(gammas, graph).fit(d["K_tr"], d["y_train"])
         seconds = time.perf_counter() - t0
-        if hasattr(model, "n_iter_"):  # the SVMs: solver iterations and final KKT violation (Lemma 31)
+        if hasattr(model, "kkt_violation_"):  # the SVMs: solver iterations and final KKT violation (Lemma 31)
             extra = dict(extra or {}, n_iter=int(np.sum(model.n_iter_)),
                          kkt_violation=float(np.max(model.kkt_violation_)))
-        where = {}
-        if graph is not None:
-            g = paper_graph(self.params)
-            where = dict(graph="validation-selected", graph_used=graph_label(g["laplacian"], *graph, g["weights"]))
+        where = {} if graph is None else dict(graph="validation-selected", graph_used=graph.label)
         self.rows.append(dict(self.base, gamma_A=gammas[0], gamma_B=gammas[1], gamma_W=gammas[2],
                               gamma_choice=choice, accuracy=model.score(d["K_te"], d["y_test"]), fit_seconds=seconds,
                               **where, **(extra or {})))
@@ -248,7 +231,7 @@ class _Run:
         """The validation selection of this draw's split (made elsewhere, or here at this l_c)."""
         if self.selected is not None:
             return self.selected
-        return select_gammas_on_draw(self.d, self.l_c, self.u_c, self.params)
+        return select_gammas_on_draw(self.d, self.l_c, self.u_c, self.run)
 
     def labelled(self):
         """Training and test kernels restricted to the labelled points, and their labels (supervised methods)."""
@@ -276,14 +259,19 @@ def _run_ablation(r):
     return r.rows
 
 
+def _graph_of(choice, scope):
+    """The graph a selected fit uses: the configured one (None) in the paper scope, else the chosen one."""
+    return None if scope == "paper" else choice.graph
+
+
 def _run_selected(r):
     """One fit with the gammas selected on validation: on the configured graph (scope ``paper``) or with the graph
     selected beside them (scope ``graph_selected``)."""
     full = r.selection()
-    sel = full if r.spec.selection_scope == "paper" else full["graph_selected"]
-    graph = None if r.spec.selection_scope == "paper" else (sel["n_neighbors"], sel["laplacian_power"])
-    r.fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "selected",
-               dict(val_accuracy=sel["val_accuracy"], **{k: full[k] for k in _DIAGNOSTICS}), graph=graph)
+    scope = r.spec.selection_scope
+    sel = full.paper if scope == "paper" else full.graph_selected
+    r.fit_eval(sel.gammas, "selected", dict(val_accuracy=sel.val_accuracy, **full.diagnostics()),
+               graph=_graph_of(sel, scope))
     return r.rows
 
 
@@ -291,16 +279,14 @@ def _run_ablation_selected(r):
     """The Table-2 cells, each with its remaining hyperparameters selected on validation within the cell."""
     full = r.selection()
     scope = r.spec.selection_scope
-    anywhere = full["graph_selected"] if scope == "graph_selected" else {
-        k: full[k] for k in ("gamma_A", "gamma_B", "gamma_W", "val_accuracy")}
-    for cell, sel in full["ablation"][scope].items():
+    anywhere = full.graph_selected if scope == "graph_selected" else full.paper
+    for cell, sel in full.ablation[scope].items():
         if sel is None:  # the grid has no point in this cell (e.g. no gamma_B > 0)
             continue
-        graph = None if scope == "paper" else (sel["n_neighbors"], sel["laplacian_power"])
-        r.fit_eval((sel["gamma_A"], sel["gamma_B"], sel["gamma_W"]), "ablation-selected",
-                   dict(val_accuracy=sel["val_accuracy"], ablation_cell=cell, **{k: full[k] for k in _DIAGNOSTICS}),
-                   graph=graph)
-        if all(sel[k] == anywhere[k] for k in anywhere if k != "val_accuracy"):
+        r.fit_eval(sel.gammas, "ablation-selected",
+                   dict(val_accuracy=sel.val_accuracy, ablation_cell=cell, **full.diagnostics()),
+                   graph=_graph_of(sel, scope))
+        if sel.gammas == anywhere.gammas and (scope == "paper" or sel.graph == anywhere.graph):
             # the unrestricted selection (every cell) is this cell's: the same fit, reported as cell "any"
             r.rows.append(dict(r.rows[-1], ablation_cell="any"))
     return r.rows
@@ -328,11 +314,11 @@ def _run_optc(r):
 def _comparison_extra(r, model):
     """The kind-specific part of a related system's row: its setting and, for a learnt MVML metric, the mean
     block norms (one-vs-all problems averaged)."""
-    cfg = r.params.get("comparison", {})
+    cfg = r.run.comparison
     if r.spec.run == "perceptron":
-        return f"epochs={cfg.get('perceptron_epochs', 10)}", {}
+        return f"epochs={cfg.perceptron_epochs}", {}
     norms = np.asarray(model.block_norms_).mean(axis=0) if r.spec.mvml_metric in ("full", "sparse") else None
-    return (f"lambda={cfg.get('mvml_lambda', 0.1)}",
+    return (f"lambda={cfg.mvml_lambda}",
             {"mvml_block_norms": None if norms is None else json.dumps(np.round(norms, 8).tolist())})
 
 
@@ -355,7 +341,7 @@ def _run_svc(r):
     svc = r.estimator().fit(K.mean(axis=-1), y)
     seconds = time.perf_counter() - t0
     r.rows.append(r.supervised_row(float(np.mean(svc.predict(K_te.mean(axis=-1)) == r.d["y_test"])), seconds,
-                                   "svc_C=" + str(r.params.get("svc_C", 1.0))))
+                                   f"svc_C={r.run.svc_C}"))
     return r.rows
 
 
@@ -365,7 +351,7 @@ def _run_single_views(r):
     for p, name in enumerate(r.view_names):
         one = dict(d, K_tr=d["K_tr"][..., p:p + 1], K_te=d["K_te"][..., p:p + 1],
                    K_va=None if d.get("K_va") is None else d["K_va"][..., p:p + 1])
-        rows += run_on_draw(f"view_{name}", one, r.l_c, r.u_c, r.params, [name], dataset=r.dataset, seed=r.seed)
+        rows += run_on_draw(f"view_{name}", one, r.l_c, r.u_c, r.run, [name], dataset=r.dataset, seed=r.seed)
     return rows
 
 

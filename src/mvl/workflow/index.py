@@ -6,11 +6,9 @@ the date and the datasets; every link is relative to the page. :func:`check_link
 that do not resolve to a file. :func:`export_html` converts an executed notebook to HTML with nbconvert (code
 cells shown) and writes it atomically. No paper section (presentation of the results).
 
-Command line (what the workflow rules call)::
+The workflow's rules ``index`` and ``notebook_html`` call :func:`write_index` and :func:`export_html` (through
+:mod:`mvl.workflow.jobs`); ``make ci-workflow`` checks the page's links::
 
-    python -m mvl.workflow.index html NOTEBOOK.ipynb OUT.html
-    python -m mvl.workflow.index index --out results/index.html --profile ci --config-hash H \\
-        --datasets mfeat --reports results/mfeat/report.ipynb results/coreg/report.ipynb
     python -m mvl.workflow.index check results/index.html
 """
 
@@ -27,7 +25,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
-__all__ = ["config_hash", "profile_name", "report_entries", "build_index", "write_index", "check_links",
+from ..fileio import atomic_write_text
+
+__all__ = ["config_hash", "report_entries", "build_index", "write_index", "check_links",
            "export_html", "FIGURE_SUFFIXES"]
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -38,11 +38,6 @@ def config_hash(config):
     """sha256 (hex) of the merged config dumped as JSON with sorted keys."""
     text = json.dumps(config, sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def profile_name(config):
-    """The config key ``profile`` if set, else "default"."""
-    return str(config.get("profile") or "default")
 
 
 def _figures(folder):
@@ -148,17 +143,9 @@ def build_index(out, notebooks, *, profile="default", config_sha="", version="",
     return "\n".join(parts) + "\n"
 
 
-def _atomic_write_text(path, text):
-    from .io import atomic_path
-
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-        os.chmod(tmp, 0o644)
-
-
 def write_index(out, notebooks, **kw):
     """Write :func:`build_index` to ``out`` atomically."""
-    _atomic_write_text(out, build_index(out, notebooks, **kw))
+    atomic_write_text(out, build_index(out, notebooks, **kw))
 
 
 class _Links(HTMLParser):
@@ -190,53 +177,37 @@ def check_links(page):
     return bad
 
 
+HIDDEN_TAGS = ("plumbing", "parameters", "injected-parameters")
+"""Cells left out of the HTML page (kept in the notebook): imports and helper definitions (tag "plumbing"), the
+notebook's default parameters and papermill's injected values (the report's settings table states them)."""
+
+
 def export_html(notebook, out):
-    """An executed notebook as HTML (nbconvert's HTML exporter, code cells and outputs shown), written
-    atomically. Of a papermill run, the cell of default parameters is left out (the injected cell after it
-    holds the values used)."""
+    """An executed notebook as HTML (nbconvert's HTML exporter, code cells and outputs shown), written atomically.
+    Cells tagged with one of :data:`HIDDEN_TAGS` are left out, and so are the ``In [4]:`` prompts: the page reads
+    as a report, the notebook keeps everything."""
     import nbformat
     from nbconvert import HTMLExporter
 
     nb = nbformat.read(str(notebook), as_version=4)
-    # papermill's injected-parameters cell shows the values used; the notebook's own defaults (the cell
-    # tagged "parameters") would only repeat them with other values
-    if any("injected-parameters" in c.get("metadata", {}).get("tags", []) for c in nb.cells):
-        nb.cells = [c for c in nb.cells if "parameters" not in c.get("metadata", {}).get("tags", [])]
-    exporter = HTMLExporter()
-    body, _ = exporter.from_notebook_node(nb)
-    _atomic_write_text(out, body)
+    nb.cells = [c for c in nb.cells if not set(c.get("metadata", {}).get("tags", [])) & set(HIDDEN_TAGS)]
+    body, _ = HTMLExporter(exclude_input_prompt=True, exclude_output_prompt=True).from_notebook_node(nb)
+    atomic_write_text(out, body)
 
 
 def main(argv=None):
+    """``python -m mvl.workflow.index check PAGE``: exit 1 listing the links of PAGE that do not resolve."""
     p = argparse.ArgumentParser(prog="python -m mvl.workflow.index", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("html", help="export an executed notebook to HTML")
-    s.add_argument("notebook")
-    s.add_argument("out")
-    s = sub.add_parser("index", help="write the results index page")
-    s.add_argument("--out", required=True)
-    s.add_argument("--reports", nargs="*", default=[])
-    s.add_argument("--profile", default="default")
-    s.add_argument("--config-hash", default="", help="shown on the page (the workflow's rule index computes it "
-                   "from the merged config, mvl.workflow.jobs.index)")
-    s.add_argument("--datasets", nargs="*", default=[])
     s = sub.add_parser("check", help="fail unless every link of an HTML page resolves to a file")
     s.add_argument("page")
     a = p.parse_args(argv)
-    if a.cmd == "html":
-        export_html(a.notebook, a.out)
-    elif a.cmd == "index":
-        from mvl import __version__
-
-        write_index(a.out, a.reports, profile=a.profile, config_sha=a.config_hash, version=__version__,
-                    datasets=a.datasets)
-    else:
-        bad = check_links(a.page)
-        for link in bad:
-            print(f"{a.page}: broken link {link}", file=sys.stderr)
-        if bad:
-            return 1
-        print(f"{a.page}: every link resolves")
+    bad = check_links(a.page)
+    for link in bad:
+        print(f"{a.page}: broken link {link}", file=sys.stderr)
+    if bad:
+        return 1
+    print(f"{a.page}: every link resolves")
     return 0
 
 

@@ -3,7 +3,7 @@
 Every output is written to a temporary file in the target folder, then renamed: an interrupted run
 therefore never leaves a half-written result that a rerun (or Snakemake) would trust.
 
-With ``checksum=True`` (what the workflow steps of :mod:`mvl.workflow.cli` use) the SHA-256 of the content is
+With ``checksum=True`` (what the workflow steps of :mod:`mvl.workflow.jobs` use) the SHA-256 of the content is
 recorded, right after the rename, in a sidecar ``<file>.sha256`` in ``sha256sum`` format: the first line
 is the file itself, further lines are the inputs it was computed from (``inputs=``; their digests at that
 time, paths relative to the file's folder), so ``sha256sum -c <file>.sha256`` in that folder checks the file
@@ -16,16 +16,14 @@ No paper section (infrastructure of the workflow).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import numpy as np
+from .. import fileio
 
 __all__ = [
     "SIDECAR_SUFFIX",
@@ -42,7 +40,6 @@ __all__ = [
 ]
 
 SIDECAR_SUFFIX = ".sha256"
-_CHUNK = 1 << 20
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -53,25 +50,8 @@ def sidecar_path(path):
 
 
 def file_sha256(path):
-    """Hex SHA-256 of a file's content (read in 1 MiB blocks)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(_CHUNK), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _replace_text(path, text):
-    """Write ``text`` to ``path`` atomically (temporary file in the same folder, then rename)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    """Hex SHA-256 of a file's content (:func:`mvl.fileio.file_digest`)."""
+    return fileio.file_digest(path)
 
 
 def _parse_line(line):
@@ -105,7 +85,7 @@ def write_sidecar(path, digest=None, inputs=()):
         d = _recorded_digest(inp)
         if d is not None:
             lines.append(f"{d}  {os.path.relpath(os.path.abspath(inp), folder)}")
-    _replace_text(sidecar_path(path), "\n".join(lines) + "\n")
+    fileio.atomic_write_text(sidecar_path(path), "\n".join(lines) + "\n")
     return digest
 
 
@@ -156,7 +136,7 @@ def verify_file(path):
 
 @contextlib.contextmanager
 def atomic_path(path, suffix=None, *, checksum=False, inputs=()):
-    """Yield a temporary path beside ``path``; on success rename it to ``path``.
+    """Yield a temporary path beside ``path``; on success rename it to ``path`` (:func:`mvl.fileio.atomic_path`).
 
     A sidecar left by an earlier version of ``path`` is removed before the rename, so that a sidecar never
     describes other content than the file beside it. With ``checksum=True`` a new sidecar (recording
@@ -164,24 +144,23 @@ def atomic_path(path, suffix=None, *, checksum=False, inputs=()):
     sidecar: unchecked, never mismatched.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix or path.suffix)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        digest = file_sha256(tmp) if checksum else None
+    digest = []
+
+    def before_replace(tmp):
+        if checksum:
+            digest.append(file_sha256(tmp))
         with contextlib.suppress(FileNotFoundError):
             os.unlink(sidecar_path(path))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+
+    with fileio.atomic_path(path, suffix, before_replace=before_replace) as tmp:
+        yield tmp
     if checksum:
-        write_sidecar(path, digest, inputs)
+        write_sidecar(path, digest[0], inputs)
 
 
 def save_npz(path, *, checksum=False, inputs=(), **arrays):
+    import numpy as np
+
     with atomic_path(path, suffix=".npz", checksum=checksum, inputs=inputs) as tmp:
         np.savez(tmp, **arrays)
 

@@ -1,117 +1,222 @@
-"""Entry points of the workflow's rules: one function per rule, called by its script (``workflow/scripts/``).
+"""What each rule of the workflow does: one entry function per rule, called by its script (``workflow/scripts/``).
 
-Every rule of the Snakefile runs through Snakemake's ``script:`` directive: the thin script calls one function
-here with the ``snakemake`` object it receives. Settings arrive as Python objects (the rule's ``params``, which
-Snakemake compares between runs, and the merged ``config``, which it does not), never as JSON or quoted words
-on a shell line, and are read once. The download options (config key ``data``: mirror, cache, URLs, offline)
-and the config hash shown on the index page come from ``snakemake.config``: where raw data come from does not
-change what they are (files are verified), so changing them reruns no job. The interpreter is the one
-Snakemake picks for scripts: its own, or python of the rule's conda environment (workflow/envs/mvl.yaml) with
-``--sdm conda``. What a job prints goes to the rule's log. The rule ``run`` is
-:func:`mvl.workflow.runner.main`. No paper section (workflow glue).
+Every rule runs through Snakemake's ``script:`` directive: the thin script calls one function here with the
+``snakemake`` object it receives, and that function calls the step that does the work (``write_*``, also usable
+without Snakemake). Settings arrive once, as the objects of :mod:`mvl.workflow.settings` in the rule's ``params``
+(which Snakemake compares between runs: a unit's params hold only its family's settings, so changing them reruns
+only those units), never as JSON on a shell line. The download options (config key ``data``: mirror, cache, URLs,
+offline) and the config hash shown on the index page come from ``snakemake.config``: where raw data come from does
+not change what they are (files are verified), so changing them reruns no job. What a job prints goes to the
+rule's log (:func:`mvl.fileio.redirected_output`); every output is written atomically, most with a SHA-256 sidecar
+(<out>.sha256, which also records the digests of the inputs; :func:`mvl.workflow.io.verify_outputs`). No paper
+section (workflow glue: it prepares the data of Section 7.2 and collects the results of Section 7).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import sys
+import pickle
+import time
 from pathlib import Path
 
-from . import cli
+from ..fileio import atomic_path, redirected_output
+from . import io
 
-__all__ = ["logged", "dataset", "prepare", "collect", "aggregate", "coreg_run", "graph_label", "report",
+__all__ = ["logged", "data_options", "write_dataset", "write_prepared", "write_collected", "write_summary",
+           "write_coreg", "dataset", "prepare", "run", "collect", "aggregate", "coreg_run", "report",
            "coreg_report", "notebook_html", "index"]
 
+SUMMARY_KEYS = ["dataset", "method", "views", "n_views", "setting", "l_c", "u_c", "graph", "gamma_choice"]
+"""Columns that form a group of the summary (with gamma_B_on, gamma_W_on and ablation_cell)."""
 
-@contextlib.contextmanager
+
 def logged(smk):
     """Standard output and error of the block go to the rule's log (its first log file), line-buffered."""
-    saved = sys.stdout, sys.stderr
-    with open(smk.log[0], "w", buffering=1) as fh:
-        sys.stdout = sys.stderr = fh
-        try:
-            yield fh
-        finally:
-            sys.stdout, sys.stderr = saved
+    return redirected_output(smk.log[0])
 
 
-def _data(smk):
-    return smk.config.get("data") or {}
+def data_options(data):
+    """Download options (:class:`mvl.data.download.DataOptions`) from the config key ``data`` (a mapping)."""
+    from ..data.download import DataOptions
+
+    return DataOptions.from_config({"data": dict(data or {})})
+
+
+# ------------------------------------------------------------------ steps
+
+
+def write_dataset(data, out, data_config=None):
+    """Raw data of a dataset (:class:`mvl.workflow.settings.DataSpec` ``data``: an embedded source, or a
+    researcher's own files) as one npz ``out``: labels, its views (features as ``view_<name>``, full kernels as
+    ``kernel_<name>``) and the official splits if any."""
+    from ..data.sources import load_dataset
+
+    import numpy as np
+
+    files = None if data.files is None else dict(views=dict(data.files.views), labels=data.files.labels,
+                                                   kernels=data.files.kernels)
+    ds = load_dataset(data.source, options=data_options(data_config), files=files)
+    names = list(ds.view_names)
+    wanted = list(data.views or names)
+    missing = [v for v in wanted if v not in names]
+    if missing:
+        raise ValueError(f"dataset {data.dataset}: views {missing} are not in source {data.source!r} (views: {names})")
+    kinds = ds.view_kinds or ("features",) * len(names)
+    arrays = {f"{'kernel' if kinds[names.index(v)] == 'kernel' else 'view'}_{v}": ds.views[names.index(v)]
+              for v in wanted}
+    extra = getattr(ds, "arrays", None) or {}  # e.g. official splits
+    io.save_npz(out, checksum=True, inputs=[] if data.files is None else data.files.paths(), y=ds.y,
+                view_names=np.array(wanted), **extra, **arrays)
+    print(f"[dataset] {data.dataset} (source {data.source}): n = {ds.n_samples}, views = {wanted} -> {out}")
+
+
+def write_prepared(data, out, part=0, data_config=None):
+    """A paper dataset (``data``, a :class:`mvl.workflow.settings.DataSpec`) fetched (verified) and loaded once
+    (:func:`mvl.data.paper.prepare`), kept as a pickle ``out``."""
+    from ..data import download
+    from ..data.sources import source
+
+    src = source(data.source)
+    if not src.is_paper:
+        raise ValueError(f"prepare is for the paper datasets, not {data.source!r}")
+    paths = download.fetch(src.download, data_options(data_config))
+    loaded = src.load_function()(data.source, paths, data.views, part=part, image_view=data.image_view)
+    with io.atomic_path(out, checksum=True) as tmp, open(tmp, "wb") as fh:
+        pickle.dump(loaded, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    print(f"[prepare] {data.dataset} (source {data.source}, part {part}): views {list(data.views)} -> {out}")
+
+
+def write_collected(inputs, out):
+    """The run CSVs ``inputs`` concatenated into one tidy table ``out`` (one row per run)."""
+    import pandas as pd
+
+    table = pd.concat([pd.read_csv(f) for f in inputs], ignore_index=True)
+    io.save_csv(out, table, checksum=True, inputs=list(inputs))
+    print(f"[collect] {len(inputs)} files, {len(table)} rows -> {out}")
+
+
+def write_summary(results, out):
+    """Mean, std and count of the accuracy over splits of the tidy table ``results``, per group, as ``out``."""
+    import pandas as pd
+
+    table = pd.read_csv(results)
+    # ablation rows differ only in their gammas: keep them apart; rows with gammas selected per split
+    # (which may switch gamma_B or gamma_W on in some splits and off in others) form one group
+    table["gamma_B_on"] = (table["gamma_B"].fillna(0) > 0).astype(object)
+    table["gamma_W_on"] = (table["gamma_W"].fillna(0) > 0).astype(object)
+    table.loc[table["gamma_choice"].eq("selected"), ["gamma_B_on", "gamma_W_on"]] = None
+    if "ablation_cell" not in table:
+        table["ablation_cell"] = None
+    keys = SUMMARY_KEYS + ["gamma_B_on", "gamma_W_on", "ablation_cell"]
+    summary = (table.groupby(keys, dropna=False)["accuracy"]
+               .agg(mean="mean", std="std", n_splits="count").reset_index())
+    io.save_csv(out, summary, checksum=True, inputs=[results])
+    print(f"[aggregate] {len(summary)} groups -> {out}")
+
+
+def write_coreg(dataset, seed, out, data_config=None):
+    """One seeded split of a co-regularization benchmark (Sindhwani & Rosenberg 2008): MR and CoMR on every
+    (gamma_1, gamma_2) of the grid under both graph weight conventions, one row each (``selected`` marks the
+    per-split validation choice; :func:`mvl.workflow.coreg_runner.run_split`)."""
+    from .coreg_runner import run_split
+
+    data_dir = None
+    if dataset != "lines":
+        from ..data import download
+
+        paths = download.fetch("ssl_benchmarks", data_options(data_config))
+        data_dir = Path(paths["ssl_benchmarks/g50c.mat"]).parent
+    t0 = time.perf_counter()
+    rows = run_split(dataset, seed, data_dir=data_dir, all_grid=True)
+    io.save_csv(out, rows, checksum=True)
+    sel = rows[rows["selected"]]
+    errs = ", ".join(f"{r.method}/{r.graph_weights} test {r.test_error:.2f} unl {r.unlabelled_error:.2f}"
+                     for r in sel.itertuples())
+    print(f"[coreg] {dataset} seed {seed}: {len(rows)} grid rows; selected on validation: {errs} "
+          f"({time.perf_counter() - t0:.1f} s) -> {out}")
+
+
+# ------------------------------------------------------------------ the rules
 
 
 def dataset(smk):
-    """Rule ``dataset``: the raw data of one dataset as one npz (params: source, views)."""
+    """Rule ``dataset``: the raw data of one dataset as one npz (params: data)."""
     with logged(smk):
-        cli.write_dataset(smk.wildcards.dataset, smk.params.source, list(smk.params.views), smk.output[0],
-                          data_options=_data(smk))
+        write_dataset(smk.params.data, smk.output[0], data_config=smk.config.get("data"))
 
 
 def prepare(smk):
-    """Rule ``prepare``: a paper dataset fetched and loaded once (params: source, views, loader)."""
+    """Rule ``prepare``: a paper dataset fetched and loaded once (params: data)."""
     with logged(smk):
-        cli.write_prepared(smk.wildcards.dataset, smk.params.source, list(smk.params.views), smk.output[0],
-                           part=int(smk.wildcards.part), loader=smk.params.loader, data_options=_data(smk))
+        write_prepared(smk.params.data, smk.output[0], part=int(smk.wildcards.part),
+                       data_config=smk.config.get("data"))
+
+
+def run(smk):
+    """Rule ``run``: every run of one (dataset, split, method family) in one process (params: unit,
+    :func:`mvl.workflow.runner.run_unit`)."""
+    from threadpoolctl import threadpool_limits
+
+    from .runner import run_unit
+
+    with logged(smk):
+        # one BLAS thread per thread of the job: the units run side by side (snakemake --cores N), and
+        # numpy's and scipy's separate OpenBLAS pools busy-wait against each other when both are threaded
+        with threadpool_limits(limits=max(1, int(smk.threads)), user_api="blas"):
+            run_unit(smk.params.unit, int(smk.wildcards.seed), smk.input.data, smk.output[0])
 
 
 def collect(smk):
     """Rules ``collect`` and ``coreg_collect``: the run CSVs (input) in one tidy table."""
     with logged(smk):
-        cli.write_collected(list(smk.input), smk.output[0])
+        write_collected(list(smk.input), smk.output[0])
 
 
 def aggregate(smk):
     """Rule ``aggregate``: mean and standard deviation over splits."""
     with logged(smk):
-        cli.write_summary(smk.input[0], smk.output[0])
+        write_summary(smk.input[0], smk.output[0])
 
 
 def coreg_run(smk):
     """Rule ``coreg_run``: MR and CoMR on one split of a Sindhwani-Rosenberg benchmark."""
     with logged(smk):
-        cli.write_coreg(smk.wildcards.cds, int(smk.wildcards.seed), smk.output[0], data_options=_data(smk))
-
-
-def graph_label(graph):
-    """The report's description of the within-view graph (config key ``graph``)."""
-    k = graph.get("n_neighbors")
-    return graph["laplacian"] + (f", symmetrised kNN graph (k = {k})" if k else ", dense kernel weights (paper)")
+        write_coreg(smk.wildcards.cds, int(smk.wildcards.seed), smk.output[0], data_config=smk.config.get("data"))
 
 
 def _execute(notebook, out, parameters):
-    """Run ``notebook`` (.ipynb) with papermill and move the executed copy to ``out`` (nothing half-written)."""
+    """Run ``notebook`` (.ipynb) with papermill into ``out``, atomically (nothing half-written)."""
     import papermill
 
-    tmp = f"{out}.tmp.ipynb"
-    papermill.execute_notebook(str(notebook), tmp, parameters=parameters, kernel_name="python3",
-                               progress_bar=False, log_output=False)
-    os.replace(tmp, out)
+    with atomic_path(out, ".ipynb") as tmp:
+        papermill.execute_notebook(str(notebook), str(tmp), parameters=parameters, kernel_name="python3",
+                                   progress_bar=False, log_output=False)
 
 
 def report(smk):
     """Rule ``report``: the jupytext report script converted to a notebook beside the output, executed with
-    papermill (parameters: the inputs, the figure paths and the settings of params), renamed into place."""
+    papermill (parameters: the inputs, the figure paths and the run's settings table, params ``report``, a
+    :class:`mvl.workflow.settings.ReportSettings`), renamed into place."""
     import jupytext
 
     with logged(smk):
         out = smk.output.notebook
-        src = f"{out}.src.ipynb"
-        jupytext.write(jupytext.read(smk.input.notebook), src, fmt="ipynb")
+        settings = smk.params.report
+        src = Path(f"{out}.src.ipynb")
+        jupytext.write(jupytext.read(smk.input.notebook), str(src), fmt="ipynb")
         parameters = {
-            "dataset": smk.wildcards.dataset, "source": smk.params.source,
+            "dataset": settings.dataset, "source": settings.source,
             "results_csv": smk.input.results, "summary_csv": smk.input.summary,
             "fig_png": smk.output.png, "fig_pdf": smk.output.pdf, "fig_optc_weights": smk.output.optc_weights,
             "fig_optc_objective": smk.output.optc_objective, "fig_comparison": smk.output.comparison,
             "fig_comparison_metric": smk.output.comparison_metric,
-            # shown as given in the report's settings table
-            "graph": graph_label(smk.params.graph),
-            "kernel": json.dumps(smk.params.kernel, sort_keys=True),
-            "gammas": json.dumps(smk.params.gammas, sort_keys=True),
+            "settings": json.dumps([list(row) for row in settings.rows]),
         }
-        _execute(src, out, parameters)
-        Path(src).unlink()
-        print(f"[report] {smk.wildcards.dataset} -> {out}")
+        try:
+            _execute(src, out, parameters)
+        finally:
+            src.unlink(missing_ok=True)
+        print(f"[report] {settings.dataset} -> {out}")
 
 
 def coreg_report(smk):

@@ -5,11 +5,16 @@ The notebooks call these functions and display what they return, so that what a 
 parentheses, as in the paper's tables. Comparisons are paired per split (same test set, same labelled and
 unlabelled samples) and come with a paired t-test and a Wilcoxon signed-rank test (scipy.stats).
 
+Which method appears in which table or figure, in which order, colour and panel, comes from the method registry
+(:mod:`mvl.workflow.methods`: ``Method.sections``, ``rank``, ``color``, ``panel``, ``scope_label``,
+``solver_label``); a method added there appears here without a change. Every question is asked against the
+registry's reference method (:data:`mvl.workflow.methods.REFERENCE`, supervised MVL-LS).
+
 Semi-supervised questions (JMLR 2016 Section 7, Table 2 design): the cells of the gamma_B / gamma_W ablation
-are read from the methods ``mvl_ls_ablation`` (the configured gammas and graph), ``mvl_ls_ablation_cv`` (each
-cell's gammas selected on validation, the configured graph) and ``mvl_ls_ablation_cvgraph`` (the graph selected
-too); see :mod:`mvl.workflow.experiments`. Cell "none" is supervised MVL-LS, so a cell minus "none" is what the
-unlabelled data bring; cell "any" is the model selected over all cells.
+are read from the methods with a scope (the configured gammas and graph; each cell's gammas selected on
+validation, the configured graph; the graph selected too); see :mod:`mvl.workflow.experiments`. Cell "none" is
+supervised MVL-LS, so a cell minus "none" is what the unlabelled data bring; cell "any" is the model selected
+over all cells.
 """
 
 from __future__ import annotations
@@ -20,10 +25,10 @@ import os
 import numpy as np
 import pandas as pd
 
-from .methods import lookup, method_attribute
+from .methods import REFERENCE, lookup, method_attribute, methods_in, rank
 
 __all__ = [
-    "SCOPES",
+    "scopes",
     "u_label",
     "mean_std",
     "paired_comparison",
@@ -56,12 +61,10 @@ __all__ = [
     "save_figure",
 ]
 
-SCOPES = {
-    "mvl_ls_ablation": "paper graph, configured gammas",
-    "mvl_ls_ablation_cv": "paper graph, gammas selected on validation",
-    "mvl_ls_ablation_cvgraph": "graph and gammas selected on validation",
-}
-"""Ablation methods and what they hold fixed or select."""
+def scopes(names=None):
+    """Ablation methods with a scope, in the registry's order -> what they hold fixed or select."""
+    return {m: lookup(m).scope_label for m in methods_in("ablation_scope", names)}
+
 
 CELL_LABELS = {"none": "gamma_B = gamma_W = 0 (supervised)", "B": "gamma_B only", "W": "gamma_W only",
                "BW": "gamma_B and gamma_W", "any": "selected over all cells"}
@@ -109,7 +112,7 @@ def paired_comparison(a, b):
 def _ablation_rows(res):
     if "ablation_cell" not in res:  # no ablation in this run
         return res.iloc[:0].assign(ablation_cell=pd.Series(dtype=object))
-    return res[res["method"].isin(list(SCOPES)) & res["ablation_cell"].notna()]
+    return res[res["method"].isin(list(scopes(res["method"].unique()))) & res["ablation_cell"].notna()]
 
 
 def unlabelled_gain(res, cells=("B", "W", "BW", "any")):
@@ -119,6 +122,7 @@ def unlabelled_gain(res, cells=("B", "W", "BW", "any")):
     points, wins/losses over splits and both p-values.
     """
     ab = _ablation_rows(res)
+    scope = scopes(ab["method"].unique())
     out = []
     for (method, lc, uc), g in ab.groupby(["method", "l_c", "u_c"], sort=True):
         by = {cell: gg.set_index("split")["accuracy"] for cell, gg in g.groupby("ablation_cell")}
@@ -128,7 +132,7 @@ def unlabelled_gain(res, cells=("B", "W", "BW", "any")):
             if cell not in by:
                 continue
             cmp = paired_comparison(by[cell], by["none"])
-            out.append({"scope": SCOPES[method], "l_c": int(lc), "u_c": u_label(uc), "cell": cell,
+            out.append({"scope": scope[method], "l_c": int(lc), "u_c": u_label(uc), "cell": cell,
                         "semi-supervised": mean_std(by[cell]), "supervised": mean_std(by["none"]),
                         "difference (points)": round(cmp["difference"], 2),
                         "better / worse (splits)": f"{cmp['wins']} / {cmp['losses']} of {cmp['n']}",
@@ -139,10 +143,11 @@ def unlabelled_gain(res, cells=("B", "W", "BW", "any")):
 def ablation_table(res):
     """The Table-2 ablation: rows (scope, cell), columns (l_c, u_c), cells mean (std) accuracy in %."""
     ab = _ablation_rows(res)
+    scope = scopes(ab["method"].unique())
     rows = []
     for (method, cell, lc, uc), g in ab.groupby(["method", "ablation_cell", "l_c", "u_c"], sort=True):
         order = list(CELL_LABELS).index(cell) if cell in CELL_LABELS else 9
-        rows.append({"scope": SCOPES[method], "_scope": list(SCOPES).index(method),
+        rows.append({"scope": scope[method], "_scope": list(scope).index(method),
                      "cell": CELL_LABELS.get(cell, cell), "_order": order,
                      "column": f"l_c = {int(lc)}, u_c = {u_label(uc)}",
                      "_col": (int(lc), 10**9 if int(uc) == -1 else int(uc)), "value": mean_std(g["accuracy"])})
@@ -179,9 +184,17 @@ def _p(p):
     return "n/a" if not np.isfinite(p) else (f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}")
 
 
-def selected_graphs(res, method="mvl_ls_cvgraph"):
+def _selected(scope, names):
+    """The registry's selected methods (run kind "selected") of a selection scope among ``names``."""
+    return [n for n in sorted({str(n) for n in names}, key=rank)
+            if (m := lookup(n)) is not None and m.run == "selected" and m.selection_scope == scope]
+
+
+def selected_graphs(res, method=None):
     """How often each graph was selected on validation: rows graph, columns u_c, counts of selections
-    (one per split and u_c; the selection is made once and kept for every l_c)."""
+    (one per split and u_c; the selection is made once and kept for every l_c). ``method``: default the
+    registry's selected-graph method."""
+    method = method or next(iter(_selected("graph_selected", res["method"].unique())), None)
     g = res[(res["method"] == method)]
     if g.empty or "graph_used" not in g:
         return pd.DataFrame()
@@ -197,7 +210,8 @@ def grid_cost(res):
     and in total."""
     if "grid_seconds" not in res:
         return pd.DataFrame()
-    g = res[res["method"].isin(["mvl_ls_cv", "mvl_ls_cvgraph", *SCOPES]) & res["grid_seconds"].notna()]
+    selecting = [n for n in res["method"].unique() if (m := lookup(n)) is not None and m.uses_selection]
+    g = res[res["method"].isin(selecting) & res["grid_seconds"].notna()]
     if g.empty:
         return pd.DataFrame()
     one = g.drop_duplicates(["split", "u_c"])
@@ -240,41 +254,43 @@ def _lc_col(lc):
 
 
 def _main_rows(res):
-    """Runs of the main sweep (not ablation, optC or the related systems)."""
-    main = [m is None or not (m.ablation or m.family == "optc" or m.related) for m in map(lookup, res["method"])]
+    """Runs of the main sweep (the registry's section "main"; names that are no method are kept)."""
+    main = [m is None or m.in_section("main") for m in map(lookup, res["method"])]
     return res[np.array(main, dtype=bool)]
-
-
-_MAIN_ORDER = ["mvl_ls", "mvl_ls_cv", "mvl_ls_cvgraph", "mvl_svm", "mvl_binsvm", "svc_sum"]
 
 
 # --------------------------------------------------------------------------------------------- tables
 
 
-def settings_table(dataset, source, results, graph="", kernel="", gammas=""):
-    """What the report is about, one row per setting: data set, source, result rows and splits, the graph
-    of the within-view term, the kernel and the fixed gammas (JSON strings as given by the workflow)."""
+def settings_table(dataset, source, results, rows=()):
+    """What the report is about, one row per setting: data set, source, result rows and splits, then ``rows``
+    ((setting, value) pairs of the run's settings: kernel, gammas, the graph of every scope;
+    :meth:`mvl.workflow.settings.DatasetSettings.report_settings`), then the graphs selected on validation
+    (counted over the selections of the selected-graph method)."""
     n_splits = int(results["split"].nunique()) if "split" in results else 0
-    rows = [("data set", dataset), ("source", source), ("result rows", str(len(results))),
-            ("splits", str(n_splits)), ("graph Laplacian (within-view term)", graph), ("kernel", kernel),
-            ("fixed gammas", gammas)]
-    return pd.DataFrame({"value": [v for _, v in rows]}, index=pd.Index([k for k, _ in rows], name="setting"))
+    out = [("data set", dataset), ("source", source), ("result rows", str(len(results))), ("splits", str(n_splits))]
+    out += [(str(k), str(v)) for k, v in rows]
+    chosen = selected_graphs(results)
+    if not chosen.empty:
+        total = chosen.sum(axis=1).sort_values(ascending=False, kind="stable")
+        out.append(("graphs selected on validation (selected-graph scope)",
+                    ", ".join(f"{g} ({int(n)} of {int(total.sum())} selections)" for g, n in total.items())))
+    return pd.DataFrame({"value": [v for _, v in out]}, index=pd.Index([k for k, _ in out], name="setting"))
 
 
 def accuracy_table(res):
     """Mean (std) test accuracy in % of every method of the main sweep: rows (method, u_c), columns l_c.
 
-    u_c = 0 is the supervised setting. Methods in the order MVL-LS (fixed, selected gammas, selected graph),
-    MVL-SVM, MVL-binSVM, SVC, then the single views in the configured view order.
+    u_c = 0 is the supervised setting. Methods in the registry's order (the single views in the configured view
+    order).
     """
     main = _main_rows(res)
     if main.empty:
         return pd.DataFrame()
-    order = _MAIN_ORDER + [f"view_{v}" for v in _view_names(main)]
-    rank = {m: k for k, m in enumerate(order)}
+    views = {f"view_{v}": k for k, v in enumerate(_view_names(main))}  # single views in the configured order
     rows = {}
     for (meth, uc, lc), g in main.groupby(["method", "u_c", "l_c"]):
-        rows.setdefault((rank.get(meth, len(order)), meth, int(uc) if int(uc) != -1 else 10**9, uc), {})[
+        rows.setdefault(((rank(meth), views.get(meth, 0)), meth, int(uc) if int(uc) != -1 else 10**9, uc), {})[
             _lc_col(lc)] = mean_std(g["accuracy"])
     cols = [_lc_col(lc) for lc in sorted(main["l_c"].unique())]
     index = pd.MultiIndex.from_tuples([(method_label(k[1]), u_label(k[3])) for k in sorted(rows)],
@@ -296,7 +312,8 @@ def best_single_view(res):
 
 
 def multiview_vs_best_view(res):
-    """Supervised MVL-LS on all views against the best single view of each l_c, paired per split.
+    """Supervised MVL-LS (the registry's reference method) on all views against the best single view of each
+    l_c, paired per split.
 
     Columns: l_c, MVL-LS (all views), best single view, its accuracy, difference (points), better / worse
     (splits), p (paired t), p (Wilcoxon). Accuracies as mean (std) in %.
@@ -305,7 +322,7 @@ def multiview_vs_best_view(res):
     sup = res[res["u_c"] == 0]
     out = []
     for lc, view in best.items():
-        mv = sup[(sup["method"] == "mvl_ls") & (sup["l_c"] == lc)].set_index("split")["accuracy"]
+        mv = sup[(sup["method"] == REFERENCE) & (sup["l_c"] == lc)].set_index("split")["accuracy"]
         sv = sup[(sup["method"] == view) & (sup["l_c"] == lc)].set_index("split")["accuracy"]
         if mv.empty:
             continue
@@ -328,9 +345,11 @@ def multiview_verdict(table):
     return f"No: multi-view MVL-LS does not beat the best single view at l_c = {', '.join(map(str, worse))}."
 
 
-def selected_gammas(res, method="mvl_ls_cv"):
+def selected_gammas(res, method=None):
     """The gammas chosen on validation, one row per (u_c, selection l_c, gamma_A, gamma_B, gamma_W): the
-    number of splits that chose them and their validation accuracy, mean (std) in %."""
+    number of splits that chose them and their validation accuracy, mean (std) in %. ``method``: default the
+    registry's selected-gamma method on the configured graph."""
+    method = method or next(iter(_selected("paper", res["method"].unique())), None)
     cv = res[res["method"] == method]
     if cv.empty:
         return pd.DataFrame()
@@ -344,20 +363,20 @@ def selected_gammas(res, method="mvl_ls_cv"):
     return pd.DataFrame(out)
 
 
-_SOLVERS = {"mvl_ls_ablation": "MVL-LS", "mvl_svm_ablation": "MVL-SVM", "mvl_binsvm_ablation": "MVL-binSVM"}
 _CELL_ORDER = ("none", "B", "W", "BW")
 
 
 def configured_ablation_table(res):
     """The Table-2 ablation with the configured gammas for every solver: rows (solver, gamma_B, gamma_W),
     columns (l_c, u_c), mean (std) test accuracy in %."""
-    ab = res[res["method"].isin(list(_SOLVERS))]
+    solvers = methods_in("configured_ablation", res["method"].unique())
+    ab = res[res["method"].isin(solvers)]
     if ab.empty:
         return pd.DataFrame()
     rows, cols = {}, set()
     for (meth, b, w, lc, uc), g in ab.groupby(["method", "gamma_B", "gamma_W", "l_c", "u_c"]):
         cell = ("B" if b > 0 else "") + ("W" if w > 0 else "") or "none"
-        key = (list(_SOLVERS).index(meth), _CELL_ORDER.index(cell), _SOLVERS[meth], _gamma(b), _gamma(w))
+        key = (solvers.index(meth), _CELL_ORDER.index(cell), lookup(meth).solver_label, _gamma(b), _gamma(w))
         col = (int(lc), 10**9 if int(uc) == -1 else int(uc), f"l_c = {int(lc)}, u_c = {u_label(uc)}")
         cols.add(col)
         rows.setdefault(key, {})[col[2]] = mean_std(g["accuracy"])
@@ -368,8 +387,10 @@ def configured_ablation_table(res):
 
 
 def _optc_rows(res):
-    optc = res[res["method"].astype(str).str.fullmatch(r"mvl_ls_optc\d+")].copy()
-    optc["iterations"] = optc["method"].str[len("mvl_ls_optc"):].astype(int)
+    """The optC runs (the registry's section "optc") with their iteration count."""
+    its = pd.Series(method_attribute(res["method"], "optc_iterations"), index=res.index, dtype=object)
+    optc = res[its.notna().to_numpy()].copy()
+    optc["iterations"] = its[its.notna()].astype(int)
     return optc
 
 
@@ -380,9 +401,9 @@ def optc_table(res):
     if optc.empty:
         return pd.DataFrame()
     lcs = sorted(optc["l_c"].unique())
-    uni = res[(res["method"] == "mvl_ls") & (res["u_c"] == 0)]
-    groups = [("MVL-LS (uniform c = 1/m)", uni)]
-    groups += [(f"MVL-LS-optC ({it} iterations)", g) for it, g in optc.groupby("iterations")]
+    uni = res[(res["method"] == REFERENCE) & (res["u_c"] == 0)]
+    groups = [(f"{method_label(REFERENCE)} (uniform c = 1/m)", uni)]
+    groups += [(method_label(g["method"].iloc[0]), g) for _, g in optc.groupby("iterations")]
     table = pd.DataFrame({_lc_col(lc): [mean_std(g.loc[g["l_c"] == lc, "accuracy"]) for _, g in groups]
                           for lc in lcs}, index=pd.Index([name for name, _ in groups], name="method"))
     return table
@@ -396,7 +417,7 @@ def optc_gain(res):
         return pd.DataFrame()
     it = int(optc["iterations"].max())
     best = optc[optc["iterations"] == it]
-    uni = res[(res["method"] == "mvl_ls") & (res["u_c"] == 0)]
+    uni = res[(res["method"] == REFERENCE) & (res["u_c"] == 0)]
     out = []
     for lc, g in best.groupby("l_c"):
         u = uni[uni["l_c"] == lc].set_index("split")["accuracy"]
@@ -408,48 +429,27 @@ def optc_gain(res):
     return pd.DataFrame(out)
 
 
-COMPARISON_REFERENCE = ("mvl_ls", "mvl_svm", "mvl_binsvm", "svc_sum")
-"""Methods of this paper and the SVC baseline, shown beside the related systems."""
-
-
 def comparison_family(name):
-    """Panel of the related-systems comparison a method belongs to."""
-    name = str(name)
-    if name in COMPARISON_REFERENCE:
-        return "MVL (this paper) and SVC"
+    """Panel of the related-systems comparison a method belongs to (the registry's ``Method.panel``)."""
     m = lookup(name)
-    if m is not None and m.kind == "perceptron":
-        return "multi-view perceptrons"
-    if m is not None and m.kind == "mvml":
-        return f"MVML, {m.mvml_metric} metric"
-    return "other"
+    return m.panel if m is not None and m.panel else "other"
 
 
 def _comparison_rows(res):
     m = res["method"].astype(str)
-    related = pd.Series(method_attribute(m, "related", False), index=res.index, dtype=bool)
+    names = m.unique()
+    related = m.isin(methods_in("comparison", names))
     rel = res[(res["u_c"] == 0) & related]
     if rel.empty:
         return rel
     lcs = rel["l_c"].unique()
-    return res[(res["u_c"] == 0) & res["l_c"].isin(lcs) & (related | m.isin(COMPARISON_REFERENCE))]
-
-
-_FAMILY_ORDER = ("MVL (this paper) and SVC", "MVML, full metric", "MVML, sparse metric", "MVML, cov metric",
-                 "MVML, identity metric", "multi-view perceptrons")
+    return res[(res["u_c"] == 0) & res["l_c"].isin(lcs) & (related | m.isin(methods_in("comparison_reference", names)))]
 
 
 def _comparison_order(names):
-    """Reference methods first, then MVML by metric (full, sparse, cov, identity) and Nystrom size
+    """The registry's order: the reference methods first (MVL and SVC), then MVML by metric and Nystrom size
     (largest first), then the perceptrons."""
-    def key(n):
-        fam = comparison_family(n)
-        m = lookup(n)
-        pct = None if m is None else m.nystrom_percent
-        return (_FAMILY_ORDER.index(fam) if fam in _FAMILY_ORDER else len(_FAMILY_ORDER), fam,
-                -pct if pct else 0,
-                COMPARISON_REFERENCE.index(n) if n in COMPARISON_REFERENCE else 0, n)
-    return sorted(names, key=key)
+    return sorted({str(n) for n in names}, key=rank)
 
 
 def comparison_table(res):
@@ -610,11 +610,12 @@ def accuracy_figure(res, dataset="", n_splits=None):
     n = 1 + len(ucs)
     fig, axes = _new_figure(1, n, 4.6 * n + 0.6, 6.2, sharey=True)
     lcs = sorted(main["l_c"].unique()) if not main.empty else []
-    colors = {"mvl_ls": "C0", "mvl_ls_cv": "C2", "mvl_ls_cvgraph": "C4", "mvl_svm": "C1", "mvl_binsvm": "C3",
-              "svc_sum": "C5"}
+    # every main-sweep method the registry gives a colour, in its order (single views: the best one only)
+    drawn = [n for n in _comparison_order(main["method"].unique()) if lookup(n) is not None and lookup(n).color]
+    colors = {n: lookup(n).color for n in drawn}
     ax = axes[0, 0]
     sup = main[main["u_c"] == 0] if not main.empty else main
-    series = [(m, sup[sup["method"] == m]) for m in ("mvl_ls", "mvl_svm", "mvl_binsvm", "svc_sum")]
+    series = [(m, sup[sup["method"] == m]) for m in drawn]
     series = [(m, g) for m, g in series if not g.empty]
     best = best_single_view(res)
     for k, (m, g) in enumerate(series):
@@ -631,16 +632,15 @@ def accuracy_figure(res, dataset="", n_splits=None):
     for j, uc in enumerate(ucs, start=1):
         ax = axes[0, j]
         semi = main[main["u_c"] == uc]
-        ref = sup[sup["method"] == "mvl_ls"]
-        ser = [(m, semi[semi["method"] == m]) for m in ("mvl_ls", "mvl_ls_cv", "mvl_ls_cvgraph", "mvl_svm",
-                                                         "mvl_binsvm")]
+        ref = sup[sup["method"] == REFERENCE]
+        ser = [(m, semi[semi["method"] == m]) for m in drawn]
         ser = [(m, g) for m, g in ser if not g.empty]
         total = len(ser) + (not ref.empty)
         if not ref.empty:
             _errorbar(ax, ref[ref["l_c"].isin(semi["l_c"].unique())], 0, total, color="0.4", ls="--",
-                      marker="x", label="MVL-LS supervised (reference)")
+                      marker="x", label=f"{method_label(REFERENCE)} supervised (reference)")
         for k, (m, g) in enumerate(ser, start=int(not ref.empty)):
-            label = method_label(m) + (", fixed gammas" if m == "mvl_ls" else "")
+            label = method_label(m) + (", fixed gammas" if m == REFERENCE else "")
             _errorbar(ax, g, k, total, color=colors[m], label=label)
         ax.set_title(f"semi-supervised, $u_c$ = {u_label(uc)} unlabelled per class")
     for ax in axes[0]:
@@ -674,15 +674,15 @@ def comparison_figure(res, dataset=""):
                         transform=axes[0, 0].transAxes)
         return fig
     lcs = sorted(comp["l_c"].unique())
-    ref = comp[comp["method"] == "mvl_ls"]
+    ref = comp[comp["method"] == REFERENCE]
     for i, fam in enumerate(fams):
         members = [m for m in _comparison_order(comp["method"].unique())
-                   if comparison_family(m) == fam and m != "mvl_ls"]
+                   if comparison_family(m) == fam and m != REFERENCE]
         draw_ref = not ref.empty
         total = len(members) + draw_ref
         acc, secs = axes[i, 0], axes[i, 1]
         if draw_ref:
-            _errorbar(acc, ref, 0, total, color="0.4", ls="--", marker="x", label="MVL-LS" + (
+            _errorbar(acc, ref, 0, total, color="0.4", ls="--", marker="x", label=method_label(REFERENCE) + (
                 "" if i == 0 else " (reference)"))
             t = ref.groupby("l_c")["fit_seconds"].mean()
             secs.plot(t.index * _dodge(0, total), t.to_numpy(), color="0.4", ls="--", marker="x")
@@ -801,9 +801,8 @@ def optc_objective_figure(res, dataset=""):
 
 def save_figure(fig, *paths, dpi=150):
     """Write ``fig`` to every path atomically (temporary file beside it, then rename)."""
-    from .io import atomic_path
+    from ..fileio import atomic_path
 
     for path in paths:
         with atomic_path(path) as tmp:
             fig.savefig(tmp, dpi=dpi, format=os.path.splitext(str(path))[1][1:] or "png")
-            os.chmod(tmp, 0o644)

@@ -22,8 +22,9 @@
 #
 # Accuracies are test accuracies in %, as mean (standard deviation) over the splits, two decimals, as in the
 # paper's tables. Every table and figure comes from `mvl.workflow.report` (unit-tested); this notebook is
-# `notebooks/report.py` (jupytext), executed by papermill from the Snakemake rule `report`, which overwrites
-# the parameters cell below.
+# `workflow/notebooks/report.py` (jupytext), executed by papermill from the Snakemake rule `report`, which
+# overwrites the parameters cell below. Cells tagged "plumbing" (imports, helpers) and the parameters cells are
+# left out of the HTML page (`mvl.workflow.index.export_html`) and kept here.
 
 # %% tags=["parameters"]
 # Parameters (overwritten by papermill -p ...)
@@ -37,18 +38,17 @@ fig_optc_weights = "results/mfeat/figures/optc_weights.png"
 fig_optc_objective = "results/mfeat/figures/optc_objective.png"
 fig_comparison = "results/mfeat/figures/comparison.png"
 fig_comparison_metric = "results/mfeat/figures/comparison_metric.png"
-graph = "normalized, dense kernel weights (paper)"
-kernel = "{}"
-gammas = "{}"
+settings = "[]"  # the run's settings as JSON [[setting, value], ...] (mvl.workflow.settings.ReportSettings)
 
-# %%
+# %% tags=["plumbing"]
+import json
 import os
 
 import pandas as pd
 from IPython.display import Image, Markdown, display
 
-from mvl.workflow.compare import PAPER_DATASETS, published_comparison
 from mvl.workflow import report as R
+from mvl.workflow.compare import published_comparison, published_name
 
 
 def show_table(table, caption=None, empty="nothing of this kind in this profile"):
@@ -65,8 +65,15 @@ def say(*lines):
 
 
 res = pd.read_csv(results_csv)
-show_table(R.settings_table(dataset=dataset, source=source, results=res, graph=graph, kernel=kernel,
-                            gammas=gammas), "Run")
+
+# %% [markdown]
+# ## The run
+# The data set, the kernel, the fixed gammas and the graph of every scope: the configured graph of the fixed-gamma
+# methods and of the gammas selected on the paper's graph, the graphs the validation grid tries, and the graphs it
+# selected.
+
+# %%
+show_table(R.settings_table(dataset=dataset, source=source, results=res, rows=json.loads(settings)))
 
 # %% [markdown]
 # ## Accuracy vs number of labelled samples per class (l_c)
@@ -217,7 +224,7 @@ show_figure(R.mvml_metric_figure(res, dataset), fig_comparison_metric)
 # `mvl/data/published`). The paper reports nothing on UCI Multiple Features.
 
 # %%
-if source in PAPER_DATASETS:
+if published_name(source) is not None:
     cmp = published_comparison(res, source)
     show_table(R.published_table(cmp))
     say(R.published_summary(cmp))

@@ -1,0 +1,327 @@
+"""MVL-LS at scale: the exact problem of Theorem 10 by preconditioned CG, and its Nystrom restriction.
+
+Notation (as :mod:`mvl.least_squares`): n = u + l training points, m views, P outputs; per view the
+coefficients a_p (n x P), outputs F_p = K^p a_p, S = sum_p c_p F_p, T = sum_p F_p; delta = l gamma_A,
+beta = l gamma_B, omega = l gamma_W. The objective (10)/(53), times l, is
+
+    ||J (Y - S)||^2 + delta sum_p ||f^p||^2 + beta (m sum_p ||F_p||^2 - ||T||^2) + omega sum_p <F_p, L_p^k F_p>
+
+(J selects the labelled rows; the between-view term is sum_i sum_{p<q} ||f^p(x_i) - f^q(x_i)||^2 of eq 58 in the
+form m sum |F_p|^2 - |sum F_p|^2, so no m^2 cross products; L_p^k the iterated sparse kNN Laplacian, applied
+as k sparse products). Its quadratic part in F is <F, M F> with the operator
+
+    (M F)_p = c_p J S + beta (m F_p - T) + omega L_p^k F_p,      M = (cc^T (x) J) + beta M_B + omega M_W,
+
+and Theorem 10's system (67)-(68) reads (M K + delta I) a = r, r_p = c_p J Y: the paper's B is M K here.
+
+**solver="cg": an SPD form of (68).** M K + delta I is not symmetric, but it is self-adjoint and positive
+definite in the inner product <a, b>_K = sum_p a_p^T K^p b_p: K (M K + delta I) = K M K + delta K is symmetric.
+Equivalently, with the feature maps Phi_p (K^p = Phi_p Phi_p^T), the weights w = Phi^T a solve the
+weight-space normal equations (Phi^T M Phi + delta I) w = Phi^T r, whose operator has eigenvalues >= delta.
+Conjugate gradients in that inner product need per iteration one product with the kernels: with the
+preconditioned residual z, the scalars are <rho, z>_K = rho^T (K z) and <p, A p>_K = (Kp)^T M (Kp) +
+delta p^T (Kp), and K p = K z + beta_cg K p_prev follows from K z by the same recursion as p. M costs
+O(n (m + k nnz)) per column. The residual rho = r - (M K + delta I) a is the residual of the paper's system
+(68) itself, so ``tol`` is the relative residual ||rho|| / ||r|| of (68) per output column, computed at no
+cost. All P columns iterate together (one kernel pass serves them all), each with its own CG scalars.
+
+**Preconditioner (Falkon's construction, Rudi, Carratino & Rosasco 2017, for this operator).** Let V be the
+span of the feature vectors of M centres (uniform draw, ``random_state``), Psi an orthonormal basis of V and
+Z_p = Phi_p Psi = K^p_{nC} U_p s_p^{-1/2} (n x r) from the eigendecomposition K^p_CC = U_p diag(s_p) U_p^T
+(eigenvalues below 1e-12 max dropped). On V the weight-space operator is B + delta I with
+
+    B = Z^T M Z = [c_p c_q Z_p[L]^T Z_q[L]] + beta (m blockdiag(Z_p^T Z_p) - Zs^T Zs)
+        + omega blockdiag(Z_p^T L_p^k Z_p),
+
+Zs = [Z_1 ... Z_m] (one GEMM), and on its complement it is approximated by delta I:
+P^{-1} = Psi (B + delta I)^{-1} Psi^T + (I - Psi Psi^T) / delta. In coefficients, z = rho / delta +
+E_C V [(B + delta I)^{-1} - I / delta] Z^T rho (V_p = U_p s_p^{-1/2}, E_C places rows on the centres):
+self-adjoint and positive definite in <.,.>_K, O(n r m k) per application, no kernel pass. The preconditioned
+spectrum lies in [1, 1 + ||K - K_nys|| ||M|| / delta] (K_nys the Nystrom approximation): it converges fast
+when the centres capture the kernel at the scale delta / ||M||.
+
+**solver="nystrom".** Each view's function restricted to the span of the centres, f^p = sum_j k^p(., c_j)
+alpha_pj: in the coordinates w_p = diag(s_p)^{1/2} U_p^T alpha_p (so ||f^p||^2 = ||w_p||^2) the objective is
+the M-space least squares problem with Hessian B + delta I and gradient Z^T r; solved directly (Cholesky of
+m r x m r); alpha_p = V_p w_p. With the centres = all training points it is the exact problem (tested
+against the structured solver). Prediction: O(t M m).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from scipy import linalg
+from scipy.linalg import blas
+
+__all__ = ["MVLSystem", "NystromBasis", "solve_cg", "solve_nystrom", "CGInfo"]
+
+
+class MVLSystem:
+    """The operator M of the module docstring for one problem: labelled rows, targets, c, the gammas times l,
+    the sparse within-view operators and optional between-view point weights."""
+
+    def __init__(self, n, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, laplacians=None, power=1,
+                 between_weights=None):
+        self.n, self.m = n, len(c)
+        self.labelled = np.asarray(labelled)
+        self.l = len(self.labelled)
+        self.Y_L = np.asarray(Y_L, dtype=np.float64)
+        self.P = self.Y_L.shape[1]
+        self.c = np.asarray(c, dtype=np.float64)
+        self.delta = self.l * gamma_A
+        self.beta = self.l * gamma_B if self.m > 1 else 0.0
+        self.omega = self.l * gamma_W
+        self.L = laplacians if self.omega > 0 else None
+        self.power = int(power)
+        self.w = None if between_weights is None else np.asarray(between_weights, dtype=np.float64)
+
+    def with_c(self, c):
+        """The same problem with another combination vector (optC)."""
+        import copy
+
+        other = copy.copy(self)
+        other.c = np.asarray(c, dtype=np.float64)
+        return other
+
+    def rhs(self):
+        """r_p = c_p J Y, shape (m, n, P)."""
+        r = np.zeros((self.m, self.n, self.P))
+        r[:, self.labelled] = self.c[:, None, None] * self.Y_L[None]
+        return r
+
+    def apply_L(self, p, F, times=None):
+        """L_p^times F (times = the power by default): sparse products."""
+        for _ in range(self.power if times is None else times):
+            F = self.L[p] @ F
+        return F
+
+    def apply(self, F):
+        """M F for F (m, n, k)."""
+        m = self.m
+        out = np.empty_like(F)
+        S_L = np.tensordot(self.c, F[:, self.labelled], axes=(0, 0))  # (l, k)
+        T = F.sum(axis=0) if self.beta > 0 else None
+        for p in range(m):
+            if self.beta > 0:
+                np.multiply(F[p], self.beta * m, out=out[p])
+                out[p] -= self.beta * T
+                if self.w is not None:
+                    out[p] *= self.w[:, None]
+            else:
+                out[p] = 0.0
+            out[p, self.labelled] += self.c[p] * S_L
+            if self.L is not None:
+                out[p] += self.omega * self.apply_L(p, F[p])
+        return out
+
+    def projected(self, Z):
+        """B = Z^T M Z for block-diagonal Z (a list of m arrays n x r_p), one dense (sum r) x (sum r) matrix.
+
+        Block by block, without stacking the Z_p: labelled c_p c_q Z_p[L]^T Z_q[L]; between-view
+        beta ((m - 1) Z_p^T D Z_p on the diagonal, -Z_p^T D Z_q off it; D = diag(between_weights)), the diagonal
+        blocks by a symmetric rank-n update (dsyrk); within-view omega (L^(k/2) Z_p)^T (L^(k/2) Z_p) (k even) or
+        (L^((k-1)/2) Z_p)^T L (L^((k-1)/2) Z_p). Cost O(n m^2 r^2) flops, memory O(n r) beyond the Z_p."""
+        m = self.m
+        sizes = [z.shape[1] for z in Z]
+        off = np.concatenate([[0], np.cumsum(sizes)])
+        sl = [slice(off[p], off[p + 1]) for p in range(m)]
+        ZcL = np.hstack([self.c[p] * Z[p][self.labelled] for p in range(m)])
+        B = ZcL.T @ ZcL
+        if self.beta > 0:
+            sw = None if self.w is None else np.sqrt(self.w)[:, None]
+            Zw = [z if sw is None else z * sw for z in Z]
+            for p in range(m):
+                G = blas.dsyrk(1.0, Zw[p].T, trans=0)  # Z_p^T D Z_p, upper triangle (Zw[p].T: Fortran view)
+                B[sl[p], sl[p]] += (self.beta * (m - 1)) * (np.triu(G) + np.triu(G, 1).T)
+                for q in range(p + 1, m):
+                    G = Zw[p].T @ Zw[q]
+                    B[sl[p], sl[q]] -= self.beta * G
+                    B[sl[q], sl[p]] -= self.beta * G.T
+            del Zw
+        if self.L is not None:
+            half = self.power // 2
+            for p in range(m):
+                H = self.apply_L(p, Z[p], half) if half else Z[p]
+                G = H.T @ (self.L[p] @ H) if self.power % 2 else H.T @ H
+                B[sl[p], sl[p]] += self.omega * 0.5 * (G + G.T)
+        return 0.5 * (B + B.T)
+
+
+class NystromBasis:
+    """Z_p = K^p_{nC} V_p with V_p = U_p s_p^{-1/2} from K^p_CC = U_p diag(s_p) U_p^T (eigenvalues <= 1e-12 of the
+    largest dropped), so that Z_p Z_p^T is the Nystrom approximation of K^p and Z_p^T Z_p-coordinates are
+    orthonormal in the RKHS (module docstring)."""
+
+    def __init__(self, kernels, centres, rank_tol=1e-12):
+        self.centres = np.asarray(centres)
+        self.V, self.Z = [], []
+        for p in range(kernels.m):
+            KnC = kernels.columns(p, self.centres)
+            KCC = 0.5 * (KnC[self.centres] + KnC[self.centres].T)
+            s, U = linalg.eigh(KCC, check_finite=False, driver="evd")  # divide and conquer: ~3x evr here
+            keep = s > rank_tol * max(s.max(), 0.0) if s.max() > 0 else np.zeros(len(s), bool)
+            if not keep.any():
+                raise ValueError(f"view {p}: the kernel is zero on the Nystrom centres")
+            V = U[:, keep] / np.sqrt(s[keep])
+            self.V.append(V)
+            self.Z.append(KnC @ V)
+            del KnC
+
+    @property
+    def sizes(self):
+        return [v.shape[1] for v in self.V]
+
+
+def _factor(B, delta):
+    A = B.copy()
+    A[np.diag_indices_from(A)] += delta
+    try:
+        return linalg.cho_factor(A, lower=False, check_finite=False), True
+    except linalg.LinAlgError:
+        return linalg.lu_factor(A, check_finite=False), False
+
+
+def _solve(fac, rhs):
+    f, chol = fac
+    return linalg.cho_solve(f, rhs, check_finite=False) if chol else linalg.lu_solve(f, rhs, check_finite=False)
+
+
+def _split(vec, sizes):
+    off = np.concatenate([[0], np.cumsum(sizes)])
+    return [vec[off[p]:off[p + 1]] for p in range(len(sizes))]
+
+
+def solve_nystrom(system, basis):
+    """Coefficients on the centres, (m, M, P): the Nystrom-restricted problem (module docstring) solved directly."""
+    B = system.projected(basis.Z)
+    fac = _factor(B, system.delta)
+    g = np.vstack([system.c[p] * (basis.Z[p][system.labelled].T @ system.Y_L) for p in range(system.m)])
+    w = _solve(fac, g)
+    return np.stack([V @ wp for V, wp in zip(basis.V, _split(w, basis.sizes), strict=True)])
+
+
+def nystrom_preconditioner(system, basis, solve_B=None):
+    """z = rho / delta + E_C V [(B + delta I)^{-1} - I / delta] Z^T rho (module docstring), as a function of rho.
+    ``solve_B(g)`` = (B + delta I)^{-1} g if already available (optC: :class:`OptCNystrom`)."""
+    delta = system.delta
+    if solve_B is None:
+        fac = _factor(system.projected(basis.Z), delta)
+
+        def solve_B(g):
+            return _solve(fac, g)
+    sizes, cent = basis.sizes, basis.centres
+
+    def apply(rho):
+        g = np.vstack([basis.Z[p].T @ rho[p] for p in range(system.m)])
+        h = solve_B(g) - g / delta
+        z = rho / delta
+        for p, hp in enumerate(_split(h, sizes)):
+            z[p, cent] += basis.V[p] @ hp
+        return z
+
+    return apply
+
+
+class CGInfo(dict):
+    """What :func:`solve_cg` reports: n_iter, residual (max relative residual of (68) over the columns), converged,
+    history (residual per iteration), seconds, kernel_passes."""
+
+
+def solve_cg(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose=0, callback=None, precondition=None):
+    """Coefficients (m, n, P) of Theorem 10 by preconditioned CG in <.,.>_K (module docstring); returns (a, info).
+
+    ``x0`` (m, n, P) warm-starts the iteration. Stops when every output column's relative residual of (68) is
+    <= ``tol`` or after ``max_iter`` iterations (``info["converged"]`` False then; the caller warns).
+    """
+    t0 = time.perf_counter()
+    delta = system.delta
+    r = system.rhs()
+    rnorm = np.sqrt(np.einsum("mnk,mnk->k", r, r))
+    rnorm[rnorm == 0] = 1.0
+    if precondition is None:
+        precondition = nystrom_preconditioner(system, basis)
+
+    passes = 0
+    if x0 is None:
+        x = np.zeros_like(r)
+        rho = r.copy()
+    else:
+        x = np.array(x0, dtype=np.float64, copy=True)
+        Kx = kernels.matmul(x)
+        passes += 1
+        rho = r - system.apply(Kx) - delta * x
+    history = []
+    res = np.sqrt(np.einsum("mnk,mnk->k", rho, rho)) / rnorm
+    history.append(float(res.max()))
+    it = 0
+    if res.max() > tol:
+        z = precondition(rho)
+        Kz = kernels.matmul(z)
+        passes += 1
+        gamma = np.einsum("mnk,mnk->k", rho, Kz)
+        p_, Kp = z, Kz
+        while it < max_iter:
+            it += 1
+            MKp = system.apply(Kp)
+            pAp = np.einsum("mnk,mnk->k", Kp, MKp) + delta * np.einsum("mnk,mnk->k", p_, Kp)
+            alpha = gamma / pAp
+            x += alpha * p_
+            rho -= alpha * (MKp + delta * p_)
+            res = np.sqrt(np.einsum("mnk,mnk->k", rho, rho)) / rnorm
+            history.append(float(res.max()))
+            if verbose:
+                print(f"[mvl cg] iteration {it}: relative residual {res.max():.3e} "
+                      f"({time.perf_counter() - t0:.1f} s)", flush=True)
+            if callback is not None:
+                callback(it, float(res.max()))
+            if res.max() <= tol:
+                break
+            z = precondition(rho)
+            Kz = kernels.matmul(z)
+            passes += 1
+            gamma_new = np.einsum("mnk,mnk->k", rho, Kz)
+            bcg = gamma_new / gamma
+            gamma = gamma_new
+            p_ = z + bcg * p_
+            Kp = Kz + bcg * Kp
+    info = CGInfo(n_iter=it, residual=float(res.max()), converged=bool(res.max() <= tol), history=history,
+                  seconds=time.perf_counter() - t0, kernel_passes=passes)
+    return x, info
+
+
+class OptCNystrom:
+    """(B(c) + delta I)^{-1} for every combination vector c of MVL-LS-optC (Section 6) from one factorisation.
+
+    c enters B = Z^T M Z only through the labelled term (cc^T (x) J): B(c) = B_0 + U_c U_c^T with
+    U_c = [c_1 Z_1[L]; ...; c_m Z_m[L]] (m r x l). With the Cholesky factor of B_0 + delta I and
+    Q = (B_0 + delta I)^{-1} blockdiag(Z_p[L]^T) computed once, Woodbury gives each solve for a new c at the cost of
+    one l x l system: the f-step of "nystrom" and the preconditioner of "cg" for every restart and iteration.
+    """
+
+    def __init__(self, system, basis):
+        lab = system.labelled
+        self.fac = _factor(system.with_c(np.zeros(system.m)).projected(basis.Z), system.delta)
+        self.sizes = basis.sizes
+        self.off = np.concatenate([[0], np.cumsum(self.sizes)])
+        self.ZL = [z[lab] for z in basis.Z]
+        self.Q = []
+        for p, zl in enumerate(self.ZL):
+            E = np.zeros((self.off[-1], zl.shape[0]))
+            E[self.off[p]:self.off[p + 1]] = zl.T
+            self.Q.append(_solve(self.fac, E))
+        self.l = len(lab)
+
+    def solver(self, c):
+        """The function g -> (B(c) + delta I)^{-1} g, and U_c."""
+        U = np.vstack([c[p] * self.ZL[p].T for p in range(len(c))])
+        CU = sum(c[p] * self.Q[p] for p in range(len(c)))
+        small = np.eye(self.l) + U.T @ CU
+        lu = linalg.lu_factor(small, check_finite=False)
+
+        def solve(g):
+            x = _solve(self.fac, g)
+            return x - CU @ linalg.lu_solve(lu, U.T @ x, check_finite=False)
+
+        return solve, U

@@ -1,0 +1,63 @@
+"""The scale profile (issue 20): its settings, its pieces against references, and the profile end to end at tiny n."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import copy_workflow, run_snakemake
+from mvl.workflow import scale
+from mvl.workflow.settings import SettingsError, _scale
+
+
+def test_settings_runs_and_errors():
+    s = _scale({"sizes": [300, 5000, 20000], "methods": ["structured", "cg", "nystrom_1000"],
+                "structured_max": 8000})
+    assert s.runs() == [("structured", 300), ("cg", 300), ("structured", 5000), ("cg", 5000),
+                        ("nystrom_1000", 5000), ("cg", 20000), ("nystrom_1000", 20000)]
+    assert s.fit_settings("nystrom_1000")["n_components"] == 1000 and s.fit_settings("cg")["n_components"] == 1000
+    assert _scale({}) is None and _scale(None) is None
+    for bad in (["nystrom"], ["cg_5"], ["svm"]):
+        with pytest.raises(SettingsError, match="scale.methods"):
+            _scale({"sizes": [10], "methods": bad})
+
+
+def test_growth_exponents_recover_known_powers():
+    n = np.array([1000, 2000, 4000, 8000])
+    df = pd.DataFrame({"method": "cg", "n_components": 100, "n": n, "seconds": 3e-6 * n**2.0, "rss": 5e4 * n**1.0})
+    e = scale.growth_exponents(df).iloc[0]
+    assert e.time_exponent == pytest.approx(2.0, abs=1e-12) and e.rss_exponent == pytest.approx(1.0, abs=1e-12)
+
+
+def test_fit_one_structured_equals_cg_and_records(tmp_path):
+    """At a tight tol the cg job predicts exactly what the structured job predicts (the same data, the same
+    hyperparameters); write_fit records time, accuracy and the process's peak RSS."""
+    a, pred_a = scale.fit_one("structured", 400, preset="smooth", seed=3)
+    b, pred_b = scale.fit_one("cg", 400, preset="smooth", seed=3, tol=1e-10, max_iter=500, n_components=100)
+    assert b["converged"] and b["residual"] <= 1e-10
+    np.testing.assert_array_equal(pred_a, pred_b)
+    assert a["accuracy"] == b["accuracy"]
+    row = scale.write_fit("nystrom_50", 300, tmp_path / "r.json", preset="smooth", n_components=50)
+    rec = json.loads((tmp_path / "r.json").read_text())
+    assert rec["method"] == "nystrom" and rec["n_components"] == 50 and rec["rss"] > 1e7 and rec == row
+
+
+@pytest.mark.slow
+def test_scale_profile_end_to_end(tmp_path):
+    wf = copy_workflow(tmp_path / "wf")
+    res = run_snakemake("--profile", "profiles/scale", "--configfile", "config/scale.yaml", "config/scale_ci.yaml",
+                        cwd=wf, timeout=900)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    df = pd.read_csv(wf / "results/scale/results.csv")
+    expected = {("structured", 300), ("cg", 300), ("nystrom", 300), ("labelonly", 300), ("labelspreading", 300),
+                ("ridge", 300)}
+    assert {(m, n) for m, n in zip(df["method"], df["n"], strict=True) if n == 300} == expected
+    assert set(df["n"]) == {300, 600} and df["accuracy"].between(0, 1).all() and (df["rss"] > 0).all()
+    for f in ("report.ipynb", "report.html", "figures/scale.png", "figures/scale.pdf"):
+        assert (wf / "results/scale" / f).stat().st_size > 0
+    html = (wf / "results/scale/report.html").read_text()
+    assert "Growth exponents" in html and "import json" not in html  # plumbing cells left out of the page
+    assert "scale/report.html" in (wf / "results/index.html").read_text()

@@ -1,0 +1,108 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Semi-supervised multi-view learning at scale
+#
+# MVL-LS (Minh, Bazzani & Murino, JMLR 2016, Theorem 10) by three solvers on seeded multi-view manifold data
+# (`mvl.data.synthetic`: 4 classes on intertwined curves, 3 noisy nonlinear views of 20 features, 5 labelled
+# points per class, every other training point unlabelled, 2,000 test points), against n:
+#
+# - **structured**: the exact O(m n^3) solver, while its memory fits;
+# - **cg**: the same problem by conjugate gradients in the K inner product with a Nyström preconditioner, no
+#   n x n array (`mvl.scalable`); its relative residual of the system (68) is in the table;
+# - **nystrom (M)**: each view's function in the span of M training points;
+# - baselines: MVL-LS on the labelled points alone, scikit-learn's `LabelSpreading` (kNN graph, transductive:
+#   fitted on the test points too), a supervised `Nystroem` + `RidgeClassifier` on the concatenated views.
+#
+# One Snakemake job per (method, n), one at a time: the time is the fit and prediction, the memory the job's peak
+# resident set size. The hyperparameters are fixed for every n (the settings below), never chosen on test points.
+# This notebook is `workflow/notebooks/scale_report.py`, executed by papermill from the rule `scale_report`.
+
+# %% tags=["parameters"]
+results_csv = "results/scale/results.csv"
+fig_png = "results/scale/figures/scale.png"
+fig_pdf = "results/scale/figures/scale.pdf"
+settings = "{}"  # the config section `scale` as JSON (mvl.workflow.settings.ScaleSettings)
+
+# %% tags=["plumbing"]
+import json
+
+import pandas as pd
+from IPython.display import Image, Markdown, display
+
+from mvl.workflow import scale as S
+from mvl.workflow.scale import PRESETS
+
+pd.set_option("display.max_colwidth", None)
+df = pd.read_csv(results_csv)
+cfg = json.loads(settings)
+
+# %% [markdown]
+# ## Settings
+
+# %%
+hp = PRESETS.get(cfg.get("preset", "graph"), {})
+rows = [("sizes n", ", ".join(str(n) for n in cfg.get("sizes", []))),
+        ("hyperparameter preset", f"{cfg.get('preset')}: sigma = {hp.get('bw')} x median distance per view, "
+                                  f"gamma_A = {hp.get('gamma_A')}, gamma_B = {hp.get('gamma_B')}, "
+                                  f"gamma_W = {hp.get('gamma_W')}"),
+        ("graph", "symmetrised kNN, k = 10, normalized Laplacian, power 1, kernel edge weights"),
+        ("labelled points", f"{cfg.get('labels')} per class (4 classes)"),
+        ("cg", f"tol {cfg.get('tol')} (relative residual of (68)), max_iter {cfg.get('max_iter')}, "
+               f"{cfg.get('centres')} Nyström centres in the preconditioner"),
+        ("data seed", cfg.get("seed"))]
+display(pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting"))
+
+# %% [markdown]
+# ## Time, memory and accuracy against n
+
+# %%
+fig = S.plot_scale(df, fig_png, fig_pdf)
+display(Image(filename=fig_png))
+
+# %% [markdown]
+# ## Every fit
+
+# %%
+table = df.assign(method=[S.label(m, M) for m, M in zip(df["method"], df["n_components"], strict=True)],
+                  rss_GB=(df["rss"] / 1e9).round(2), seconds=df["seconds"].round(1),
+                  accuracy=(100 * df["accuracy"]).round(1))
+cols = ["method", "n", "seconds", "rss_GB", "accuracy", "n_iter", "residual"]
+display(table[cols].set_index(["method", "n"]))
+
+# %% [markdown]
+# ## Growth exponents (time ~ n^k, memory ~ n^k)
+
+# %%
+display(S.growth_exponents(df).round(2).set_index(["method", "n_components"]))
+
+# %% [markdown]
+# ## What the numbers say
+
+# %%
+lines = []
+for n, g in df.groupby("n"):
+    by = {S.label(m, M): r for (m, M), r in zip(zip(g["method"], g["n_components"], strict=True),
+                                                g.to_dict("records"), strict=True)}
+    best = max(by, key=lambda k: by[k]["accuracy"])
+    parts = [f"**n = {n}**: best {best} ({100 * by[best]['accuracy']:.1f} %)"]
+    if "labelonly" in by:
+        parts.append(f"labelled only {100 * by['labelonly']['accuracy']:.1f} %")
+    if "labelspreading" in by:
+        parts.append(f"LabelSpreading {100 * by['labelspreading']['accuracy']:.1f} %")
+    cg = next((r for k, r in by.items() if k.startswith("cg")), None)
+    if cg is not None and not bool(cg["converged"]):
+        parts.append(f"cg did not reach tol (residual {cg['residual']:.1e} after {int(cg['n_iter'])} iterations)")
+    lines.append("- " + "; ".join(parts))
+display(Markdown("\n".join(lines)))
