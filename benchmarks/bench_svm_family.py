@@ -52,10 +52,10 @@ from bench_least_squares import blas_info, print_env, write_json  # noqa: E402
 
 import mvl.svm  # noqa: E402
 from mvl import MVLLeastSquares  # noqa: E402
+from mvl.workflow.experiments import run_on_draw  # noqa: E402
 from mvl.workflow.methods import method  # noqa: E402
-from mvl.workflow.runner import draw, run_on_draw, run_params, unit_cost, unit_tasks, views_of  # noqa: E402
-
-_SHARED = ("datasets", "data", "dataset_settings", "profile")
+from mvl.workflow.runner import draw, views_of  # noqa: E402
+from mvl.workflow.settings import load_study  # noqa: E402
 
 
 def _merge(base, over):
@@ -68,12 +68,14 @@ def _merge(base, over):
 
 
 def dataset_settings(name):
-    """config/config.yaml, then config/paper.yaml, then ``dataset_settings.<name>``: as the workflow merges them
-    (workflow/rules/common.smk)."""
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    _merge(config, yaml.safe_load((ROOT / "config" / "paper.yaml").read_text()))
-    merged = {k: copy.deepcopy(v) for k, v in config.items() if k not in _SHARED}
-    return _merge(merged, config["dataset_settings"][name])
+    """The :class:`mvl.workflow.settings.DatasetSettings` of ``name`` in the paper profile: config/config.yaml,
+    config/mfeat_full.yaml and config/paper.yaml merged in that order (profiles/paper/config.yaml), as the
+    workflow loads them."""
+    config = {}
+    for f in ("config.yaml", "mfeat_full.yaml", "paper.yaml"):
+        _merge(config, yaml.safe_load((ROOT / "config" / f).read_text()))
+    config["datasets"] = [name]
+    return load_study(config)[name]
 
 
 def prepared_split(fixture_dir, views, split=1):
@@ -102,13 +104,14 @@ def use_solver(solver):
     init.__defaults__ = tuple(defaults)
 
 
-def ls_fit_seconds(d, params, repeats=2):
-    """One structured MVL-LS fit on the draw's training set (the cost model's unit), best of ``repeats``."""
-    gA, gB, gW = (float(params["gammas"][k]) for k in ("A", "B", "W"))
+def ls_fit_seconds(d, run, repeats=2):
+    """One structured MVL-LS fit on the draw's training set (the cost model's unit: the paper's dense graph, the
+    configured gammas), best of ``repeats``."""
+    g = run.gammas
     best = np.inf
     for _ in range(repeats):
         t0 = time.perf_counter()
-        MVLLeastSquares(gA, gB, gW, kernel="precomputed").fit(d.K_tr, d.y_train)
+        MVLLeastSquares(g.A, g.B, g.W, kernel="precomputed", n_neighbors=None).fit(d.K_tr, d.y_train)
         best = min(best, time.perf_counter() - t0)
     return best
 
@@ -126,9 +129,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     settings = dataset_settings(args.dataset)
-    params = run_params(settings)
-    views = list(settings["views"])
-    tasks = unit_tasks(settings, "svm")
+    unit = settings.unit("svm")
+    run, data_spec = unit.run, unit.data
+    views = list(data_spec.views)
+    tasks = list(unit.tasks)
     # 15 original training images per class: runs with more labelled images per class cannot be drawn (the
     # top-level `comparison` section, l_c in {5, 10, 20, 40}, is inherited by every dataset of the profile)
     skipped = [t for t in tasks if t[0] + t[1] > 15]
@@ -148,12 +152,12 @@ def main(argv=None):
     t_unit = time.perf_counter()
     for lc, uc, name in tasks:
         m = method(name)
-        d = draw(source, seed, lc, uc, params, views_of(name, views), m.needs_validation)
+        d = draw(source, seed, lc, uc, data_spec, views_of(m, views), m.needs_validation)
         n, nl = d.K_tr.shape[0], int(d.n_labelled)
         if (lc, uc) not in ls_seconds:
-            ls_seconds[lc, uc] = ls_fit_seconds(d, params)
+            ls_seconds[lc, uc] = ls_fit_seconds(d, run)
         t0 = time.perf_counter()
-        out = run_on_draw(name, d, lc, uc, params, d.view_names, dataset=args.dataset, seed=seed)
+        out = run_on_draw(name, d, lc, uc, run, d.view_names, dataset=args.dataset, seed=seed)
         t = time.perf_counter() - t0
         fits = t / ls_seconds[lc, uc]
         rows.append(dict(method=name, l_c=lc, u_c=uc, n=n, l=nl, seconds=t, ls_fit_seconds=ls_seconds[lc, uc],
@@ -172,10 +176,9 @@ def main(argv=None):
               f"{sum(r['seconds'] for r in mine):.1f} s over {len(mine)} runs)")
     sizes = {(r["l_c"], r["u_c"]): r["n"] for r in rows}
     if args.lc is None and args.methods is None:
-        drawable = dict(settings, comparison={**settings.get("comparison", {}), "labels_per_class": [
-            lc for lc in settings.get("comparison", {}).get("labels_per_class", []) if lc <= 15]})
-        est = unit_cost(drawable, "svm", lambda lc, uc: sizes[lc, uc])
+        # DatasetSettings.unit_cost over the drawable runs: the registry's fits at each run's relative size
         big = max(sizes, key=sizes.get)
+        est = sum(method(name).fits * (sizes[lc, uc] / sizes[big]) ** 3 for lc, uc, name in tasks)
         print(f"unit_cost estimate: {est:.1f} fits at the largest size (n = {sizes[big]}) = "
               f"{est * ls_seconds[big]:.1f} s with the measured MVL-LS fit of {ls_seconds[big]:.2f} s; measured "
               f"{sum(r['seconds'] for r in rows):.1f} s")

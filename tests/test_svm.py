@@ -705,6 +705,18 @@ def test_admm_iterates_match_dense_admm(name):
         np.testing.assert_allclose(ours, _dense_admm(dual.Q_G, U, A0, rho, k), rtol=0, atol=1e-10 * U.max())
 
 
+def test_memory_estimate_linear_in_classes(monkeypatch):
+    """The memory checked before an SVM fit grows with l^2 + P l (Q_G, alpha), not with P l^2: at Caltech-101's
+    l = 3,060, P = 102 the old P l^2 term alone claimed 23 GB and stopped the paper profile on a 23 GB machine."""
+    seen = []
+    monkeypatch.setattr("mvl.base.check_memory", lambda nbytes, *a, **k: seen.append(nbytes))
+    K, _, y = make_problem(2, 60, 30, frac_unlabelled=0.0, seed=5)
+    _svm(MVLSVM, gamma_A=1e-3, tol=1e-2).fit(sample_first(K), y)
+    m, n, l, P = 2, 60, 60, 30
+    assert seen and max(seen) == 8.0 * ((2 * m + 3) * n * n + 3 * l * l + 8 * l * P)
+    assert 8.0 * (3 * 3060 ** 2 + 8 * 3060 * 102) < 0.3e9  # the dual's share at Caltech-101's shape
+
+
 def test_auto_solver():
     """solver="auto" (the default): ADMM for MVL-SVM with P >= 3, SMO for two classes and for MVL-binSVM."""
     K, K_test, y = make_problem(2, 40, 3, frac_unlabelled=0.2, seed=21)

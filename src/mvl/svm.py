@@ -767,7 +767,8 @@ class _SVMBase(MVLClassifier):
         classes = self.classes_
         l = len(labelled)
         # per view the LU of H_p and Q_p, Laplacians, (I - gamma_B Q_1) and Q_c, Q_G and the dual
-        self._check_memory(8.0 * ((2 * m + 3) * n * n + 3 * l * l * len(classes)),
+        # + Q_G, its Cholesky factor (ADMM) and a copy (l x l each); alpha, gradient and ADMM's iterates (P x l each)
+        self._check_memory(8.0 * ((2 * m + 3) * n * n + 3 * l * l + 8 * l * len(classes)),
                            f"the SVM dual with n = {n} samples and m = {m} views")
         (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled)
         c = check_combination(self.c, m)
