@@ -521,12 +521,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         self.coef_ = np.ascontiguousarray(coefs[best])
         if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
             raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {self.gamma_A!r}); increase gamma_A")
-        self.c_ = C[best].copy()
-        self.restart_c_ = C
-        self.objective_history_ = history
-        self.final_objectives_ = final_obj
-        self.validation_scores_ = scores
-        self.best_restart_ = best
+        self._set_restarts(C, best, history, final_obj, scores)
         self.fit_seconds_ = time.perf_counter() - t0
         if check:  # decision values on the labelled samples (l rows of kernels, no n x n array)
             check_swamped(self, self.decision_function(take_samples(X, labelled)),
@@ -651,15 +646,20 @@ class MVLLeastSquaresOptC(MVLClassifier):
         if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
             raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {gamma_A:g}); increase gamma_A or check K")
         self.fit_seconds_ = time.perf_counter() - t0
+        self._set_restarts(C, best, history, final_obj, scores)
+        self.n_labelled_ = len(labelled)
+        self._check_regularization(K, labelled, y_enc[labelled])
+        return self
+
+    def _set_restarts(self, C, best, history, final_obj, scores):
+        """The fitted attributes of the restarts (both fit paths): c_ of the kept one, every restart's c, objective
+        history and final objective (84), validation scores, the index kept."""
         self.c_ = C[best].copy()
         self.restart_c_ = C
         self.objective_history_ = history
         self.final_objectives_ = final_obj
         self.validation_scores_ = scores
         self.best_restart_ = best
-        self.n_labelled_ = len(labelled)
-        self._check_regularization(K, labelled, y_enc[labelled])
-        return self
 
     def _fit_scalable_held_out(self, X, y, alpha, budget):
         """``validation_fraction`` with the f-step of "cg" or "nystrom": the alternation on the labelled samples
