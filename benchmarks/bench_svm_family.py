@@ -35,7 +35,6 @@ From the repository root, with the project's virtualenv (first run: ~3 min to wr
 from __future__ import annotations
 
 import argparse
-import copy
 import pickle
 import sys
 import time
@@ -55,16 +54,7 @@ from mvl import MVLLeastSquares  # noqa: E402
 from mvl.workflow.experiments import run_on_draw  # noqa: E402
 from mvl.workflow.methods import method  # noqa: E402
 from mvl.workflow.runner import draw, views_of  # noqa: E402
-from mvl.workflow.settings import load_study  # noqa: E402
-
-
-def _merge(base, over):
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
-        else:
-            base[key] = copy.deepcopy(value)
-    return base
+from mvl.workflow.settings import _merge, load_study  # noqa: E402
 
 
 def dataset_settings(name):

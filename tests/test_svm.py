@@ -45,6 +45,22 @@ def _qp(Pm, q, G=None, h=None, lb=None, ub=None):
     raise AssertionError("clarabel failed at tolerance 1e-10")
 
 
+def _box_dual_qp(Q, y, P, clip=False):
+    """alpha (P, l) minimising 1/4 vec(alpha)^T Q vec(alpha) - 1/(P-1) 1^T vec(alpha) (sample-major vec) over the box
+    (24), 0 <= alpha_ki <= (1 - delta_{k, y_i}) / l, by clarabel on the free variables (alpha_{y_i, i} = 0);
+    ``clip``: into the box (clarabel's interior point may leave it by ~1e-12)."""
+    l = len(y)
+    ub = np.full((l, P), 1.0 / l)
+    ub[np.arange(l), y] = 0.0
+    free = ub.ravel() > 0
+    x = np.zeros(l * P)
+    x[free] = _qp(0.5 * Q[np.ix_(free, free)], -np.ones(free.sum()) / (P - 1), lb=np.zeros(free.sum()),
+                  ub=ub.ravel()[free])
+    if clip:
+        x = np.clip(x, 0.0, ub.ravel())
+    return x.reshape(l, P).T
+
+
 def _codes(P):
     """The simplex code matrix, rebuilt from its definition (Gram matrix -1/(P-1) off-diagonal) by eigh."""
     gram = np.full((P, P), -1.0 / (P - 1)) + np.eye(P) * (1 + 1.0 / (P - 1))
@@ -314,15 +330,8 @@ def test_single_view_supervised_is_simplex_cone_svm(P, solver):
     gA = 0.01
     est = _svm(MVLSVM, gamma_A=gA, solver=solver, tol=TIGHT).fit(sample_first(K), y)
     S = _codes(P)  # any simplex coding: SC-SVM's decisions do not depend on its orientation
-    l = len(y)
     Q = np.kron(K[0], S.T @ S) / gA  # eq (28)
-    ub = np.full((l, P), 1.0 / l)
-    ub[np.arange(l), y] = 0.0
-    free = ub.ravel() > 0
-    x = np.zeros(l * P)
-    x[free] = _qp(0.5 * Q[np.ix_(free, free)], -np.ones(free.sum()) / (P - 1), lb=np.zeros(free.sum()),
-                  ub=ub.ravel()[free])
-    alpha = x.reshape(l, P).T
+    alpha = _box_dual_qp(Q, y, P)
     a = -(1.0 / (2 * gA)) * (S @ alpha)  # eq (27): a_i = -1/(2 gamma_A) S alpha_i
     h_ref = (S.T @ (a @ K_test[0].T)).T  # h(v) = S^T sum_i k(v, x_i) a_i
     assert abs(est.dual_objective_ - objective(Q, alpha)) <= 1e-6 * abs(objective(Q, alpha))
@@ -599,15 +608,8 @@ def named_problem(name):
 
 def _qg_reference(Q_G, y_lab, P):
     """min D over the box (24) with the dense Q = Q_G (x) Q_S by clarabel: (alpha (P, l), D)."""
-    l = len(y_lab)
     Q = np.kron(Q_G, np.full((P, P), -1.0 / (P - 1)) + np.eye(P) * (1 + 1.0 / (P - 1)))
-    ub = np.full((l, P), 1.0 / l)
-    ub[np.arange(l), y_lab] = 0.0
-    free = ub.ravel() > 0
-    x = np.zeros(l * P)
-    x[free] = _qp(0.5 * Q[np.ix_(free, free)], -np.ones(free.sum()) / (P - 1), lb=np.zeros(free.sum()),
-                  ub=ub.ravel()[free])
-    alpha = np.clip(x, 0.0, ub.ravel()).reshape(l, P).T
+    alpha = _box_dual_qp(Q, y_lab, P, clip=True)
     return alpha, objective(Q, alpha)
 
 
@@ -714,7 +716,11 @@ def test_memory_estimate_linear_in_classes(monkeypatch):
     _svm(MVLSVM, gamma_A=1e-3, tol=1e-2).fit(sample_first(K), y)
     m, n, l, P = 2, 60, 60, 30
     assert seen and max(seen) == 8.0 * ((2 * m + 3) * n * n + 3 * l * l + 8 * l * P)
-    assert 8.0 * (3 * 3060 ** 2 + 8 * 3060 * 102) < 0.3e9  # the dual's share at Caltech-101's shape
+    # the same samples in 3 classes instead of 30: the estimate may differ by a few P x l arrays, not by l^2 P
+    few = []
+    monkeypatch.setattr("mvl.base.check_memory", lambda nbytes, *a, **k: few.append(nbytes))
+    _svm(MVLSVM, gamma_A=1e-3, tol=1e-2).fit(sample_first(K), y % 3)
+    assert 0 < max(seen) - max(few) <= 8.0 * 10 * l * (P - 3)  # the old l^2 P term: 8 * 3 l^2 (P - 3)
 
 
 def test_auto_solver():

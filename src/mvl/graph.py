@@ -313,11 +313,13 @@ def hnsw_neighbors(X, k, ef=None):
     n, d = X.shape
     index = hnswlib.Index(space="l2", dim=d)
     index.init_index(max_elements=n, ef_construction=200, M=16, random_seed=0)
+    X32 = X.astype(np.float32)
     index.set_num_threads(1)  # a deterministic graph
-    index.add_items(X.astype(np.float32), np.arange(n))
+    index.add_items(X32, np.arange(n))
     index.set_ef(max(64, 2 * (k + 1)) if ef is None else int(ef))
     index.set_num_threads(default_threads())
-    idx, _ = index.knn_query(X.astype(np.float32), k=k + 1)
+    idx, _ = index.knn_query(X32, k=k + 1)
+    del X32
     idx = idx.astype(np.intp)
     dist = np.empty(idx.shape)
     for s in range(0, n, 1 << 15):  # float64 distances of the pairs found, by row blocks (O(block k d) memory)
