@@ -17,8 +17,9 @@
 # Report of the `mvl` workflow for one data set: MVL-LS (Minh, Bazzani & Murino, JMLR 2016, Algorithm 1 /
 # Theorem 10) on all views, each view alone, a scikit-learn SVC on the average of the view kernels,
 # semi-supervised MVL-LS with fixed and validation-selected regularisation, the hinge-loss variants MVL-SVM
-# (simplex-cone multi-class SVM, Theorem 13, solved by SMO) and MVL-binSVM (one-vs-all), MVL-LS-optC
-# (Section 6) and the related systems MVML and the multi-view perceptrons.
+# (simplex-cone multi-class SVM, Theorem 13; its dual solved by ADMM, see mvl.svm) and MVL-binSVM
+# (one-vs-all, by the SMO of Algorithm 3), MVL-LS-optC (Section 6) and the related systems MVML and the
+# multi-view perceptrons.
 #
 # Accuracies are test accuracies in %, as mean (standard deviation) over the splits, two decimals, as in the
 # paper's tables. Every table and figure comes from `mvl.workflow.report` (unit-tested); this notebook is
