@@ -35,6 +35,15 @@ def test_gaussian_kernel_matches_sklearn_rbf_with_training_bandwidth(features, b
     assert K_test.shape == (X_test.shape[0], X.shape[0])
 
 
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 101, 1000])
+def test_median_inplace_is_numpy_median_bit_for_bit(size):
+    rng = np.random.default_rng(size)
+    d = np.round(rng.exponential(size=size), 1)  # ties
+    assert kernels.median_inplace(d.copy()) == np.median(d)
+    X = rng.normal(size=(size + 1, 3))
+    assert kernels.gaussian_bandwidth(X) == np.median(pdist(X))
+
+
 def test_gaussian_bandwidth_ignores_test_points(features):
     X, X_test = features
     K_alone, none = kernels.gaussian_kernel(X)

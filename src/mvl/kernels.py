@@ -171,6 +171,18 @@ def bandwidth_sample(X, max_samples=BANDWIDTH_SAMPLES):
     return X[idx]
 
 
+def median_inplace(d):
+    """``np.median`` of a 1-d float array that the caller owns and no longer needs, equal to it bit for bit: one
+    partition in place (the lower middle value of an even count is then the largest of the lower half).
+    ``np.median`` copies its input and partitions around both middle values (8,000 points' 32 million pairwise
+    distances: ~0.5 s per view against ~0.2 s here)."""
+    k = d.size // 2
+    d.partition(k)
+    if d.size % 2:
+        return float(d[k])
+    return float(np.mean([d[:k].max(), d[k]]))
+
+
 def gaussian_bandwidth(X, rule="median"):
     """sigma of the Gaussian kernel from the training points X: ``"median"`` or ``"mean"`` of the pairwise
     Euclidean distances between distinct points (of a fixed subsample of ``BANDWIDTH_SAMPLES`` points when
@@ -183,7 +195,7 @@ def gaussian_bandwidth(X, rule="median"):
         if X.shape[0] < 2:
             raise ValueError("need >= 2 training samples to set the bandwidth from distances (n_samples = 1)")
         d = pdist(bandwidth_sample(X), "euclidean")
-        sigma = float(np.median(d) if rule == "median" else np.mean(d))
+        sigma = median_inplace(d) if rule == "median" else float(np.mean(d))
     else:
         sigma = float(rule)
     if not np.isfinite(sigma) or sigma <= 0:
