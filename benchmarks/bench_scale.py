@@ -17,8 +17,11 @@ that process (``ru_maxrss``: data, kernels, graphs, solver) and the test accurac
 * ``nystroem-ridge``: supervised ``Nystroem`` + ``RidgeClassifier`` on the concatenated, standardised views.
 
 Hyperparameters are fixed for every n (not tuned on the test points): Gaussian views with sigma = ``--bw`` x the
-median pairwise distance of the view, a kNN graph (k = 10, normalized Laplacian, power 1), gamma_A, gamma_B,
-gamma_W. Two presets (``--preset``):
+median pairwise distance of the view, kNN graphs (normalized Laplacian, power 1) with k = 0.5 % of n within
+[10, 500] (``--neighbors scaled``, default: the graphs' neighbourhoods keep their size as n grows; with
+``--neighbors fixed`` k = 10 at every n, the rule of the tables before 2026-11-26, under which the graph stops
+helping beyond ~8,000 points; :func:`mvl.workflow.scale.graph_neighbors`), gamma_A, gamma_B, gamma_W.
+Two presets (``--preset``):
 
 * ``graph`` (default): sigma = 0.1 x median, gamma_A = 1e-4, gamma_B = 1e-6, gamma_W = 1 -- chosen on a validation
   split at n = 2,000 (exact solver: validation accuracy 0.961, vs 0.889-0.912 for the neighbouring grid points);
@@ -51,7 +54,7 @@ import sys
 
 import numpy as np
 
-from mvl.workflow.scale import PRESETS
+from mvl.workflow.scale import NEIGHBOR_RULES, PRESETS, graph_neighbors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -65,7 +68,8 @@ def worker(args):
     base = {"nystroem": "ridge"}.get(base, base)
     row, pred = fit_one(base, args.n, preset=args.preset, seed=args.seed, labels=args.labels,
                         n_components=int(M) if M.isdigit() else args.centres, tol=args.tol, max_iter=args.max_iter,
-                        bw=args.bw, gamma_A=args.gamma_A, gamma_B=args.gamma_B, gamma_W=args.gamma_W)
+                        bw=args.bw, gamma_A=args.gamma_A, gamma_B=args.gamma_B, gamma_W=args.gamma_W,
+                        neighbors=args.neighbors)
     if args.save_pred:
         np.save(args.save_pred, pred)
     row.update(method=args.method, rss=peak_rss(), warnings=[row["warnings"]] if row["warnings"] else [])
@@ -78,7 +82,7 @@ def run_one(method, n, args, save_pred=None):
            "--seed", str(args.seed),
            "--labels", str(args.labels), "--gamma-A", str(args.gamma_A), "--gamma-B", str(args.gamma_B),
            "--gamma-W", str(args.gamma_W), "--bw", str(args.bw), "--tol", str(args.tol),
-           "--max-iter", str(args.max_iter), "--centres", str(args.centres)]
+           "--max-iter", str(args.max_iter), "--centres", str(args.centres), "--neighbors", args.neighbors]
     if save_pred:
         cmd += ["--save-pred", save_pred]
     try:
@@ -105,6 +109,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--labels", type=int, default=5, help="labelled points per class")
     ap.add_argument("--preset", choices=sorted(PRESETS), default="graph")
+    ap.add_argument("--neighbors", choices=NEIGHBOR_RULES, default="scaled",
+                    help="kNN graphs: k = 0.5%% of n within [10, 500] (scaled) or 10 (fixed)")
     ap.add_argument("--gamma-A", type=float, default=None, help="overrides the preset")
     ap.add_argument("--gamma-B", type=float, default=None)
     ap.add_argument("--gamma-W", type=float, default=None)
@@ -135,7 +141,8 @@ def main():
     methods = args.methods or ["structured", "cg", *nys, "labelonly", "labelspreading",
                                "nystroem-ridge"]
     print(f"bench_scale: preset {args.preset}, sizes {sizes}, methods {methods}, gammas A={args.gamma_A} "
-          f"B={args.gamma_B} W={args.gamma_W}, sigma = {args.bw} x median, kNN 10, {args.labels} labels per class, "
+          f"B={args.gamma_B} W={args.gamma_W}, sigma = {args.bw} x median, kNN {args.neighbors} "
+          f"(k = {', '.join(str(graph_neighbors(n, args.neighbors)) for n in sizes)}), {args.labels} labels per class, "
           f"cpus {os.cpu_count()}", flush=True)
     rows = []
     import tempfile

@@ -316,7 +316,8 @@ SCALE_METHODS = ("structured", "cg", "nystrom", "labelonly", "labelspreading", "
 
 class ScaleSettings(NamedTuple):
     """The config section ``scale`` (issue 20): sizes, methods, the hyperparameter preset, the data seed, labelled
-    points per class, cg's tolerance, iteration limit and preconditioner centres, the largest n of "structured"."""
+    points per class, cg's tolerance, iteration limit and preconditioner centres, the largest n of "structured",
+    the kNN rule (:func:`mvl.workflow.scale.graph_neighbors`)."""
 
     sizes: tuple
     methods: tuple
@@ -327,6 +328,7 @@ class ScaleSettings(NamedTuple):
     max_iter: int
     centres: int
     structured_max: int
+    neighbors: str = "scaled"
 
     def runs(self):
         """(method name, n) of every fit: "structured" only up to structured_max, nystrom_<M> only where M <= n."""
@@ -343,7 +345,7 @@ class ScaleSettings(NamedTuple):
         """Keyword arguments of :func:`mvl.workflow.scale.write_fit` for the method ``name``."""
         M = name.partition("_")[2]
         return dict(preset=self.preset, seed=self.seed, labels=self.labels, tol=self.tol, max_iter=self.max_iter,
-                    n_components=int(M) if M else self.centres)
+                    n_components=int(M) if M else self.centres, neighbors=self.neighbors)
 
 
 def _scale(sc):
@@ -359,7 +361,7 @@ def _scale(sc):
     return ScaleSettings(_tuple(int(n) for n in sc["sizes"]), methods, sc.get("preset", "graph"),
                          int(sc.get("seed", 1)), int(sc.get("labels_per_class", 5)), float(sc.get("tol", 1e-6)),
                          int(sc.get("max_iter", 300)), int(sc.get("centres", 1000)),
-                         int(sc.get("structured_max", 8000)))
+                         int(sc.get("structured_max", 8000)), sc.get("neighbors", "scaled"))
 
 
 @dataclass(frozen=True)
