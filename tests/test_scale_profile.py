@@ -25,6 +25,22 @@ def test_settings_runs_and_errors():
             _scale({"sizes": [10], "methods": bad})
 
 
+def test_graph_neighbors_rule_and_the_setting_reaches_the_fit():
+    """k = 0.5 % of n within [10, 500] ("scaled") or 10 ("fixed"); the config's value reaches fit_one's graphs."""
+    assert [scale.graph_neighbors(n) for n in (300, 2000, 2399, 8000, 32000, 100000, 10**6)] == [
+        10, 10, 12, 40, 160, 500, 500]
+    assert {scale.graph_neighbors(n, "fixed") for n in (300, 8000, 10**6)} == {10}
+    with pytest.raises(ValueError, match="neighbors"):
+        scale.graph_neighbors(1000, "adaptive")
+    s = _scale({"sizes": [2400], "methods": ["nystrom_50"], "neighbors": "fixed"})
+    assert s.fit_settings("nystrom_50")["neighbors"] == "fixed"
+    assert _scale({"sizes": [2400], "methods": ["cg"]}).fit_settings("cg")["neighbors"] == "scaled"
+    row, _ = scale.fit_one("nystrom", 2400, preset="smooth", n_components=50)
+    assert row["n_neighbors"] == 12
+    row, _ = scale.fit_one("nystrom", 2400, **s.fit_settings("nystrom_50"))
+    assert row["n_neighbors"] == 10
+
+
 def test_growth_exponents_recover_known_powers():
     n = np.array([1000, 2000, 4000, 8000])
     df = pd.DataFrame({"method": "cg", "n_components": 100, "n": n, "seconds": 3e-6 * n**2.0, "rss": 5e4 * n**1.0})

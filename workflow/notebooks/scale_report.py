@@ -57,7 +57,10 @@ rows = [("sizes n", ", ".join(str(n) for n in cfg.get("sizes", []))),
         ("hyperparameter preset", f"{cfg.get('preset')}: sigma = {hp.get('bw')} x median distance per view, "
                                   f"gamma_A = {hp.get('gamma_A')}, gamma_B = {hp.get('gamma_B')}, "
                                   f"gamma_W = {hp.get('gamma_W')}"),
-        ("graph", "symmetrised kNN, k = 10, normalized Laplacian, power 1, kernel edge weights"),
+        ("graph", f"symmetrised kNN, {cfg.get('neighbors', 'scaled')} k = "
+                  + ", ".join(str(S.graph_neighbors(n, cfg.get("neighbors", "scaled"))) for n in cfg.get("sizes", []))
+                  + " at these n (scaled: 0.5 % of n within [10, 500]; fixed: 10), normalized Laplacian, power 1, "
+                  "kernel edge weights"),
         ("labelled points", f"{cfg.get('labels')} per class (4 classes)"),
         ("cg", f"tol {cfg.get('tol')} (relative residual of (68)), max_iter {cfg.get('max_iter')}, "
                f"{cfg.get('centres')} Nyström centres in the preconditioner"),
