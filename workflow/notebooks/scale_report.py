@@ -81,7 +81,9 @@ display(Image(filename=fig_png))
 table = df.assign(method=[S.label(m, M) for m, M in zip(df["method"], df["n_components"], strict=True)],
                   rss_GB=(df["rss"] / 1e9).round(2), seconds=df["seconds"].round(1),
                   accuracy=(100 * df["accuracy"]).round(1))
-cols = ["method", "n", "seconds", "rss_GB", "accuracy", "n_iter", "residual"]
+table = table.rename(columns={"n_neighbors": "k (kNN)"})
+cols = ["method", "n", "k (kNN)", "seconds", "rss_GB", "accuracy", "n_iter", "residual"]
+cols = [c for c in cols if c in table.columns]  # results written before the graph rule have no k
 display(table[cols].set_index(["method", "n"]))
 
 # %% [markdown]

@@ -201,9 +201,16 @@ def plot_scale(df, png, pdf=None):
     axes[1].set(xlabel="training points n", ylabel="peak RSS of the process (GB)", title="memory")
     axes[2].set(xlabel="training points n", ylabel="test accuracy", title="accuracy (2,000 test points)",
                 ylim=(0, 1.02))
+    from matplotlib.ticker import FixedLocator, NullFormatter
+
+    sizes = sorted(df["n"].unique())
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
+        # the measured sizes as the n ticks ("32,000"), no minor labels (they overlap on a short log axis)
+        ax.xaxis.set_major_locator(FixedLocator(sizes))
+        ax.set_xticklabels([f"{int(n):,}" for n in sizes])
+        ax.xaxis.set_minor_formatter(NullFormatter())
     fig.tight_layout()
     fig.savefig(png, dpi=120)
     if pdf:
