@@ -25,7 +25,7 @@ def test_settings_runs_and_errors():
             _scale({"sizes": [10], "methods": bad})
 
 
-def test_graph_neighbors_rule_and_the_setting_reaches_the_fit():
+def test_graph_neighbors_rule_and_the_setting_reaches_the_fit(monkeypatch):
     """k = 0.5 % of n within [10, 500] ("scaled") or 10 ("fixed"); the config's value reaches fit_one's graphs."""
     assert [scale.graph_neighbors(n) for n in (300, 2000, 2399, 8000, 32000, 100000, 10**6)] == [
         10, 10, 12, 40, 160, 500, 500]
@@ -35,10 +35,22 @@ def test_graph_neighbors_rule_and_the_setting_reaches_the_fit():
     s = _scale({"sizes": [2400], "methods": ["nystrom_50"], "neighbors": "fixed"})
     assert s.fit_settings("nystrom_50")["neighbors"] == "fixed"
     assert _scale({"sizes": [2400], "methods": ["cg"]}).fit_settings("cg")["neighbors"] == "scaled"
+    # the k the graph builder receives, not only the one the record states
+    import mvl.graph
+
+    built = []
+    real = mvl.graph.sparse_knn_weights
+
+    def spy(kernels, p, k, *args, **kwargs):
+        built.append(k)
+        return real(kernels, p, k, *args, **kwargs)
+
+    monkeypatch.setattr(mvl.graph, "sparse_knn_weights", spy)
     row, _ = scale.fit_one("nystrom", 2400, preset="smooth", n_components=50)
-    assert row["n_neighbors"] == 12
+    assert row["n_neighbors"] == 12 and built == [12, 12, 12]
+    built.clear()
     row, _ = scale.fit_one("nystrom", 2400, **s.fit_settings("nystrom_50"))
-    assert row["n_neighbors"] == 10
+    assert row["n_neighbors"] == 10 and built == [10, 10, 10]
 
 
 def test_growth_exponents_recover_known_powers():
