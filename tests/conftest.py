@@ -178,7 +178,7 @@ def shared_data():
 # ---------------------------------------------------------------- running the Snakemake workflow
 
 ROOT = Path(__file__).resolve().parents[1]
-WORKFLOW_FILES = ("workflow", "config", "profiles")
+WORKFLOW_FILES = ("Snakefile", "workflow", "notebooks", "config", "profiles")
 
 
 def snakemake_exe():

@@ -23,7 +23,7 @@ import pytest
 import slurm_local
 from conftest import ROOT, copy_workflow, job_stats, snakemake_exe
 
-RESOURCES_INCLUDE = 'include: "rules/resources.smk"'
+RESOURCES_INCLUDE = 'include: "workflow/rules/resources.smk"'
 # the CI profile's config, reduced to one split at l_c = 1 (optC: 5 iterations) and one co-regularization split
 # on the synthetic two-lines data (g50c's file comes from the shared data folder, not available here)
 SMALL = """seeds: [0]
@@ -99,7 +99,7 @@ def _check_dry_run(wf):
     # threads of run = cpus_per_task (profile's set-threads); runtime and memory for every job
     assert all(threads == 2 and mem and runtime for threads, mem, runtime in runs), runs[:5]
     assert all(threads == 1 for threads, _, _ in _planned(out, "dataset")), _planned(out, "dataset")[:3]
-    if RESOURCES_INCLUDE in (wf / "workflow" / "Snakefile").read_text():
+    if RESOURCES_INCLUDE in (wf / "Snakefile").read_text():
         # estimated from n and m (CI size: under 1 GB), not the profile's 2048 MB fallback
         for rule in ("run", "dataset"):
             jobs = _planned(out, rule)
@@ -116,10 +116,10 @@ def test_slurm_profile_dry_run(tmp_path):
 def test_resources_included():
     """The Snakefile includes the resource functions before the rule files, and every rule that does work writes
     its own mem_mb and runtime in its `resources:` (nothing patches rules after their definition)."""
-    text = (ROOT / "workflow" / "Snakefile").read_text()
+    text = (ROOT / "Snakefile").read_text()
     assert RESOURCES_INCLUDE in text, f"Snakefile should have the line {RESOURCES_INCLUDE!r}"
-    rule_files = re.findall(r'^include: "rules/\w+\.smk"', text, flags=re.M)
-    assert rule_files.index(RESOURCES_INCLUDE) < rule_files.index('include: "rules/experiments.smk"')
+    rule_files = re.findall(r'^include: "workflow/rules/\w+\.smk"', text, flags=re.M)
+    assert rule_files.index(RESOURCES_INCLUDE) < rule_files.index('include: "workflow/rules/experiments.smk"')
     sources = [text] + [p.read_text() for p in sorted((ROOT / "workflow" / "rules").glob("*.smk"))]
     assert not any("apply_rule_resources" in t or "get_rule(" in t for t in sources)
     blocks = {}
@@ -207,7 +207,7 @@ def test_slurm_profile_runs_ci_workflow(tmp_path):
             cpu, mem, unit = re.search(r"Tres=cpu=(\d+),mem=(\d+)([MG])", records[slurm_id]).groups()
             assert cpu == "1", (rule, records[slurm_id])
             assert int(mem) * (1024 if unit == "G" else 1) == planned[job], (rule, planned.get(job), records[slurm_id])
-            if RESOURCES_INCLUDE in (wf / "workflow" / "Snakefile").read_text() and rule in ("split", "kernel", "run"):
+            if RESOURCES_INCLUDE in (wf / "Snakefile").read_text() and rule in ("split", "kernel", "run"):
                 assert planned[job] < 2048, (rule, planned[job])
 
         summary = wf / "results" / "mfeat" / "summary.csv"

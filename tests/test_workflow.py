@@ -38,7 +38,7 @@ def test_parsing_sets_no_environment_and_never_exits():
     """While the Snakefile is parsed nothing is put into the environment and nothing calls sys.exit: the jobs read
     the download options from the config their script receives (mvl.workflow.jobs), the raw-data check raises a
     WorkflowError."""
-    files = [ROOT / "workflow" / "Snakefile", *sorted((ROOT / "workflow" / "rules").glob("*.smk"))]
+    files = [ROOT / "Snakefile", *sorted((ROOT / "workflow" / "rules").glob("*.smk"))]
     for path in files:
         text = path.read_text()
         assert "os.environ" not in text and "sys.exit" not in text and "putenv" not in text, path

@@ -1,12 +1,12 @@
 rule report:
     """Execute the report notebook with papermill (parameters cell tagged 'parameters').
 
-    The notebook is kept as a jupytext percent script (workflow/notebooks/report.py); it is converted to .ipynb
+    The notebook is kept as a jupytext percent script (notebooks/report.py); it is converted to .ipynb
     beside the output first, then executed, then renamed into place (nothing half-written is left;
     mvl.workflow.jobs.report).
     """
     input:
-        notebook="workflow/notebooks/report.py",
+        notebook="notebooks/report.py",
         results=f"{RES}/{{dataset}}/results.csv",
         summary=f"{RES}/{{dataset}}/summary.csv",
     output:

@@ -41,7 +41,7 @@ rule scale_summary:
 
 rule scale_report:
     input:
-        notebook="workflow/notebooks/scale_report.py",
+        notebook="notebooks/scale_report.py",
         results=f"{RES}/scale/results.csv",
     output:
         notebook=f"{RES}/scale/report.ipynb",

@@ -2,7 +2,7 @@
 
 One rule job fits one method at one n (:func:`fit_one`, in the job's own process, so that the process's peak
 RSS is the method's) and writes one JSON record; :func:`write_summary` gathers them into a tidy CSV with the
-fitted growth exponents; the report notebook (``workflow/notebooks/scale_report.py``) draws time and memory
+fitted growth exponents; the report notebook (``notebooks/scale_report.py``) draws time and memory
 against n (log-log, exponents in the legend) and accuracy against n (:func:`plot_scale`). The same
 :func:`fit_one` serves ``benchmarks/bench_scale.py``. Data: :func:`mvl.data.synthetic.make_multiview_manifold`
 (4 classes on intertwined curves, 3 views of 20 features), ``labels`` labelled points per class, the other

@@ -1,5 +1,6 @@
-# Vector-valued multi-view learning (Minh, Bazzani & Murino, JMLR 2016): the reproduction workflow, in the layout
-# of the Snakemake workflow template (config/ at the top, workflow/ with rules, scripts, envs, schemas, notebooks).
+# Vector-valued multi-view learning (Minh, Bazzani & Murino, JMLR 2016): the reproduction workflow. The entry point:
+# `snakemake --cores N` here reads this file, which includes workflow/rules/*.smk (workflow/ also holds the rules'
+# scripts, the conda env and the config schema); the report notebooks are in notebooks/, the config in config/.
 #   snakemake --profile profiles/default      # embedded UCI Multiple Features, a few minutes
 #   snakemake --profile profiles/ci           # tiny, used by CI (the template's .test/ equivalent)
 #   snakemake --profile profiles/paper        # paper-scale protocol
@@ -13,20 +14,20 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
-include: "rules/config_overlay.smk"
+include: "workflow/rules/config_overlay.smk"
 
 
-validate(config, "schemas/config.schema.yaml")
+validate(config, "workflow/schemas/config.schema.yaml")
 
 
-include: "rules/common.smk"
-include: "rules/resources.smk"
-include: "rules/data.smk"
-include: "rules/experiments.smk"
-include: "rules/report.smk"
-include: "rules/coreg.smk"
-include: "rules/scale.smk"
-include: "rules/index.smk"
+include: "workflow/rules/common.smk"
+include: "workflow/rules/resources.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/experiments.smk"
+include: "workflow/rules/report.smk"
+include: "workflow/rules/coreg.smk"
+include: "workflow/rules/scale.smk"
+include: "workflow/rules/index.smk"
 
 
 # The two things done while this file is parsed, in the main Snakemake process only (not in a job that re-reads

@@ -27,7 +27,7 @@
 #
 # One Snakemake job per (method, n), one at a time: the time is the fit and prediction, the memory the job's peak
 # resident set size. The hyperparameters are fixed for every n (the settings below), never chosen on test points.
-# This notebook is `workflow/notebooks/scale_report.py`, executed by papermill from the rule `scale_report`.
+# This notebook is `notebooks/scale_report.py`, executed by papermill from the rule `scale_report`.
 
 # %% tags=["parameters"]
 results_csv = "results/scale/results.csv"

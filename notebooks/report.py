@@ -23,7 +23,7 @@
 #
 # Accuracies are test accuracies in %, as mean (standard deviation) over the splits, two decimals, as in the
 # paper's tables. Every table and figure comes from `mvl.workflow.report` (unit-tested); this notebook is
-# `workflow/notebooks/report.py` (jupytext), executed by papermill from the Snakemake rule `report`, which
+# `notebooks/report.py` (jupytext), executed by papermill from the Snakemake rule `report`, which
 # overwrites the parameters cell below. Cells tagged "plumbing" (imports, helpers) and the parameters cells are
 # left out of the HTML page (`mvl.workflow.index.export_html`) and kept here.
 
