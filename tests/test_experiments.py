@@ -87,6 +87,42 @@ def test_cv_selects_best_validation_point_by_brute_force(mfeat_problem):
     assert row["gamma_choice"] == "selected" and row["grid_size"] == 8
 
 
+def test_kfold_selects_best_mean_fold_accuracy_by_brute_force(mfeat_problem):
+    """mvl_ls_kfold: the row's gammas maximise the mean accuracy over stratified k-fold splits of the labelled
+    samples (every unlabelled sample in every training fold), each fold fitted by the dense textbook solver; the
+    row's accuracy is the dense fit on the whole draw with them. At l_c = 1 the validation set decides instead."""
+    from sklearn.model_selection import StratifiedKFold
+
+    Kp, Kt, y, split, views = mfeat_problem
+    (row,) = run_method("mvl_ls_kfold", Kp, Kt, y, split, 2, 4, RUN, views, **DRAW)
+    K, K_te, _, ytr, yte, _ = _direct(mfeat_problem, 2, 4)
+    lab, unl = np.flatnonzero(ytr >= 0), np.flatnonzero(ytr < 0)
+    folds = [(np.sort(np.concatenate([lab[a], unl])), lab[b])
+             for a, b in StratifiedKFold(2).split(np.zeros(lab.size), ytr[lab])]
+    g = CONFIG["grid"]
+
+    def fold_accuracy(gammas, tr, te):
+        est = MVLLeastSquares(gamma_A=gammas[0], gamma_B=gammas[1], gamma_W=gammas[2], solver="dense",
+                              kernel="precomputed", **PAPER_GRAPH)
+        return est.fit(K[np.ix_(tr, tr)], ytr[tr]).score(K[np.ix_(te, tr)], ytr[te])
+
+    cv = {(a, b, w): np.mean([fold_accuracy((a, b, w), tr, te) for tr, te in folds])
+          for a in g["A"] for b in g["B"] for w in g["W"]}
+    chosen = (row["gamma_A"], row["gamma_B"], row["gamma_W"])
+    assert cv[chosen] == pytest.approx(max(cv.values()), abs=1e-12)
+    assert row["val_accuracy"] == pytest.approx(max(cv.values()), abs=1e-12)
+    assert chosen == next(k for k, v in cv.items() if v == max(cv.values()))  # ties: the first, as GridSearchCV
+    ref = MVLLeastSquares(gamma_A=chosen[0], gamma_B=chosen[1], gamma_W=chosen[2], solver="dense",
+                          kernel="precomputed", **PAPER_GRAPH).fit(K, ytr).score(K_te, yte)
+    assert row["accuracy"] == pytest.approx(ref, abs=1e-12)
+    assert row["gamma_choice"] == "2-fold" and row["graph_used"] == "normalized-dense"
+    (one,) = run_method("mvl_ls_kfold", Kp, Kt, y, split, 1, 0, RUN, views, **DRAW)
+    (val,) = run_method("mvl_ls_cvgraph", Kp, Kt, y, split, 1, 0, RUN, views, **DRAW)
+    assert one["gamma_choice"] == "validation" and one["setting"] == "supervised"
+    assert (one["gamma_A"], one["gamma_B"], one["gamma_W"], one["accuracy"]) == (
+        val["gamma_A"], val["gamma_B"], val["gamma_W"], val["accuracy"])
+
+
 def test_svc_baseline_matches_sklearn(mfeat_problem):
     Kp, Kt, y, split, views = mfeat_problem
     (row,) = run_method("svc_sum", Kp, Kt, y, split, 3, 0, RUN, views, **DRAW)

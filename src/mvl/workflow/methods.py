@@ -33,6 +33,7 @@ RUNS = {
     "fixed": ("gammas", "graph"),
     "ablation": ("gammas", "graph"),
     "selected": ("graph", "grid"),
+    "kfold": ("graph", "grid"),
     "ablation_selected": ("graph", "grid"),
     "optc": ("gammas", "graph", "optc"),
     "mvml": ("graph", "comparison"),
@@ -42,7 +43,8 @@ RUNS = {
 }
 """How a method runs (one function each in :mod:`mvl.workflow.experiments`) -> the run settings it reads
 (:class:`mvl.workflow.settings.RunSettings`; every row names the configured graph): one fit with the configured
-gammas; the four gamma_B / gamma_W cells of Table 2; one fit with gammas (and graph) selected on validation; the
+gammas; the four gamma_B / gamma_W cells of Table 2; one fit with gammas (and graph) selected on validation; one
+fit with graph and gammas selected by k-fold cross-validation over the labelled samples at every l_c; the
 four cells, each selected on validation; MVL-LS-optC with validation restarts; MVML and the perceptrons on the
 labelled points; the SVC baseline on the average kernel; every view alone (one ``fixed`` run per view)."""
 
@@ -248,6 +250,9 @@ REGISTRY = [
     Method("mvl_ls_cvgraph", "ls", "MVL-LS, selected graph and gammas", True, True, run="selected",
            selection_scope="graph_selected", color="C4", sections=("main",),
            columns=_SELECTION_COLUMNS + ("graph_used",)),
+    # k-fold CV over the grid: per fold one eigendecomposition per view and graph (mvl.grid), ~2 fits per graph
+    Method("mvl_ls_kfold", "ls", "MVL-LS, graph and gammas by k-fold CV", needs_validation=True, fits=12,
+           run="kfold", color="C6", sections=("main",), columns=_SELECTION_COLUMNS + ("graph_used",)),
     Method("mvl_svm", "svm", "MVL-SVM", fits=2, estimator="MVLSVM", color="C1",
            sections=("main", "comparison_reference"), panel=_MVL_PANEL, published=("MVL-SVM",),
            columns=("n_iter", "kkt_violation")),
