@@ -228,8 +228,8 @@ def test_registry_says_how_every_method_runs():
     from mvl.workflow.methods import RUNS as RUN_KINDS
 
     assert set(RUNS) == set(RUN_KINDS)
-    names = ["mvl_ls", "mvl_ls_ablation", "mvl_ls_cv", "mvl_ls_ablation_cvgraph", "mvl_svm_ablation", "svc_sum",
-             "single_views", "perceptron_matrix", "view_fou", "mvl_ls_optc25", "mvml_full_n24"]
+    names = ["mvl_ls", "mvl_ls_ablation", "mvl_ls_cv", "mvl_ls_kfold", "mvl_ls_ablation_cvgraph", "mvl_svm_ablation",
+             "svc_sum", "single_views", "perceptron_matrix", "view_fou", "mvl_ls_optc25", "mvml_full_n24"]
     assert {method(n).run for n in names} == set(RUN_KINDS)
     params = run_settings(dict(CONFIG, graph={"laplacian": "normalized", "n_neighbors": 7, "laplacian_power": 2},
                                comparison={"mvml_lambda": 0.3, "perceptron_epochs": 4}))

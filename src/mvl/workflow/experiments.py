@@ -54,7 +54,7 @@ import numpy as np
 from ..data.protocols import ALL, KernelDraw, Split, kernel_draw
 from ..grid import grid_decision_functions
 from .methods import method as method_spec
-from .settings import GraphSpec
+from .settings import Gammas, GraphSpec
 
 __all__ = ["Choice", "Selection", "ABLATION_CELLS", "run_method", "run_on_draw", "select_gammas",
            "select_gammas_on_draw"]
@@ -85,7 +85,7 @@ def _cell(gamma_B, gamma_W):
 class Choice(NamedTuple):
     """One point chosen on validation: (gamma_A, gamma_B, gamma_W), the graph and the validation accuracy."""
 
-    gammas: tuple
+    gammas: Gammas
     graph: GraphSpec
     val_accuracy: float
 
@@ -156,7 +156,7 @@ def select_gammas_on_draw(d, l_c, u_c, run):
         lo = np.where(mask, loss, np.inf).ravel()
         k = np.lexsort((lo, -a))[0]
         ig, ia, ib, iw = np.unravel_index(k, acc.shape)
-        return Choice(gammas=(float(grid.A[ia]), float(grid.B[ib]), float(grid.W[iw])), graph=grid.graphs[ig],
+        return Choice(gammas=Gammas(float(grid.A[ia]), float(grid.B[ib]), float(grid.W[iw])), graph=grid.graphs[ig],
                       val_accuracy=float(acc[ig, ia, ib, iw]))
 
     every = list(range(len(grid.graphs)))
@@ -210,7 +210,7 @@ class _Run:
 
     @property
     def gammas(self):
-        return tuple(self.run.gammas)
+        return self.run.gammas
 
     def estimator(self, gammas=None, graph=None):
         return self.spec.make_estimator(self.run, gammas=gammas, graph=graph, seed=self.seed, l_c=self.l_c,
@@ -227,9 +227,9 @@ class _Run:
             extra = dict(extra or {}, n_iter=int(np.sum(model.n_iter_)),
                          kkt_violation=float(np.max(model.kkt_violation_)))
         where = {} if graph is None else dict(graph="validation-selected", graph_used=graph.label)
-        self.rows.append(dict(self.base, gamma_A=gammas[0], gamma_B=gammas[1], gamma_W=gammas[2],
-                              gamma_choice=choice, accuracy=model.score(d["K_te"], d["y_test"]), fit_seconds=seconds,
-                              **where, **(extra or {})))
+        self.rows.append(dict(self.base, **Gammas(*gammas)._asdict(), gamma_choice=choice,
+                              accuracy=model.score(d["K_te"], d["y_test"]), fit_seconds=seconds, **where,
+                              **(extra or {})))
 
     def selection(self):
         """The validation selection of this draw's split (made elsewhere, or here at this l_c)."""
@@ -259,7 +259,7 @@ def _run_ablation(r):
     gA, gB, gW = r.gammas
     for b in (0.0, gB):
         for w in (0.0, gW):
-            r.fit_eval((gA, b, w), "ablation", dict(ablation_cell=_cell(b, w)))
+            r.fit_eval(Gammas(gA, b, w), "ablation", dict(ablation_cell=_cell(b, w)))
     return r.rows
 
 
@@ -305,7 +305,7 @@ def _run_kfold(r):
                                graphs=[(g.n_neighbors, g.laplacian_power) for g in grid.graphs],
                                graph_weights=cfg.weights, laplacian=cfg.laplacian, cv=folds, kernel="precomputed")
         best = cv.fit(d["K_tr"], d["y_train"]).best_params_
-        gammas = (best["gamma_A"], best["gamma_B"], best["gamma_W"])
+        gammas = Gammas(best["gamma_A"], best["gamma_B"], best["gamma_W"])
         graph = cfg.with_knn(best["n_neighbors"], best["laplacian_power"])
         choice, score = f"{folds}-fold", float(cv.best_score_)
     seconds = time.perf_counter() - t0
@@ -341,8 +341,7 @@ def _run_optc(r):
     model = r.estimator()
     model.fit(d["K_tr"], d["y_train"], d_va, y_va)
     seconds = time.perf_counter() - t0
-    gA, gB, gW = r.gammas
-    r.rows.append(dict(r.base, gamma_A=gA, gamma_B=gB, gamma_W=gW, gamma_choice="fixed",
+    r.rows.append(dict(r.base, **r.gammas._asdict(), gamma_choice="fixed",
                        accuracy=model.score(d["K_te"], d["y_test"]), fit_seconds=seconds,
                        val_accuracy=float(model.validation_scores_[model.best_restart_]) if has_val else np.nan,
                        optc_c=json.dumps([round(float(v), 10) for v in model.c_]),

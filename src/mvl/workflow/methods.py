@@ -128,8 +128,8 @@ class Method:
         ``l_c`` and ``u_c``."""
         if self.estimator is None:
             raise ValueError(f"method {self.name!r} runs several estimators (run kind {self.run!r})")
-        if gammas is None and run.gammas is not None:
-            gammas = tuple(run.gammas)
+        if gammas is None:
+            gammas = run.gammas
         est = ESTIMATORS[self.estimator](self, run, gammas, run.graph if graph is None else graph, seed, l_c, u_c)
         return est.set_params(**dict(self.estimator_params)) if self.estimator_params else est
 

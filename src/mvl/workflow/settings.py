@@ -83,11 +83,13 @@ class GraphSpec(NamedTuple):
 
 
 class Gammas(NamedTuple):
-    """The fixed regularisation (gamma_A, gamma_B, gamma_W) of eq 67-68."""
+    """(gamma_A, gamma_B, gamma_W) of eq 67-68 under the estimators' names (config: ``gammas: {A, B, W}``), so that
+    ``gammas._asdict()`` are an MVL estimator's keyword arguments: the configured values, or a grid point chosen on
+    validation (:class:`mvl.workflow.experiments.Choice`)."""
 
-    A: float
-    B: float
-    W: float
+    gamma_A: float
+    gamma_B: float
+    gamma_W: float
 
 
 class Grid(NamedTuple):
@@ -290,7 +292,7 @@ class DatasetSettings:
         the fixed-gamma methods and mvl_ls_cv, and the candidates of the validation grid)."""
         run, grid = self.run, self.run.grid
         rows = [("kernel", self.data.kernel.describe()),
-                ("fixed gammas", f"gamma_A = {run.gammas.A:g}, gamma_B = {run.gammas.B:g}, gamma_W = {run.gammas.W:g}"),
+                ("fixed gammas", ", ".join(f"{k} = {v:g}" for k, v in run.gammas._asdict().items())),
                 ("graph, fixed-gamma methods and selected gammas (paper scope)", run.graph.describe())]
         if grid is not None and len(grid.graphs) > 1:
             rows.append(("graphs of the validation grid (selected-graph scope)",
