@@ -313,7 +313,7 @@ def test_degenerate_input_gets_a_clear_error(mfeat):
         MVLLeastSquares(kernel="precomputed", c=[0, 0, 0]).fit(K, y)
     with pytest.raises(ValueError, match="c is all zeros"):
         MVLSVM(kernel="precomputed", c=np.zeros(3)).fit(K, y)
-    with pytest.raises(ValueError, match="'gamma_A' parameter of MVLLeastSquares must be a float"):
+    with pytest.raises(ValueError, match="'gamma_A' parameter of MVLLeastSquares must be a finite float"):
         MVLLeastSquares(kernel="precomputed", gamma_A="1e-5").fit(K, y)
     with pytest.raises(ValueError, match="'gamma_A' parameter of MVLLeastSquares must be a finite float in the "
                                          r"range \(0\.0, inf\)\. Got True instead"):  # the constraint rejects bool

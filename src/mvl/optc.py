@@ -525,8 +525,6 @@ class MVLLeastSquaresOptC(MVLClassifier):
         kernels, system, basis, labelled, centres = scalable_problem(self, X, y, solver, budget)
         m, l = system.m, system.l
         Y_L, _classes = system.Y_L, self.classes_
-        if (X_val is None) != (y_val is None):
-            raise ValueError("give both X_val and y_val, or neither")
         engine = OptCNystrom(system, basis)
         KL = np.stack([kernels.rows(p, labelled) for p in range(m)]) if solver == "cg" else None
         V = basis.V
