@@ -4,7 +4,7 @@ Section 7.3 of the paper selects (gamma_A, gamma_B, gamma_W) on a validation set
 within-view term (eq 60-64: kNN size, Laplacian power) is a choice of the same kind. In a semi-supervised
 problem only the labelled samples can be scored, and every unlabelled sample belongs in every training fold
 (it costs no label and shapes the graph). :class:`SemiSupervisedCV` splits that way, for any scikit-learn
-tool (``GridSearchCV(..., cv=SemiSupervisedCV(5))``); :class:`MVLLeastSquaresCV` makes the same selection
+tool (``GridSearchCV(..., cv=SemiSupervisedCV(cv=5))``); :class:`MVLLeastSquaresCV` makes the same selection
 faster, in the spirit of ``RidgeCV`` / ``LogisticRegressionCV``: per fold one call of
 :func:`mvl.grid_decision_functions` evaluates the whole grid of graphs x gamma_A x gamma_B x gamma_W with the
 eigendecompositions shared across it (Theorem 10 through one symmetric eigendecomposition per view and graph,
@@ -80,7 +80,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
     the Laplacian, serving every power, and one per view and graph for every (gamma_A, gamma_W) with
     gamma_B = 0). The best point (ties: the first in the order of ``cv_results_["params"]``, as GridSearchCV)
     is refitted on all the data: ``best_estimator_``, an :class:`mvl.MVLLeastSquares`, which predicts.
-    The selection equals ``GridSearchCV(MVLLeastSquares(...), grid, cv=SemiSupervisedCV(cv))`` over the
+    The selection equals ``GridSearchCV(MVLLeastSquares(...), grid, cv=SemiSupervisedCV(cv=cv))`` over the
     same grid (tested), several times faster (``benchmarks/bench_cv.py``).
     Parameters
     ----------
