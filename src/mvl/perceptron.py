@@ -392,7 +392,7 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     References
     ----------
     .. [1] Cavallanti, G., Cesa-Bianchi, N., & Gentile, C. (2008). Linear algorithms for online multitask
-       classification. Proceedings of the 21st Annual Conference on Learning Theory (COLT).
+       classification. Conference on Learning Theory (COLT 2008).
     .. [2] Fornoni, M. (2009). Multi-view learning for modeling audio-visual patterns. Master's thesis (Tesi di
        Laurea), Universita degli Studi di Milano.
     .. [3] Cesa-Bianchi, N., Conconi, A., & Gentile, C. (2004). On the generalization ability of on-line learning
@@ -489,7 +489,7 @@ class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
     .. [1] Fornoni, M. (2009). Multi-view learning for modeling audio-visual patterns. Master's thesis (Tesi di
        Laurea), Universita degli Studi di Milano.
     .. [2] Cavallanti, G., Cesa-Bianchi, N., & Gentile, C. (2008). Linear algorithms for online multitask
-       classification. Proceedings of the 21st Annual Conference on Learning Theory (COLT).
+       classification. Conference on Learning Theory (COLT 2008).
     .. [3] Cesa-Bianchi, N., Conconi, A., & Gentile, C. (2004). On the generalization ability of on-line learning
        algorithms. IEEE Transactions on Information Theory, 50(9), 2050-2057.
 
