@@ -61,7 +61,7 @@ def main(argv=None):
 
     def run_search(params):
         points = [{k: [v] for k, v in p.items()} for p in params]
-        return GridSearchCV(MVLLeastSquares(views=sizes), points, cv=SemiSupervisedCV(labelled_cv)).fit(X, y)
+        return GridSearchCV(MVLLeastSquares(views=sizes), points, cv=SemiSupervisedCV(cv=labelled_cv)).fit(X, y)
 
     warnings.simplefilter("ignore")  # gamma_W = 0 points leave the unlabelled samples unused: warned per fit
     t_cv, t_gs = [], []

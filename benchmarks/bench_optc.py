@@ -61,12 +61,14 @@ def main(argv=None):
     plain = []
     for _ in range(a.repeats):
         t0 = time.perf_counter()
-        MVLLeastSquares(*gammas, laplacian=L_sf, kernel="precomputed").fit(X, y)
+        MVLLeastSquares(gamma_A=gammas[0], gamma_B=gammas[1], gamma_W=gammas[2], laplacian=L_sf,
+                        kernel="precomputed").fit(X, y)
         plain.append(time.perf_counter() - t0)
     t_plain = min(plain)
     s0 = _cpu_snapshot()
     t0 = time.perf_counter()
-    model = MVLLeastSquaresOptC(*gammas, n_restarts=a.restarts, n_iter=a.iters, tol=0.0, laplacian=L_sf,
+    model = MVLLeastSquaresOptC(gamma_A=gammas[0], gamma_B=gammas[1], gamma_W=gammas[2], n_restarts=a.restarts,
+                                n_iter=a.iters, tol=0.0, laplacian=L_sf,
                                 random_state=0, kernel="precomputed").fit(X, y, X_val, y_val)
     t_optc = time.perf_counter() - t0
     bg = background_load(s0, _cpu_snapshot())

@@ -101,7 +101,8 @@ def ls_fit_seconds(d, run, repeats=2):
     best = np.inf
     for _ in range(repeats):
         t0 = time.perf_counter()
-        MVLLeastSquares(g.A, g.B, g.W, kernel="precomputed", n_neighbors=None).fit(d.K_tr, d.y_train)
+        MVLLeastSquares(gamma_A=g.A, gamma_B=g.B, gamma_W=g.W, kernel="precomputed",
+                        n_neighbors=None).fit(d.K_tr, d.y_train)
         best = min(best, time.perf_counter() - t0)
     return best
 

@@ -30,18 +30,27 @@ given. The solver tests compare the estimators with references of this model; th
 kNN graph, L^2, gamma_W = 1e-2; issue 21) are tested in test_first_fit.py."""
 
 
+GAMMAS = ("gamma_A", "gamma_B", "gamma_W")
+
+
+def gamma_kw(gammas):
+    """A tuple (gamma_A, gamma_B, gamma_W) (or its leading entries) as keyword arguments of the estimators."""
+    return dict(zip(GAMMAS[:len(gammas)], gammas, strict=True))
+
+
 def paper_kwargs(n_positional, kw):
     """``kw`` completed with :data:`PAPER_MODEL` for what neither the ``n_positional`` leading gammas nor ``kw``
     give."""
-    defaults = {k: v for k, v in PAPER_MODEL.items() if k not in ("gamma_A", "gamma_B", "gamma_W")[:n_positional]}
+    defaults = {k: v for k, v in PAPER_MODEL.items() if k not in GAMMAS[:n_positional]}
     return {**defaults, **kw}
 
 
 def paper_model(cls):
     """A factory of ``cls`` (MVLLeastSquares, MVLLeastSquaresOptC, MVLSVM, MVLBinarySVM) with
     :data:`PAPER_MODEL` as defaults."""
-    def make(*args, **kw):
-        return cls(*args, **paper_kwargs(len(args), kw))
+    def make(*gammas, **kw):
+        """``gammas``: leading gamma_A, gamma_B, gamma_W (the estimators themselves take keywords only)."""
+        return cls(**paper_kwargs(len(gammas), {**gamma_kw(gammas), **kw}))
     make.__name__ = cls.__name__
     return make
 

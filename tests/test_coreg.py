@@ -144,7 +144,8 @@ def test_coregularization_on_unlabelled_points_through_the_shared_solver(g1, g2,
     lab, Y = pm_one_targets(y, 3)
     unl = np.flatnonzero(y < 0)
     inp = coregularization_as_mvl(K[0], K[1], g1, g2, mu, lab.size, K_test[0], K_test[1])
-    est = MVLLeastSquares(inp["gamma_A"], inp["gamma_B"], inp["gamma_W"], c=inp["c"], solver=solver,
+    est = MVLLeastSquares(gamma_A=inp["gamma_A"], gamma_B=inp["gamma_B"], gamma_W=inp["gamma_W"], c=inp["c"],
+                          solver=solver,
                           between_weights=_indicator(unl, y.size), kernel="precomputed").fit(sample_first(inp["K"]), y)
     fit = coregularization_rls(K[0], K[1], lab, Y, g1, g2, mu, K1_test=K_test[0], K2_test=K_test[1])
     X_test = sample_first(inp["K_test"])
@@ -159,7 +160,8 @@ def test_coregularization_on_all_points_equals_mvl_least_squares(g1, g2, mu, sol
     K, K_test, y = make_problem(m=2, n=22, P=3, frac_unlabelled=0.4, seed=5, t=8)
     lab, Y = pm_one_targets(y, 3)
     inp = coregularization_as_mvl(K[0], K[1], g1, g2, mu, lab.size, K_test[0], K_test[1])
-    est = MVLLeastSquares(inp["gamma_A"], inp["gamma_B"], inp["gamma_W"], c=inp["c"], solver=solver,
+    est = MVLLeastSquares(gamma_A=inp["gamma_A"], gamma_B=inp["gamma_B"], gamma_W=inp["gamma_W"], c=inp["c"],
+                          solver=solver,
                           kernel="precomputed").fit(sample_first(inp["K"]), y)
     fit = coregularization_rls(K[0], K[1], lab, Y, g1, g2, mu, coreg_points=np.arange(y.size),
                                K1_test=K_test[0], K2_test=K_test[1])
@@ -281,7 +283,7 @@ def test_rls_with_mr_kernel_equals_laplacian_rls(g1, g2):
     assert rel_diff(Kmr_t[:, lab] @ alpha, f_test) <= TOL
     assert rel_diff(Kmr[:, lab] @ alpha, f_train) <= TOL
     inp = manifold_regularization_as_mvl(K[0], R, g1, g2, lab.size)
-    est = MVLLeastSquares(inp["gamma_A"], inp["gamma_B"], inp["gamma_W"], c=inp["c"],
+    est = MVLLeastSquares(gamma_A=inp["gamma_A"], gamma_B=inp["gamma_B"], gamma_W=inp["gamma_W"], c=inp["c"],
                           laplacian=sample_first(inp["laplacian"]), kernel="precomputed").fit(sample_first(inp["K"]), y)
     assert rel_diff(est.decision_function(sample_first(K_test[0][None])), f_test) <= TOL
 

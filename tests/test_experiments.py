@@ -12,6 +12,7 @@ from sklearn.svm import SVC
 from mvl import MVLLeastSquares
 from mvl.workflow import io
 from mvl.data.embedded import load_mfeat
+from conftest import gamma_kw
 from mvl.workflow.experiments import run_method
 from mvl.workflow.settings import run_settings
 from mvl.workflow.methods import method
@@ -65,7 +66,8 @@ def test_mvl_ls_matches_direct_dense_fit(mfeat_problem, lc, uc):
     Kp, Kt, y, split, views = mfeat_problem
     rows = run_method("mvl_ls", Kp, Kt, y, split, lc, uc, RUN, views, dataset="mfeat", seed=7, **DRAW)
     K, K_te, _, ytr, yte, _ = _direct(mfeat_problem, lc, uc)
-    ref = MVLLeastSquares(1e-5, 1e-6, 1e-6, solver="dense", kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
+    ref = MVLLeastSquares(gamma_A=1e-5, gamma_B=1e-6, gamma_W=1e-6, solver="dense", kernel="precomputed",
+                          **PAPER_GRAPH).fit(K, ytr)
     ref = ref.score(K_te, yte)
     assert len(rows) == 1 and rows[0]["accuracy"] == pytest.approx(ref, abs=1e-12)
     assert rows[0]["setting"] == ("supervised" if uc == 0 else "semi-supervised")
@@ -77,11 +79,12 @@ def test_cv_selects_best_validation_point_by_brute_force(mfeat_problem):
     (row,) = run_method("mvl_ls_cv", Kp, Kt, y, split, 2, 4, RUN, views, **DRAW)
     K, K_te, K_va, ytr, yte, yva = _direct(mfeat_problem, 2, 4)
     g = CONFIG["grid"]
-    val = {(a, b, w): MVLLeastSquares(a, b, w, solver="dense", kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
+    val = {(a, b, w): MVLLeastSquares(gamma_A=a, gamma_B=b, gamma_W=w, solver="dense", kernel="precomputed",
+                                      **PAPER_GRAPH).fit(K, ytr)
            .score(K_va, yva) for a in g["A"] for b in g["B"] for w in g["W"]}
     chosen = (row["gamma_A"], row["gamma_B"], row["gamma_W"])
     assert val[chosen] == max(val.values()) == pytest.approx(row["val_accuracy"])
-    test_acc = MVLLeastSquares(*chosen, solver="dense", kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
+    test_acc = MVLLeastSquares(**gamma_kw(chosen), solver="dense", kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
     test_acc = test_acc.score(K_te, yte)
     assert row["accuracy"] == pytest.approx(test_acc, abs=1e-12)
     assert row["gamma_choice"] == "selected" and row["grid_size"] == 8
@@ -137,7 +140,8 @@ def test_ablation_rows_and_single_view(mfeat_problem):
     assert [(r["gamma_B"], r["gamma_W"]) for r in rows] == [(0, 0), (0, 1e-6), (1e-6, 0), (1e-6, 1e-6)]
     (row,) = run_method("view_kar", Kp[..., 1:2], Kt[..., 1:2], y, split, 2, 0, RUN, ["kar"], **DRAW)
     K, K_te, _, ytr, yte, _ = _direct(mfeat_problem, 2, 0)
-    ref = MVLLeastSquares(1e-5, 1e-6, 1e-6, solver="dense", kernel="precomputed", **PAPER_GRAPH).fit(K[..., 1:2], ytr)
+    ref = MVLLeastSquares(gamma_A=1e-5, gamma_B=1e-6, gamma_W=1e-6, solver="dense", kernel="precomputed",
+                          **PAPER_GRAPH).fit(K[..., 1:2], ytr)
     ref = ref.score(K_te[..., 1:2], yte)
     assert row["accuracy"] == pytest.approx(ref, abs=1e-12)
     rows = run_method("single_views", Kp, Kt, y, split, 2, 0, RUN, views, **DRAW)
@@ -159,12 +163,14 @@ def test_optc_run_matches_direct_fit(mfeat_problem):
     Kp, Kt, y, split, views = mfeat_problem
     (row,) = run_method("mvl_ls_optc4", Kp, Kt, y, split, 2, 0, RUN, views, seed=7, **DRAW)
     K, K_te, K_va, ytr, yte, yva = _direct(mfeat_problem, 2, 0)
-    ref = MVLLeastSquaresOptC(1e-5, 1e-6, 1e-6, n_restarts=3, n_iter=4, random_state=[4, 7, 2, 0],
+    ref = MVLLeastSquaresOptC(gamma_A=1e-5, gamma_B=1e-6, gamma_W=1e-6, n_restarts=3, n_iter=4,
+                              random_state=[4, 7, 2, 0],
                               kernel="precomputed", **PAPER_GRAPH)
     ref.fit(K, ytr, K_va, yva)
     c = np.array(json.loads(row["optc_c"]))
     np.testing.assert_allclose(c, ref.c_, rtol=1e-8, atol=1e-10)
-    plain = MVLLeastSquares(1e-5, 1e-6, 1e-6, c=ref.c_, solver="dense", kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
+    plain = MVLLeastSquares(gamma_A=1e-5, gamma_B=1e-6, gamma_W=1e-6, c=ref.c_, solver="dense", kernel="precomputed",
+                            **PAPER_GRAPH).fit(K, ytr)
     plain = plain.score(K_te, yte)
     assert row["accuracy"] == pytest.approx(plain, abs=1e-12)
     h = np.array(json.loads(row["optc_objective"]))
@@ -193,8 +199,9 @@ def test_structured_equals_dense_on_real_kernels():
     K, Kt = multiview_kernels([X[d.train] for X in ds.views], [X[split.test] for X in ds.views])
     ytr = np.concatenate([ds.y[d.labelled], -np.ones(len(d.unlabelled), int)])
     c = np.array([0.3, -0.1, 0.25, 0.2, 0.15, 0.2])
-    a = MVLLeastSquares(1e-5, 1e-6, 1e-6, c=c, kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
-    b = MVLLeastSquares(1e-5, 1e-6, 1e-6, c=c, solver="dense", kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
+    a = MVLLeastSquares(gamma_A=1e-5, gamma_B=1e-6, gamma_W=1e-6, c=c, kernel="precomputed", **PAPER_GRAPH).fit(K, ytr)
+    b = MVLLeastSquares(gamma_A=1e-5, gamma_B=1e-6, gamma_W=1e-6, c=c, solver="dense", kernel="precomputed",
+                        **PAPER_GRAPH).fit(K, ytr)
     fa, fb = a.decision_function(Kt), b.decision_function(Kt)
     assert np.max(np.abs(fa - fb)) / np.max(np.abs(fb)) <= 1e-8
     assert a.score(Kt, ds.y[split.test]) > 0.9

@@ -287,7 +287,7 @@ def _fit(cls, K, y, **kw):
         ({"laplacian_power": 0}, "'laplacian_power' parameter of .* must be None or an int in the range \\[1, inf\\)"),
         ({"laplacian_power": 1.5}, "'laplacian_power' parameter of .* must be None or an int in the range"),
         ({"laplacian_power": 2.0}, "'laplacian_power' parameter of .* must be None or an int in the range"),
-        ({"laplacian_power": True}, "laplacian_power must be an integer >= 1"),  # bool passes Integral: in fit
+        ({"laplacian_power": True}, "'laplacian_power' parameter of .* must be None or an int in .* Got True"),
         ({"graph_weights": "foo"}, "'graph_weights' parameter of .* must be a str among"),
         ({"graph_weights": "binary", "n_neighbors": None}, "graph_weights='binary' needs a kNN graph: set n_neighbors"),
         ({"n_neighbors": 2.5}, "'n_neighbors' parameter of .* must be None or an int in the range \\[1, inf\\)"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import make_problem, sample_first
+from conftest import gamma_kw, make_problem, sample_first
 
 from mvl import MVLLeastSquares, grid_decision_functions
 from mvl.workflow.experiments import ABLATION_CELLS, run_on_draw, select_gammas_on_draw
@@ -146,7 +146,8 @@ def test_runs_use_the_selection():
     sel = select_gammas_on_draw(d, 2, 3, RUN)
     rows = run_on_draw("mvl_ls_cvgraph", d, 2, 3, RUN, ["a", "b", "c"], selected=sel)
     g = sel.graph_selected
-    ref = MVLLeastSquares(*g.gammas, n_neighbors=g.graph.n_neighbors, laplacian_power=g.graph.laplacian_power,
+    ref = MVLLeastSquares(**gamma_kw(g.gammas), n_neighbors=g.graph.n_neighbors,
+                          laplacian_power=g.graph.laplacian_power,
                           solver="dense", kernel="precomputed").fit(d["K_tr"], d["y_train"])
     assert rows[0]["accuracy"] == pytest.approx(ref.score(d["K_te"], d["y_test"]))
     assert rows[0]["graph"] == "validation-selected"
@@ -157,7 +158,8 @@ def test_runs_use_the_selection():
     assert (anyrow["gamma_A"], anyrow["gamma_B"], anyrow["gamma_W"]) == g.gammas
     none = next(r for r in rows if r["ablation_cell"] == "none")
     lab = np.flatnonzero(d["y_train"] >= 0)
-    sup = MVLLeastSquares(none["gamma_A"], kernel="precomputed").fit(d["K_tr"][np.ix_(lab, lab)], d["y_train"][lab])
+    sup = MVLLeastSquares(gamma_A=none["gamma_A"],
+                          kernel="precomputed").fit(d["K_tr"][np.ix_(lab, lab)], d["y_train"][lab])
     # cell "none": unlabelled points get zero coefficients (Corollary 19), i.e. supervised MVL-LS
     assert none["accuracy"] == pytest.approx(sup.score(d["K_te"][:, lab], d["y_test"]))
 

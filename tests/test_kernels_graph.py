@@ -330,10 +330,10 @@ def test_laplacian_power_uses_repeated_squaring(monkeypatch):
 @pytest.mark.parametrize("bad", [0, -2, 1.5, 2.0, True, np.int64(0), "2", None])
 def test_laplacian_power_rejects_non_integer_powers(bad):
     L = graph.laplacian(_random_weights(5, seed=19))
-    with pytest.raises(ValueError, match="p must be an integer >= 1"):
-        graph.laplacian_power(L, bad)
     with pytest.raises(ValueError, match="power must be an integer >= 1"):
-        graph.view_laplacians(np.stack([np.eye(5) + 0.1]), power=bad)
+        graph.laplacian_power(L, bad)
+    with pytest.raises(ValueError, match="laplacian_power must be an integer >= 1"):
+        graph.view_laplacians(np.stack([np.eye(5) + 0.1]), laplacian_power=bad)
 
 
 def test_graph_parameters_are_validated():
@@ -363,7 +363,8 @@ def test_view_laplacians_graph_model(normalized, n_neighbors, weights, power):
     rng = np.random.default_rng(21)
     K = np.stack([rbf_kernel(rng.normal(size=(11, 2)), gamma=g) for g in (0.3, 1.2)])
     K = 0.5 * (K + K.transpose(0, 2, 1))
-    out = graph.view_laplacians(K, normalized=normalized, n_neighbors=n_neighbors, weights=weights, power=power)
+    out = graph.view_laplacians(K, normalized=normalized, n_neighbors=n_neighbors, weights=weights,
+                                laplacian_power=power)
     for p in range(2):
         if n_neighbors is None:
             W = K[p].copy()

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import (
+    gamma_kw,
     paper_model,
     make_linear_problem,
     make_problem,
@@ -53,9 +54,9 @@ def _fit(K, y, solver, **kw):
     return MVLLeastSquares(solver=solver, kernel="precomputed", **kw).fit(sample_first(K), y)
 
 
-def _ls(*args, **kw):
-    """MVLLeastSquares on precomputed kernels."""
-    return MVLLeastSquares(*args, kernel="precomputed", **kw)
+def _ls(*gammas, **kw):
+    """MVLLeastSquares on precomputed kernels; ``gammas``: leading gamma_A, gamma_B, gamma_W."""
+    return MVLLeastSquares(**gamma_kw(gammas), kernel="precomputed", **kw)
 
 
 def _two_class(F):

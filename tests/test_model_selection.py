@@ -73,8 +73,8 @@ def test_same_selection_as_grid_search(semi, form):
 def test_semi_supervised_cv_keeps_unlabelled_samples_in_every_training_fold(semi):
     _, y = semi
     lab, unl = np.flatnonzero(y != -1), np.flatnonzero(y == -1)
-    folds = list(SemiSupervisedCV(4).split(np.zeros((y.size, 1)), y))
-    assert SemiSupervisedCV(4).get_n_splits() == 4 and len(folds) == 4
+    folds = list(SemiSupervisedCV(cv=4).split(np.zeros((y.size, 1)), y))
+    assert SemiSupervisedCV(cv=4).get_n_splits() == 4 and len(folds) == 4
     tests = np.concatenate([te for _, te in folds])
     np.testing.assert_array_equal(np.sort(tests), lab)  # the labelled samples, each tested once
     for tr, te in folds:
@@ -82,7 +82,7 @@ def test_semi_supervised_cv_keeps_unlabelled_samples_in_every_training_fold(semi
         assert np.all(np.bincount(y[te], minlength=10) == 1)  # stratified: 4 labelled per class, 4 folds
     # a splitter sees only the labelled samples, in their order
     holdout = StratifiedShuffleSplit(1, test_size=0.25, random_state=0)
-    ((tr, te),) = SemiSupervisedCV(holdout).split(np.zeros((y.size, 1)), y)
+    ((tr, te),) = SemiSupervisedCV(cv=holdout).split(np.zeros((y.size, 1)), y)
     ((tr_l, te_l),) = holdout.split(np.zeros(lab.size), y[lab])
     np.testing.assert_array_equal(te, lab[te_l])
     np.testing.assert_array_equal(tr, np.sort(np.concatenate([lab[tr_l], unl])))

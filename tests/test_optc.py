@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import make_problem, paper_model, sample_first
+from conftest import gamma_kw, make_problem, paper_model, sample_first
 
 import mvl
 from mvl.graph import between_view_penalty, view_laplacians
@@ -38,7 +38,7 @@ def test_system_matches_dense_solver_for_any_c(gammas, m):
     C = rng.standard_normal((4, m))
     E, F = system.solve(C)
     for r, c in enumerate(C):
-        ref = MVLLeastSquares(*gammas, c=c, solver="dense", laplacian=sample_first(L),
+        ref = MVLLeastSquares(**gamma_kw(gammas), c=c, solver="dense", laplacian=sample_first(L),
                               kernel="precomputed").fit(sample_first(K), y)
         F_ref = np.einsum("pij,pjk->pik", K, ref.coef_)[:, lab]
         assert np.max(np.abs(F[:, :, r] - F_ref)) <= 1e-8 * np.max(np.abs(F_ref))
@@ -54,7 +54,7 @@ def fitted():
     rng = np.random.default_rng(1)
     K_val, y_val = K_test, rng.integers(0, 3, K_test.shape[1])
     gammas = (1e-2, 2e-2, 1e-2)
-    model = MVLLeastSquaresOptC(*gammas, alpha=1.3, n_restarts=6, n_iter=15, tol=0.0, random_state=0,
+    model = MVLLeastSquaresOptC(**gamma_kw(gammas), alpha=1.3, n_restarts=6, n_iter=15, tol=0.0, random_state=0,
                                 kernel="precomputed")
     model.fit(sample_first(K), y, sample_first(K_val), y_val)
     return model, K, y, K_val, y_val, gammas
@@ -74,7 +74,7 @@ def test_final_objective_and_coefficients_independently(fitted):
     model, K, y, _, _, gammas = fitted
     c = model.c_
     assert np.linalg.norm(c) == pytest.approx(1.3, rel=1e-12)
-    ref = MVLLeastSquares(*gammas, c=c, solver="dense", kernel="precomputed").fit(sample_first(K), y)
+    ref = MVLLeastSquares(**gamma_kw(gammas), c=c, solver="dense", kernel="precomputed").fit(sample_first(K), y)
     assert np.max(np.abs(model.coef_ - ref.coef_)) <= 1e-8 * np.max(np.abs(ref.coef_))
     L = view_laplacians(K)
     direct = _objective_84(K, y, L, ref.coef_, c, *gammas)
@@ -83,7 +83,7 @@ def test_final_objective_and_coefficients_independently(fitted):
 
 def test_validation_selects_best_restart(fitted):
     model, K, y, K_val, y_val, gammas = fitted
-    scores = [MVLLeastSquares(*gammas, c=c, solver="dense", kernel="precomputed").fit(sample_first(K), y)
+    scores = [MVLLeastSquares(**gamma_kw(gammas), c=c, solver="dense", kernel="precomputed").fit(sample_first(K), y)
               .score(sample_first(K_val), y_val) for c in model.restart_c_]
     np.testing.assert_allclose(model.validation_scores_, scores)
     assert scores[model.best_restart_] == max(scores)
@@ -110,9 +110,9 @@ def test_c_step_is_optimal_for_fixed_f(fitted):
 
 def test_reproducible_and_no_validation():
     K, K_test, y = make_problem(3, 25, 3, frac_unlabelled=0.2, seed=8)
-    a = MVLLeastSquaresOptC(1e-2, 1e-2, 1e-2, n_restarts=4, n_iter=5, random_state=7,
+    a = MVLLeastSquaresOptC(gamma_A=1e-2, gamma_B=1e-2, gamma_W=1e-2, n_restarts=4, n_iter=5, random_state=7,
                             kernel="precomputed").fit(sample_first(K), y)
-    b = MVLLeastSquaresOptC(1e-2, 1e-2, 1e-2, n_restarts=4, n_iter=5, random_state=7,
+    b = MVLLeastSquaresOptC(gamma_A=1e-2, gamma_B=1e-2, gamma_W=1e-2, n_restarts=4, n_iter=5, random_state=7,
                             kernel="precomputed").fit(sample_first(K), y)
     np.testing.assert_array_equal(a.c_, b.c_)
     assert a.validation_scores_ is None
@@ -127,16 +127,16 @@ def test_bad_input():
     K, K_test, y = make_problem(2, 20, 3, frac_unlabelled=0.2, seed=2)
     X, Xt = sample_first(K), sample_first(K_test)
     with pytest.raises(ValueError, match="alpha"):
-        MVLLeastSquaresOptC(1e-2, alpha=0.0, kernel="precomputed").fit(X, y)
+        MVLLeastSquaresOptC(gamma_A=1e-2, alpha=0.0, kernel="precomputed").fit(X, y)
     with pytest.raises(ValueError, match="n_restarts"):
-        MVLLeastSquaresOptC(1e-2, n_restarts=0, kernel="precomputed").fit(X, y)
+        MVLLeastSquaresOptC(gamma_A=1e-2, n_restarts=0, kernel="precomputed").fit(X, y)
     with pytest.raises(ValueError, match="both X_val and y_val"):
-        MVLLeastSquaresOptC(1e-2, kernel="precomputed").fit(X, y, X_val=Xt)
+        MVLLeastSquaresOptC(gamma_A=1e-2, kernel="precomputed").fit(X, y, X_val=Xt)
     with pytest.raises(ValueError, match=r"X_val must have shape \(n_samples, n_samples_fit, n_views\)"):
-        MVLLeastSquaresOptC(1e-2, kernel="precomputed").fit(X, y, X_val=Xt[..., :1],
+        MVLLeastSquaresOptC(gamma_A=1e-2, kernel="precomputed").fit(X, y, X_val=Xt[..., :1],
                                                              y_val=np.zeros(K_test.shape[1], int))
     with pytest.raises(NotFittedError, match="not fitted"):
-        MVLLeastSquaresOptC(1e-2, kernel="precomputed").predict(Xt)
+        MVLLeastSquaresOptC(gamma_A=1e-2, kernel="precomputed").predict(Xt)
 
 
 @pytest.mark.parametrize("m, n, P, frac_unlabelled, gammas", [(4, 40, 3, 0.3, (1e-2, 2e-2, 1e-2)),
@@ -147,14 +147,14 @@ def test_estimator_c_step_against_dense_fit_and_sampling(m, n, P, frac_unlabelle
     from mvl.sphere import sphere_least_squares
 
     K, _, y = make_problem(m, n, P, frac_unlabelled=frac_unlabelled, seed=4)
-    model = MVLLeastSquaresOptC(*gammas, alpha=0.8, n_restarts=1, n_iter=1, tol=0.0, random_state=3,
+    model = MVLLeastSquaresOptC(**gamma_kw(gammas), alpha=0.8, n_restarts=1, n_iter=1, tol=0.0, random_state=3,
                                 kernel="precomputed").fit(sample_first(K), y)
     c0 = np.random.default_rng(3).standard_normal((1, m))[0]
     c0 *= 0.8 / np.linalg.norm(c0)
     lab = np.flatnonzero(y >= 0)
     classes = np.unique(y[lab])
     Y = encode_targets(np.searchsorted(classes, y[lab]), len(classes))
-    ref = MVLLeastSquares(*gammas, c=c0, solver="dense", kernel="precomputed").fit(sample_first(K), y)
+    ref = MVLLeastSquares(**gamma_kw(gammas), c=c0, solver="dense", kernel="precomputed").fit(sample_first(K), y)
     A = np.einsum("pij,pjk->pik", K, ref.coef_)[:, lab].reshape(m, -1).T  # columns vec f^p on the labelled points
     b = Y.ravel()
     c_ref, c = sphere_least_squares(A, b, 0.8), model.restart_c_[0]
@@ -207,7 +207,7 @@ def test_threaded_f_step_matches_serial_batched_and_fallback_paths(gammas, monke
     ref = run(threads=0)
     # an independent check of the reference: the dense Theorem-10 solver for every c
     for r, c in enumerate(C):
-        dense = MVLLeastSquares(*gammas, c=c, solver="dense", laplacian=sample_first(L),
+        dense = MVLLeastSquares(**gamma_kw(gammas), c=c, solver="dense", laplacian=sample_first(L),
                                 kernel="precomputed").fit(sample_first(K), y)
         assert np.max(np.abs(ref[2][:, :, r] - dense.coef_)) <= 1e-8 * np.max(np.abs(dense.coef_))
     for kwargs in [dict(threads=2), dict(threads=3, batch=3), dict(threads=2, f2py=True),

@@ -144,7 +144,9 @@ def _problem(manifold, power=2, gammas=(1e-4, 1e-3, 1e-2), c=(0.5, 0.3, 0.2), we
     Ls = [sparse_laplacian(sparse_knn_weights(kernels, p, 8)) for p in range(3)]
     Ld = np.stack([np.linalg.matrix_power(Lp.toarray(), power) for Lp in Ls])
     c = np.asarray(c)
-    system = MVLSystem(300, lab, Y_L, c, *gammas, laplacians=Ls, power=power, between_weights=weights)
+    gamma_A, gamma_B, gamma_W = gammas
+    system = MVLSystem(300, lab, Y_L, c, gamma_A=gamma_A, gamma_B=gamma_B, gamma_W=gamma_W, laplacians=Ls,
+                       laplacian_power=power, between_weights=weights)
     return kernels, system, Ld, Y_L, c
 
 

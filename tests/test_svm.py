@@ -817,15 +817,15 @@ def test_one_class_declared(cls, two_view_problem):
     [
         ({"gamma_A": 0.0}, "gamma_A"),
         ({"gamma_A": np.nan}, "gamma_A"),
-        ({"gamma_A": "0.1"}, "'gamma_A' parameter of .* must be a float in the range"),
+        ({"gamma_A": "0.1"}, "'gamma_A' parameter of .* must be a finite float in the range"),
         ({"gamma_B": -1.0}, "gamma_B"),
         ({"gamma_W": np.inf}, "gamma_W"),
         ({"c": [1.0]}, r"c must have one weight per view \(m = 2\)"),
         ({"c": [1.0, np.nan]}, "c contains NaN or inf"),
         ({"c": [0.0, 0.0]}, "c is all zeros"),
         ({"solver": "clarabel"}, "'solver' parameter of .* must be a str among"),
-        ({"tol": 0.0}, r"'tol' parameter of .* must be a float in the range \(0.0, inf\)"),
-        ({"tol": "x"}, "'tol' parameter of .* must be a float"),
+        ({"tol": 0.0}, r"'tol' parameter of .* must be a finite float in the range \(0.0, inf\)"),
+        ({"tol": "x"}, "'tol' parameter of .* must be a finite float"),
         ({"max_iter": 0}, r"'max_iter' parameter of .* must be None or an int in the range \[1, inf\)"),
         ({"max_iter": 2.5}, "'max_iter' parameter of .* must be None or an int"),
         ({"gamma_W": 0.1, "laplacian": "random-walk"}, r"'laplacian' parameter of .* must be 'normalized', "

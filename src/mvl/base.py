@@ -32,9 +32,11 @@ Regularisation: when the regularisation swamps the data term (the decision value
 samples are ~0, or they all predict one class), fit warns with a :class:`RegularizationWarning`, in every
 regularised estimator the same way.
 
-Parameters: every estimator declares scikit-learn's ``_parameter_constraints`` and validates them when
-``fit`` starts (types and ranges; InvalidParameterError, a ValueError); checks that depend on the data or on
-several parameters follow in ``fit``.
+Parameters: every estimator declares scikit-learn's ``_parameter_constraints``, the one check of each
+parameter's type and range, run when ``fit`` starts (InvalidParameterError, a ValueError naming the parameter;
+numbers are finite and not bool, :class:`StrictInterval`); nothing below re-checks them. Checks that depend on
+the data (a per-view sequence's length, an array's shape) or on several parameters (``graph_weights="binary"``
+needs ``n_neighbors``, :meth:`MVLClassifier._graph`) follow in ``fit``, each in one place.
 
 Two classes: ``decision_function`` returns shape (t,), positive for ``classes_[1]`` (scikit-learn's
 convention), in every estimator; P > 2 classes give (t, P), columns in the order of ``classes_``.
@@ -54,7 +56,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from .validation import check_gamma, check_multiview_kernels, check_precomputed, check_precomputed_test
+from .validation import check_multiview_kernels, check_precomputed, check_precomputed_test
 from .kernels import chi2_distances, chi2_scale, gaussian_bandwidth, squared_distances
 from .memory import check_memory
 
@@ -220,12 +222,29 @@ def _check_bandwidth_value(b, name):
     return float(b)
 
 
-POSITIVE = Interval(Real, 0, None, closed="neither")
-"""Constraint of a real parameter > 0 (finiteness is checked in fit: ``inf`` passes an Interval)."""
-NON_NEGATIVE = Interval(Real, 0, None, closed="left")
-COUNT = Interval(Integral, 1, None, closed="left")
+class StrictInterval(Interval):
+    """scikit-learn's ``Interval`` constraint for numbers that are also not bool (``True`` is an ``Integral``)
+    and, for ``Real``, finite (``inf`` lies in an unbounded Interval): the whole check of a numeric parameter."""
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (bool, np.bool_)):
+            return False
+        if isinstance(val, Real) and not np.isfinite(val):
+            return False
+        return super().is_satisfied_by(val)
+
+    def __str__(self):
+        text = super().__str__()
+        return text.replace("a float", "a finite float", 1) if self.type is Real else text
+
+
+POSITIVE = StrictInterval(Real, 0, None, closed="neither")
+"""Constraint of a finite real parameter > 0."""
+NON_NEGATIVE = StrictInterval(Real, 0, None, closed="left")
+COUNT = StrictInterval(Integral, 1, None, closed="left")
 """Constraint of an integer parameter >= 1."""
-SEED = [None, Interval(Integral, 0, None, closed="left"), "array-like", np.random.Generator, np.random.SeedSequence]
+SEED = [None, StrictInterval(Integral, 0, None, closed="left"), "array-like", np.random.Generator,
+        np.random.SeedSequence]
 """Constraints of a ``random_state`` given to ``numpy.random.default_rng``: None, an int >= 0, a sequence of
 ints (the workflow's composite seeds), a Generator or a SeedSequence."""
 
@@ -262,18 +281,13 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ inputs
 
-    def _check_kernel(self):
-        if not isinstance(self.kernel, str) or self.kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
-        return self.kernel
-
     def _bandwidths(self, m):
         """One bandwidth rule or value per view (``bandwidth`` None: 'median' for rbf, 'mean' for chi2)."""
         b = self.bandwidth
         if b is None:
             b = "mean" if self.kernel == "chi2" else "median"
-        if isinstance(b, (str, numbers.Real)):
-            return [_check_bandwidth_value(b, "bandwidth")] * m
+        if isinstance(b, (str, numbers.Real)):  # validated by the constraint
+            return [b if isinstance(b, str) else float(b)] * m
         if isinstance(b, np.ndarray):
             b = b.tolist()
         if not isinstance(b, (list, tuple)) or len(b) != m:
@@ -356,7 +370,7 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit_kernels(self, X):
         """Training kernels in the solvers' layout (m, n, n), float64, validated; sets the input state."""
-        kind = self._check_kernel()
+        kind = self.kernel
         reject_sparse(X)
         if kind == "precomputed":
             if _is_view_list(X):
@@ -418,7 +432,7 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         from .kernel_blocks import ViewKernels
         from .kernels import bandwidth_sample
 
-        kind = self._check_kernel()
+        kind = self.kernel
         reject_sparse(X)
         if kind == "precomputed":
             K = self._fit_kernels(X)
@@ -471,9 +485,6 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         classes, y_enc, labelled = encode_labels(y, n, unlabelled=self._semi_supervised)
         n_classes = getattr(self, "n_classes", None)
         if n_classes is not None:
-            if isinstance(n_classes, (bool, np.bool_)) or not isinstance(n_classes, numbers.Integral) \
-                    or n_classes < 2:
-                raise ValueError(f"n_classes must be None or an integer >= 2, got {n_classes!r}")
             if classes.dtype.kind not in "iu" or np.any(classes < 0) or np.any(classes >= n_classes):
                 raise ValueError(f"y has labels outside 0..{n_classes - 1}: "
                                  f"{[c for c in classes.tolist() if not (0 <= c < n_classes)]}")
@@ -565,11 +576,18 @@ def _check_positive_semidefinite(K, rel_tol=1e-6):
     """Warn (:class:`IndefiniteKernelWarning`) for each view whose lowest eigenvalue is clearly negative: a
     Lanczos estimate (:func:`lowest_eigenvalue_bound`, 20 steps, O(20 n^2) per view) below -rel_tol times the
     largest. The estimate is an upper bound of the lowest eigenvalue, so a warning is never a false alarm; a
-    slightly indefinite view can go unnoticed."""
+    slightly indefinite view can go unnoticed.
+
+    Only user-supplied (``kernel="precomputed"``) views are checked; the feature kernels are PSD by construction.
+    Proportionate cost: each view is a C-contiguous block (:func:`mvl.validation.check_precomputed`), its
+    matrix-vector products run on one BLAS thread and the views spread over the cores (:func:`mvl.blocks.map_threads`):
+    at n = 765, m = 7 about 15 ms, against 0.17-0.24 s on strided views with multithreaded BLAS-2 calls."""
+    from .blocks import default_threads, map_threads
+
     if K.shape[1] < 2:
         return
-    for p, Kp in enumerate(K):
-        low, high = lowest_eigenvalue_bound(Kp)
+    bounds = map_threads(lowest_eigenvalue_bound, K, default_threads())  # one BLAS thread per view
+    for p, (low, high) in enumerate(bounds):
         if low < -rel_tol * max(abs(high), abs(low)):
             warnings.warn(f"the precomputed kernel of view {p} is not positive semi-definite: its lowest eigenvalue "
                           f"is at most {low:.3g} (Lanczos estimate; largest about {high:.3g}). The solvers assume "
@@ -633,7 +651,7 @@ class MVLClassifier(MultiViewClassifier):
         "c": [None, "array-like"],
         "laplacian": [LaplacianOption()],
         "n_neighbors": [None, COUNT],
-        "n_classes": [None, Interval(Integral, 2, None, closed="left")],
+        "n_classes": [None, StrictInterval(Integral, 2, None, closed="left")],
         "laplacian_power": [None, COUNT],
         "graph_weights": [StrOptions({"kernel", "binary"})],
     }
@@ -641,29 +659,44 @@ class MVLClassifier(MultiViewClassifier):
     _memory_advice = ("use fewer training samples (every unlabelled sample adds a row and a column to each view's "
                       "n x n matrices)")
 
+    def _graph(self):
+        """The graph parameters, checked together (each alone is checked by its constraint), in one place for every
+        solver: returns (laplacian, n_neighbors), ``laplacian`` "normalized"/"unnormalized" or an explicit array in
+        the solvers' per-view layout (m, n, n), for which n_neighbors is None (the graph is given)."""
+        laplacian, n_neighbors = self.laplacian, self.n_neighbors
+        if isinstance(laplacian, str):
+            if self.graph_weights == "binary" and n_neighbors is None:
+                raise ValueError("graph_weights='binary' needs a kNN graph: set n_neighbors to a positive integer "
+                                 "(with n_neighbors=None the graph is complete and binary weights make every edge "
+                                 "equal)")
+            return laplacian, n_neighbors
+        reject_sparse(laplacian, "laplacian")
+        L = np.asarray(laplacian)
+        if L.ndim == 2:
+            L = L[:, :, None]
+        if L.ndim != 3:
+            raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape "
+                             f"(n_samples, n_samples, n_views), got shape {L.shape}")
+        if self.graph_weights != "kernel":
+            raise ValueError("graph_weights sets the edge weights of the graph built from the kernels; it cannot be "
+                             "'binary' with an explicit laplacian array")
+        return np.moveaxis(L, -1, 0), None  # n_neighbors builds a graph from the kernels: not used
+
     def _mvl_inputs(self, K, y_enc, labelled):
-        """Validated gammas, targets Y_L (l, P) and the within-view operators (L^i)^p (m, n, n), None when
-        gamma_W = 0; the graph parameters are validated in any case."""
+        """Targets Y_L (l, P) and the within-view operators (L^i)^p (m, n, n), None when gamma_W = 0; the graph
+        parameters are checked together (:meth:`_graph`) in any case."""
         from .graph import within_view_operators
 
-        gammas = (check_gamma(self.gamma_A, "gamma_A", positive=True), check_gamma(self.gamma_B, "gamma_B"),
-                  check_gamma(self.gamma_W, "gamma_W"))
-        _check_unlabelled_marker(y_enc, labelled, self.classes_, gammas, K.shape[0])
-        laplacian, n_neighbors = self.laplacian, self.n_neighbors
-        if not isinstance(laplacian, str) and laplacian is not None:
-            reject_sparse(laplacian, "laplacian")
-            L = np.asarray(laplacian)
-            if L.ndim == 2:
-                L = L[:, :, None]
-            if L.ndim != 3:
-                raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape "
-                                 f"(n_samples, n_samples, n_views), got shape {L.shape}")
-            laplacian = np.moveaxis(L, -1, 0)
-            n_neighbors = None  # the graph is given: n_neighbors builds one from the kernels, it is not used
-        L = within_view_operators(K, laplacian, n_neighbors, gammas[2], power=self._laplacian_power(),
-                                  weights=self.graph_weights)
-        Y_L = encode_targets(y_enc[labelled], len(self.classes_))
-        return gammas, Y_L, L
+        _check_unlabelled_marker(y_enc, labelled, self.classes_, K.shape[0], gamma_B=self.gamma_B,
+                                 gamma_W=self.gamma_W)
+        laplacian, n_neighbors = self._graph()
+        L = within_view_operators(K, laplacian, n_neighbors, gamma_W=self.gamma_W,
+                                  laplacian_power=self._laplacian_power(), graph_weights=self.graph_weights)
+        return encode_targets(y_enc[labelled], len(self.classes_)), L
+
+    def _gammas(self):
+        """gamma_A, gamma_B, gamma_W (eq 10, 53) as float64, by name: the solvers' keyword arguments."""
+        return {"gamma_A": float(self.gamma_A), "gamma_B": float(self.gamma_B), "gamma_W": float(self.gamma_W)}
 
     def _laplacian_power(self):
         """p of (L^i)^p: ``laplacian_power``, or with None 2 for a kNN graph built from the kernels (the default
@@ -734,14 +767,14 @@ class MVLClassifier(MultiViewClassifier):
         return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
 
 
-def _check_unlabelled_marker(y_enc, labelled, classes, gammas, m):
+def _check_unlabelled_marker(y_enc, labelled, classes, m, *, gamma_B, gamma_W):
     """:class:`UnlabelledMarkerWarning` where reading -1 as "unlabelled" is doubtful: the other labels are
     {0, 1} (the -1 may be the third class of {-1, 0, 1}), or the unlabelled samples do not enter the fit
     (gamma_B = gamma_W = 0, or gamma_W = 0 with one view). An ordinary semi-supervised fit stays silent."""
     u = y_enc.size - labelled.size
     if u == 0:
         return
-    unused = gammas[2] == 0 and (gammas[1] == 0 or m == 1)
+    unused = gamma_W == 0 and (gamma_B == 0 or m == 1)
     binary01 = classes.dtype.kind in "iuf" and classes.size == 2 and set(classes.tolist()) == {0, 1}
     if not (unused or binary01):
         return
@@ -788,77 +821,3 @@ def check_swamped(est, scores, params, y_enc):
     warnings.warn(f"{type(est).__name__}: the regularisation swamps the data term ({values}): {symptom}, so the "
                   f"model ignores the labels; decrease {' / '.join(k for k, _ in params)}",
                   RegularizationWarning, stacklevel=3)
-
-
-# Parameter and attribute documentation shared by the estimators' docstrings (appended to each class doc).
-INPUT_DOC = """
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
-        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
-        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
-        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
-        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
-        non-negative features) kernel with parameters from the training samples only.
-    views : None, sequence of int or sequence of index arrays, default None
-        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
-        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
-        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
-        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
-        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
-        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
-        DegenerateKernelWarning naming it.
-"""
-
-MVL_DOC = """
-    gamma_A : float > 0, default 1e-5
-        RKHS regularisation (gamma_A ||f||^2 in eq 10). Typical range 1e-7 to 1e-1; the paper uses 1e-5.
-    gamma_B : float >= 0, default 0.0
-        Between-view consistency weight (eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6); in the
-        validation study 1e-6 changed nothing and 1e-4 lowered accuracy, hence 0.
-    gamma_W : float >= 0, default 1e-2
-        Within-view manifold regularisation weight (eq 53, 60-64), on the default graph below. Typical range 0
-        to 1; 0 leaves the graph (and the unlabelled samples, unless gamma_B > 0) out. 1e-2 with the default
-        graph was selected on validation in ``benchmarks/study_defaults.py`` (mfeat, multi-view MNIST, USPST,
-        digits; 3 labelled per class + 470 unlabelled): adding the unlabelled samples raised test accuracy by
-        7 to 14 points on every data set (by 3 to 10 over gamma_W = 0). Without unlabelled samples it costs
-        about 1 point at 10+ labels per class (5 points at 3): for purely supervised data set gamma_W=0.
-        With the paper's dense graph, values above 1e-6 make unlabelled data hurt (by 20-40 points at 1e-2).
-    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
-        L^i = I - D^-1/2 W D^-1/2 (the authors' code) or D - W of each view's graph W (built from the view's
-        Gram matrix, see ``n_neighbors``), or the Laplacians themselves, sample-first like the kernels (then
-        ``n_neighbors`` is not used, ``graph_weights`` must be "kernel", and ``laplacian_power`` None means 1).
-    n_neighbors : int >= 1 or None, default 5
-        The graph: a symmetrised kNN graph of each view's kernel with this many neighbours (typical 5 to 20;
-        5 selected by the validation study), or None for the paper's dense kernel weights W = K (Section 7.1):
-        ``n_neighbors=None`` alone gives the paper's model (with ``laplacian_power`` None then meaning 1).
-        With many unlabelled points let it grow with n (e.g. 0.5 % of n): with a fixed k the neighbourhoods shrink
-        as n grows and the graph term stops informing the fit (measured in benchmarks/README.md, "bench_scale.py":
-        32,000 manifold points, 20 labels, 0.58 at k = 10 against 0.94 at k = 160).
-    laplacian_power : int >= 1 or None, default None
-        p of the iterated Laplacian (L^i)^p in M_W (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg
-        2008, Table 4) in place of L of eq (60)-(63). None: 2 for a kNN graph (selected by the validation
-        study over 1, 2, 4), 1 for the paper's dense graph and for an explicit ``laplacian``. Typical 1 to 4;
-        each power costs n x n products.
-    graph_weights : "kernel" or "binary", default "kernel"
-        Edge weights of the kNN graph: the kernel value K^i_jk (0 where negative), or 1 (the default of the
-        manifold-regularization code). "binary" needs ``n_neighbors``.
-    n_classes : int >= 2 or None, default None
-        Number of classes P. If given, labels must be integers in 0..P-1 and each class needs a labelled sample;
-        if None, the classes are the distinct labels.
-"""
-"""Parameters of the MVL problem (eq 10, 53, 60-64) shared by MVL-LS, MVL-LS-optC and both MVL-SVMs."""
-
-INPUT_ATTRS = """
-    n_views_ : int
-    n_train_ : int
-        Training samples n (columns of the kernels at prediction).
-    n_features_in_ : int
-    bandwidths_ : list or None
-        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
-    view_columns_ : list of arrays
-        Column indices of each view (feature matrix input).
-"""

@@ -10,10 +10,17 @@ m F_p - sum_q F_q. Neither is ever formed as an (n m) x (n m) matrix here.
 The graph model (:func:`view_laplacians`): weights W^i are the view's Gram matrix K^i itself (dense,
 Section 7.1) or a symmetrised kNN graph of K^i with edge weights K^i_jk ("kernel") or 1 ("binary", the
 default of the manifold-regularization code of Belkin, Niyogi & Sindhwani 2006); the Laplacian is
-normalized or not, and may be raised to an integer power p (the iterated Laplacian L^p, the "degree" p of
-Belkin et al. 2006, Section 4.3; Sindhwani & Rosenberg 2008, Table 4). L^p is symmetric positive
-semi-definite like L, so M_W = L^p (x) I_Y is still an admissible within-view operator (eq 63, M_W any
-symmetric positive operator); the edge-sum form of eq (64) holds for p = 1 with the unnormalized L.
+normalized or not, and may be raised to an integer power (the estimators' ``laplacian_power``, written p in
+formulas: the iterated Laplacian L^p, the "degree" p of Belkin et al. 2006, Section 4.3; Sindhwani & Rosenberg
+2008, Table 4). L^p is symmetric positive semi-definite like L, so M_W = L^p (x) I_Y is still an admissible
+within-view operator (eq 63, M_W any symmetric positive operator); the edge-sum form of eq (64) holds for p = 1
+with the unnormalized L.
+
+Names: as in the paper, i indexes the views (K^i, L^i, W^i) and n the samples; ``n_neighbors`` is the kNN size
+and ``laplacian_power`` the power p, under the estimators' names from the estimator down to the product loop.
+The public functions (:func:`knn_weights`, :func:`laplacian_power`, :func:`view_laplacians`) check their
+arguments; the estimators' path (:func:`within_view_operators`) does not re-check what the estimator's
+parameter constraints checked.
 """
 
 from __future__ import annotations
@@ -136,12 +143,16 @@ def knn_weights(K, n_neighbors, weights="kernel"):
     Belkin, Niyogi & Sindhwani 2006); W is 0 elsewhere and on the diagonal.
     ``n_neighbors`` >= n - 1 connects every pair.
     """
-    k = check_n_neighbors(n_neighbors)
-    if k is None:
+    n_neighbors = check_n_neighbors(n_neighbors)
+    if n_neighbors is None:
         raise ValueError("n_neighbors must be a positive integer, got None")
-    check_graph_weights(weights, k)
-    K = np.asarray(K, dtype=np.float64)
-    mask = knn_mask(K, k)
+    check_graph_weights(weights, n_neighbors)
+    return _knn_weights(np.asarray(K, dtype=np.float64), n_neighbors, weights)
+
+
+def _knn_weights(K, n_neighbors, weights):
+    """:func:`knn_weights` without the argument checks."""
+    mask = knn_mask(K, n_neighbors)
     if weights == "binary":
         return mask.astype(np.float64)
     # symmetric even if K is so only to rounding; a negative kernel value on an edge (a linear kernel) weighs 0
@@ -169,8 +180,8 @@ def _symmetric_product(A, B):
     return 0.5 * (C + C.T)
 
 
-def laplacian_power(L, p):
-    """The iterated Laplacian L^p of a symmetric (n, n) matrix ``L`` (p an integer >= 1).
+def laplacian_power(L, power):
+    """The iterated Laplacian L^p of a symmetric (n, n) matrix ``L`` (p = ``power``, an integer >= 1).
 
     Belkin, Niyogi & Sindhwani (2006, Section 4.3) regularise with L^p, the "degree" p of their
     manifold-regularization code; used per view, M_W = L^p (x) I_Y replaces L (x) I_Y of eq (60)-(63).
@@ -178,14 +189,20 @@ def laplacian_power(L, p):
     at most p - 1 n x n products in all. Every intermediate power is symmetrised exactly, so the result
     is exactly symmetric. ``p = 1`` returns ``L`` itself, unchanged (not a copy).
     """
-    p = check_power(p)
+    power = check_power(power, name="power")
     L = np.asarray(L, dtype=np.float64)
     if L.ndim != 2 or L.shape[0] != L.shape[1]:
         raise ValueError(f"L must be square, got shape {L.shape}")
+    if power > 1 and not np.all(np.isfinite(L)):
+        raise ValueError("L contains NaN or inf")
+    return _iterated_laplacian(L, power)
+
+
+def _iterated_laplacian(L, laplacian_power):
+    """:func:`laplacian_power` without the argument checks (``L`` float64, square, finite)."""
+    p = int(laplacian_power)
     if p == 1:
         return L
-    if not np.all(np.isfinite(L)):
-        raise ValueError("L contains NaN or inf")
     result = None
     base = L
     while True:
@@ -198,28 +215,33 @@ def laplacian_power(L, p):
     return np.ascontiguousarray(result)
 
 
-def view_laplacians(K, normalized=True, n_neighbors=None, weights="kernel", power=1):
+def view_laplacians(K, normalized=True, n_neighbors=None, weights="kernel", laplacian_power=1):
     """One Laplacian per view, the graph built from the view's own Gram matrix, raised to ``power``.
 
     ``K`` has shape (m, n, n). ``n_neighbors=None`` uses the dense kernel
     weights W^i = K^i of the paper (Section 7.1); an integer uses a symmetrised
     kNN graph (:func:`knn_weights`) whose edges weigh K^i_jk (``weights="kernel"``)
     or 1 (``weights="binary"``, which needs ``n_neighbors``). ``normalized``
-    selects I - D^-1/2 W D^-1/2 or D - W (:func:`laplacian`), and ``power`` = p
+    selects I - D^-1/2 W D^-1/2 or D - W (:func:`laplacian`), and ``laplacian_power`` = p
     returns the iterated Laplacians (L^i)^p (:func:`laplacian_power`; Belkin et
     al. 2006), so that M_W = blockdiag((L^1)^p, ..., (L^m)^p) (x) I_Y (eq 60-63).
     Returns an array of shape (m, n, n).
     """
-    k = check_n_neighbors(n_neighbors)
-    check_graph_weights(weights, k)
-    power = check_power(power, name="power")
+    n_neighbors = check_n_neighbors(n_neighbors)
+    check_graph_weights(weights, n_neighbors)
+    laplacian_power = check_power(laplacian_power, name="laplacian_power")
     K = np.asarray(K, dtype=np.float64)
     if K.ndim != 3 or K.shape[1] != K.shape[2]:
         raise ValueError(f"K must have shape (m, n, n), got {K.shape}")
+    return _view_laplacians(K, normalized, n_neighbors, weights, laplacian_power)
+
+
+def _view_laplacians(K, normalized, n_neighbors, weights, laplacian_power):
+    """:func:`view_laplacians` without the argument checks."""
     out = np.empty_like(K)
-    for p in range(K.shape[0]):
-        W = K[p] if k is None else knn_weights(K[p], k, weights=weights)
-        out[p] = laplacian_power(laplacian(W, normalized=normalized), power)
+    for i in range(K.shape[0]):
+        W = K[i] if n_neighbors is None else _knn_weights(K[i], n_neighbors, weights)
+        out[i] = _iterated_laplacian(laplacian(W, normalized=normalized), laplacian_power)
     return out
 
 
@@ -244,47 +266,28 @@ def within_view_penalty(L, F):
     return float(np.sum(F * apply_within_view(L, F)))
 
 
-def within_view_operators(K, laplacian, n_neighbors, gamma_W, power=1, weights="kernel"):
-    """The m within-view operators (L^i)^p (eq 60-63), or None when gamma_W = 0 (they do not enter).
+def within_view_operators(K, laplacian, n_neighbors, *, gamma_W, laplacian_power, graph_weights):
+    """The m within-view operators (L^i)^p of an estimator's fit (eq 60-63, p = ``laplacian_power``), or None when
+    gamma_W = 0 (they do not enter).
 
-    ``laplacian`` "normalized"/"unnormalized" builds each L^i from the view's Gram matrix (dense
-    weights W = K^i, or a kNN graph with ``n_neighbors``, edge weights per ``weights``: "kernel" or
-    "binary"); an explicit array (m, n, n), in the solvers' per-view layout, is used as given, and
-    ``power`` = p applies to it too: the within-view operator is then (laplacian[i])^p. Every argument
-    is validated even when gamma_W = 0; the messages name the estimator parameters (laplacian_power,
-    graph_weights, n_neighbors).
+    ``laplacian`` "normalized"/"unnormalized" builds each L^i from the view's Gram matrix K^i (dense weights
+    W^i = K^i with ``n_neighbors`` None, or a kNN graph of ``n_neighbors``, edge weights per ``graph_weights``:
+    "kernel" or "binary"); an explicit array (m, n, n), in the solvers' per-view layout, is used as given (its
+    values are checked here: they are data), and p applies to it too. The parameters themselves were checked
+    by the estimator (its constraints and :meth:`mvl.base.MVLClassifier._graph`): nothing is re-checked.
     """
-    m, n, _ = K.shape
-    power = check_power(power, name="laplacian_power")
-    if laplacian is None:
-        raise ValueError("laplacian must be 'normalized', 'unnormalized' or an array of shape (n_samples, "
-                         "n_samples, n_views) (sample-first), got None")
     if isinstance(laplacian, str):
-        if laplacian not in ("normalized", "unnormalized"):
-            raise ValueError(f"laplacian must be 'normalized', 'unnormalized' or an array of shape "
-                             f"(n_samples, n_samples, n_views) (sample-first), got {laplacian!r}")
-        k = check_n_neighbors(n_neighbors)
-        check_graph_weights(weights, k, name="graph_weights")
         if gamma_W == 0:
             return None
-        return view_laplacians(K, normalized=(laplacian == "normalized"), n_neighbors=k, weights=weights,
-                               power=power)
-    if n_neighbors is not None:
-        raise ValueError("n_neighbors builds the graph from the kernels; it cannot be combined with an "
-                         "explicit laplacian array")
-    if not isinstance(weights, str) or weights not in GRAPH_WEIGHTS:
-        raise ValueError(f"graph_weights must be 'kernel' or 'binary', got {weights!r}")
-    if weights != "kernel":
-        raise ValueError("graph_weights sets the edge weights of the graph built from the kernels; it cannot be "
-                         "'binary' with an explicit laplacian array")
+        return _view_laplacians(K, laplacian == "normalized", n_neighbors, graph_weights, laplacian_power)
     L = check_multiview_kernels(laplacian, name="laplacian")
     if L.shape != K.shape:
         raise ValueError(f"laplacian has shape {L.shape}, kernels have {K.shape}")
     if gamma_W == 0:
         return None
-    if power == 1:
+    if laplacian_power == 1:
         return L
-    return np.stack([laplacian_power(L[i], power) for i in range(m)])
+    return np.stack([_iterated_laplacian(L[i], laplacian_power) for i in range(L.shape[0])])
 
 
 # ---------------------------------------------------------------- sparse kNN graphs (the scalable solvers)
@@ -337,8 +340,8 @@ def _have_hnswlib():
     return True
 
 
-def sparse_knn_weights(kernels, p, n_neighbors, weights="kernel", algorithm="auto"):
-    """The symmetrised kNN weights of view ``p`` of a :class:`mvl.kernel_blocks.ViewKernels`, as a sparse CSR
+def sparse_knn_weights(kernels, i, n_neighbors, weights="kernel", algorithm="auto"):
+    """The symmetrised kNN weights of view ``i`` of a :class:`mvl.kernel_blocks.ViewKernels`, as a sparse CSR
     matrix: the same graph as :func:`knn_weights` on the view's Gram matrix (neighbours = largest kernel values,
     i ~ j if either is among the other's ``n_neighbors``; edge weight K_ij or 1), without an n x n array.
 
@@ -354,22 +357,20 @@ def sparse_knn_weights(kernels, p, n_neighbors, weights="kernel", algorithm="aut
 
     if algorithm not in ("auto", "exact", "hnsw"):
         raise ValueError(f'algorithm must be "auto", "exact" or "hnsw", got {algorithm!r}')
-    k = check_n_neighbors(n_neighbors)
-    check_graph_weights(weights, k)
     n = kernels.n
-    k = min(k, n - 1)
+    k = min(int(n_neighbors), n - 1)  # the number of neighbours of each point (all others when n_neighbors >= n)
     if k < 1:
         return sparse.csr_matrix((n, n))
     if kernels.kind == "rbf":
         from sklearn.neighbors import NearestNeighbors
 
-        X = kernels.views[p]
+        X = kernels.views[i]
         if algorithm == "auto" and n > APPROXIMATE_NEIGHBORS_MIN:
             algorithm = "hnsw" if _have_hnswlib() else "exact"
             if algorithm == "exact":
                 import warnings
 
-                warnings.warn(f"view {p}: exact kNN graph of {n} points (hnswlib is not installed; the kd-tree's time "
+                warnings.warn(f"view {i}: exact kNN graph of {n} points (hnswlib is not installed; the kd-tree's time "
                               "grows faster than n^2 on noisy data, ~15 min per view at 10^6 points): "
                               "pip install 'mvl[scale]' for approximate neighbours", stacklevel=2)
         if algorithm == "hnsw":
@@ -380,14 +381,14 @@ def sparse_knn_weights(kernels, p, n_neighbors, weights="kernel", algorithm="aut
             method = "brute" if n <= 5000 else ("kd_tree" if X.shape[1] <= 40 else "ball_tree")
             dist, idx = NearestNeighbors(n_neighbors=k + 1, algorithm=method).fit(X).kneighbors(X)
         nbr, d = _drop_self(idx, dist, k)
-        vals = np.exp(-(d * d) / (2.0 * kernels.scales[p] ** 2))
+        vals = np.exp(-(d * d) / (2.0 * kernels.scales[i] ** 2))
     else:
         nbr = np.empty((n, k), dtype=np.intp)
         vals = np.empty((n, k))
         b = max(1, int((1 << 24) // max(1, n)))
         for s in range(0, n, b):
             rows = np.arange(s, min(s + b, n))
-            S = np.array(kernels.rows(p, rows), dtype=np.float64, copy=True)
+            S = np.array(kernels.rows(i, rows), dtype=np.float64, copy=True)
             S[np.arange(len(rows)), rows] = -np.inf
             part = np.argpartition(-S, kth=k - 1, axis=1)[:, :k]
             nbr[rows] = part

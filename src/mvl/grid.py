@@ -164,7 +164,8 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
     graph_list = [(n_neighbors, laplacian_power)] if single else list(graphs)
     if not graph_list:
         raise ValueError("graphs is empty")
-    graph_list = [(check_n_neighbors(nn), check_power(pw, "laplacian_power")) for nn, pw in graph_list]
+    graph_list = [(check_n_neighbors(n_neighbors), check_power(laplacian_power, "laplacian_power"))
+                  for n_neighbors, laplacian_power in graph_list]
     explicit = not isinstance(laplacian, str)
     if explicit:
         if not single or n_neighbors is not None:
@@ -198,15 +199,15 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
     # graph operators per distinct kNN size: L = Phi diag(lam) Phi^T and R Phi, per view
     lap_eig = {}
     if any(g > 0 for g in gammas_W):
-        for nn in sorted({g[0] for g in graph_list}, key=lambda v: -1 if v is None else v):
+        for n_neighbors in sorted({g[0] for g in graph_list}, key=lambda v: -1 if v is None else v):
             if explicit:
                 L = Lx
             else:
                 # graph_weights applies to kNN graphs; the dense graph has the kernel values as weights
-                L = view_laplacians(K, normalized=(laplacian == "normalized"), n_neighbors=nn,
-                                    weights="kernel" if nn is None else graph_weights)
+                L = view_laplacians(K, normalized=(laplacian == "normalized"), n_neighbors=n_neighbors,
+                                    weights="kernel" if n_neighbors is None else graph_weights)
             eigs = _view_eigs(L)
-            lap_eig[nn] = [(lam, Phi, R[p] @ Phi) for p, (lam, Phi) in enumerate(eigs)]
+            lap_eig[n_neighbors] = [(lam, Phi, R[p] @ Phi) for p, (lam, Phi) in enumerate(eigs)]
 
     def with_labelled(s, U):
         return s, U, U[labelled]
@@ -219,15 +220,15 @@ def grid_decision_functions(K, y, K_test, gammas_A, gammas_B, gammas_W, c=None, 
                 continue
             for ja, gA in enumerate(gammas_A):
                 out[:, ja, jb, jw] = sysm.outputs(eig0, beta, 0.0, l * gA, None)[None]
-    for ig, (nn, power) in enumerate(graph_list):
+    for ig, (n_neighbors, laplacian_power) in enumerate(graph_list):
         if not lap_eig:
             break
-        ops = lap_eig[nn]
-        RLR = [(RPhi * lam**power) @ RPhi.T for lam, _Phi, RPhi in ops]  # R L^k R per view
+        ops = lap_eig[n_neighbors]
+        RLR = [(RPhi * lam**laplacian_power) @ RPhi.T for lam, _Phi, RPhi in ops]  # R L^k R per view
 
-        def apply_L(p, F, ops=ops, power=power):
+        def apply_L(p, F, ops=ops, laplacian_power=laplacian_power):
             lam, Phi, _ = ops[p]
-            return Phi @ ((Phi.T @ F) * (lam**power)[:, None])
+            return Phi @ ((Phi.T @ F) * (lam**laplacian_power)[:, None])
 
         base = None  # gamma_B = 0: eigendecomposition of R L^k R, scaled by omega
         by_ratio = {}

@@ -102,10 +102,6 @@ class ViewKernels:
         """Memory of the m Gram matrices if they were kept."""
         return 8 * self.m * self.n * self.n
 
-    @property
-    def stored(self):
-        return self.gram is not None or self.kind == "linear"
-
     def rows(self, p, idx):
         """Rows ``idx`` of K^p against all n training points, (len(idx), n)."""
         if self.gram is not None:
@@ -128,14 +124,6 @@ class ViewKernels:
             sqZ = np.einsum("ij,ij->i", Z, Z)
         return self._blocked(p, np.asarray(Z, dtype=np.float64), sqZ, X, sqX)
 
-    def diag(self, p):
-        """The diagonal k^p(x_i, x_i)."""
-        if self.gram is not None:
-            return np.diagonal(self.gram[p]).copy()
-        if self.kind == "linear":
-            return self.sq[p] if self.sq[p] is not None else np.einsum("ij,ij->i", self.views[p], self.views[p])
-        return np.ones(self.n)  # Gaussian and chi2: k(x, x) = 1
-
     def matmul(self, Z):
         """K^p Z_p for every view: Z (m, n, k) -> (m, n, k)."""
         Z = np.asarray(Z, dtype=np.float64)
@@ -152,7 +140,7 @@ class ViewKernels:
             return out
         b = self.block
         starts = list(range(0, n, b))
-        # tiles (i, j), i <= j, dealt to threads in order of decreasing work: each thread its own accumulator
+        # tiles (i, j), i <= j, in row-major order, dealt round-robin to the threads: each its own accumulator
         tiles = [(i, j) for i in starts for j in starts if j >= i]
         nt = max(1, min(self.threads, len(tiles)))
         accs = [np.zeros((m, n, k)) for _ in range(nt)]

@@ -47,13 +47,11 @@ from scipy import linalg
 from scipy.linalg import lapack
 
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
 from .base import (
+    StrictInterval,
     COUNT,
-    INPUT_ATTRS,
-    INPUT_DOC,
-    MVL_DOC,
     POSITIVE,
     MVLClassifier,
     check_swamped,
@@ -62,7 +60,7 @@ from .base import (
     unlabelled_mask,
 )
 from .blocks import factor_view, rcond, view_Q
-from .validation import check_combination, check_gamma
+from .validation import check_combination
 
 __all__ = [
     "MVLLeastSquares",
@@ -293,28 +291,10 @@ def sample_and_view_counts(est, X):
     return n, m
 
 
-def check_scalable_params(est, tol="tol", max_iter="max_iter"):
-    """Validate n_components, tol, max_iter, max_memory, verbose (``tol``/``max_iter``: the attribute names of
-    the CG tolerance and limit); return the memory budget in bytes."""
-    import numbers
-
-    def integer(name, low):
-        v = getattr(est, name)
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
-
-    integer("n_components", 1)
-    integer(max_iter, 1)
-    integer("verbose", 0)
-    value = getattr(est, tol)
-    if isinstance(value, (bool, np.bool_, str)) or not isinstance(value, numbers.Real) or not (0 < value < 1):
-        raise ValueError(f"{tol} must be a number in (0, 1), got {value!r}")
-    mm = est.max_memory
-    if mm is None:
-        return default_max_memory()
-    if isinstance(mm, (bool, np.bool_, str)) or not isinstance(mm, numbers.Real) or not mm > 0:
-        raise ValueError(f"max_memory must be a positive number of bytes or None, got {mm!r}")
-    return float(mm)
+def memory_budget(est):
+    """The memory budget in bytes of a fit: ``max_memory`` (validated by its constraint), or with None
+    :func:`default_max_memory`."""
+    return default_max_memory() if est.max_memory is None else float(est.max_memory)
 
 
 def kept_for_prediction(est, kernels, centres=None):
@@ -337,28 +317,25 @@ def scalable_problem(est, X, y, solver, budget, c=None):
     labelled indices and the centres. Sets ``classes_`` and the input state."""
     from sklearn.utils import check_random_state
 
-    from .graph import check_graph_weights, check_n_neighbors, check_power, sparse_knn_weights, sparse_laplacian
+    from .graph import sparse_knn_weights, sparse_laplacian
     from .scalable import MVLSystem, NystromBasis
 
     # "nystrom" needs only the n x M columns on the centres: the n x n Gram matrices are never kept for it
     kernels = est._fit_kernel_operator(X, budget if solver == "cg" else 0)
     m, n = kernels.m, kernels.n
     y_enc, labelled = est._fit_labels(y, n)
-    gammas = (check_gamma(est.gamma_A, "gamma_A", positive=True), check_gamma(est.gamma_B, "gamma_B"),
-              check_gamma(est.gamma_W, "gamma_W"))
-    power = check_power(est._laplacian_power(), name="laplacian_power")
-    k = check_n_neighbors(est.n_neighbors)
-    check_graph_weights(est.graph_weights, k, name="graph_weights")
-    if not isinstance(est.laplacian, str) or est.laplacian not in ("normalized", "unnormalized"):
+    if not isinstance(est.laplacian, str):
         raise ValueError(f'solver="{solver}" builds sparse kNN Laplacians from the data: laplacian must be '
                          f'"normalized" or "unnormalized", got {type(est.laplacian).__name__}')
+    laplacian, n_neighbors = est._graph()
+    gammas = est._gammas()
     Ls = None
-    if gammas[2] > 0:
-        if k is None:
+    if gammas["gamma_W"] > 0:
+        if n_neighbors is None:
             raise ValueError(f'solver="{solver}" needs a sparse kNN graph when gamma_W > 0: set n_neighbors '
                              '(e.g. 10); the dense graph W = K of the paper is an n x n matrix')
-        Ls = [sparse_laplacian(sparse_knn_weights(kernels, p, k, est.graph_weights),
-                               normalized=(est.laplacian == "normalized")) for p in range(m)]
+        Ls = [sparse_laplacian(sparse_knn_weights(kernels, i, n_neighbors, est.graph_weights),
+                               normalized=(laplacian == "normalized")) for i in range(m)]
     c = check_combination(getattr(est, "c", None) if c is None else c, m)
     w = getattr(est, "between_weights", None)
     if w is not None:
@@ -366,7 +343,8 @@ def scalable_problem(est, X, y, solver, budget, c=None):
         if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
             raise ValueError(f"between_weights must be {n} finite non-negative numbers (one per training point)")
     Y_L = encode_targets(y_enc[labelled], len(est.classes_))
-    system = MVLSystem(n, labelled, Y_L, c, *gammas, laplacians=Ls, power=power, between_weights=w)
+    system = MVLSystem(n, labelled, Y_L, c, **gammas, laplacians=Ls, laplacian_power=est._laplacian_power(),
+                       between_weights=w)
     M = min(int(est.n_components), n)
     rng = check_random_state(est.random_state)
     centres = np.arange(n) if M >= n else np.sort(rng.choice(n, M, replace=False))
@@ -378,7 +356,7 @@ class IllConditionedWarning(UserWarning):
 
 
 class MVLLeastSquares(MVLClassifier):
-    __doc__ = """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
+    """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
 
     Semi-supervised: samples labelled -1 (or None/NaN in object arrays) are unlabelled and enter through the
     graph (gamma_W) and the between-view term (gamma_B). The defaults are the validation study's choice
@@ -387,7 +365,43 @@ class MVLLeastSquares(MVLClassifier):
     the graph and the gammas by cross-validation, use :class:`mvl.MVLLeastSquaresCV`.
 
     Parameters
-    ----------""" + MVL_DOC + """    c : array of shape (m,) or None, default None
+    ----------
+    gamma_A : float > 0, default 1e-5
+        RKHS regularisation (gamma_A ||f||^2 in eq 10). Typical range 1e-7 to 1e-1; the paper uses 1e-5.
+    gamma_B : float >= 0, default 0.0
+        Between-view consistency weight (eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6); in the
+        validation study 1e-6 changed nothing and 1e-4 lowered accuracy, hence 0.
+    gamma_W : float >= 0, default 1e-2
+        Within-view manifold regularisation weight (eq 53, 60-64), on the default graph below. Typical range 0
+        to 1; 0 leaves the graph (and the unlabelled samples, unless gamma_B > 0) out. 1e-2 with the default
+        graph was selected on validation in ``benchmarks/study_defaults.py`` (mfeat, multi-view MNIST, USPST,
+        digits; 3 labelled per class + 470 unlabelled): adding the unlabelled samples raised test accuracy by
+        7 to 14 points on every data set (by 3 to 10 over gamma_W = 0). Without unlabelled samples it costs
+        about 1 point at 10+ labels per class (5 points at 3): for purely supervised data set gamma_W=0.
+        With the paper's dense graph, values above 1e-6 make unlabelled data hurt (by 20-40 points at 1e-2).
+    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
+        L^i = I - D^-1/2 W D^-1/2 (the authors' code) or D - W of each view's graph W (built from the view's
+        Gram matrix, see ``n_neighbors``), or the Laplacians themselves, sample-first like the kernels (then
+        ``n_neighbors`` is not used, ``graph_weights`` must be "kernel", and ``laplacian_power`` None means 1).
+    n_neighbors : int >= 1 or None, default 5
+        The graph: a symmetrised kNN graph of each view's kernel with this many neighbours (typical 5 to 20;
+        5 selected by the validation study), or None for the paper's dense kernel weights W = K (Section 7.1):
+        ``n_neighbors=None`` alone gives the paper's model (with ``laplacian_power`` None then meaning 1).
+        With many unlabelled points let it grow with n (e.g. 0.5 % of n): with a fixed k the neighbourhoods shrink
+        as n grows and the graph term stops informing the fit (measured in benchmarks/README.md, "bench_scale.py":
+        32,000 manifold points, 20 labels, 0.58 at k = 10 against 0.94 at k = 160).
+    laplacian_power : int >= 1 or None, default None
+        p of the iterated Laplacian (L^i)^p in M_W (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg
+        2008, Table 4) in place of L of eq (60)-(63). None: 2 for a kNN graph (selected by the validation
+        study over 1, 2, 4), 1 for the paper's dense graph and for an explicit ``laplacian``. Typical 1 to 4;
+        each power costs n x n products.
+    graph_weights : "kernel" or "binary", default "kernel"
+        Edge weights of the kNN graph: the kernel value K^i_jk (0 where negative), or 1 (the default of the
+        manifold-regularization code). "binary" needs ``n_neighbors``.
+    n_classes : int >= 2 or None, default None
+        Number of classes P. If given, labels must be integers in 0..P-1 and each class needs a labelled sample;
+        if None, the classes are the distinct labels.
+    c : array of shape (m,) or None, default None
         Combination vector of C = c^T (x) I_P (eq 52); None is the average 1/m
         (eq 50-51). Any real values are allowed, negative ones too, but not all zeros.
     solver : "auto", "structured", "cg", "nystrom" or "dense", default "auto"
@@ -419,11 +433,25 @@ class MVLLeastSquares(MVLClassifier):
         Per-point weights w of the between-view term, M_B = diag(w) (x) M_m; None is w = 1 (eq 57). The
         indicator of the unlabelled points gives co-regularization on them (Section 3.4, eq 43-48;
         Sindhwani & Rosenberg 2008, see :mod:`mvl.coreg`).
-""" + INPUT_DOC + """
-    The gammas enter multiplied by l, the number of labelled samples, exactly
-    as in eq (67)-(68), so values from the paper mean the same here. Labels: any sortable labels,
-    -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.base`). Before a large
-    allocation the memory is estimated: InsufficientMemoryError (a MemoryError) says what to do instead.
+    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
+        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
+        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
+        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
+        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
+        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
+        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
+        non-negative features) kernel with parameters from the training samples only.
+    views : None, sequence of int or sequence of index arrays, default None
+        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
+        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
+        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
+        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
+        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
+        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
+        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
+        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
+        DegenerateKernelWarning naming it.
 
     Attributes
     ----------
@@ -441,7 +469,39 @@ class MVLLeastSquares(MVLClassifier):
         "nystrom": indices of the training points that carry the coefficients (coef_ is then (m, M, P)).
     n_iter_, residual_ : int, float or None
         "cg": iterations and the final relative residual of (68); the direct solvers: 1 and None.
-""" + INPUT_ATTRS + """
+    n_views_ : int
+    n_train_ : int
+        Training samples n (columns of the kernels at prediction).
+    n_features_in_ : int
+    bandwidths_ : list or None
+        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
+    view_columns_ : list of arrays
+        Column indices of each view (feature matrix input).
+
+    See Also
+    --------
+    MVLLeastSquaresCV : the graph and the gammas selected by cross-validation.
+    MVLLeastSquaresOptC : the same problem with the combination c learned (Section 6).
+    MVLSVM : the multi-class SVM of the same framework (Algorithm 2).
+    mvl.coreg : co-regularization on the unlabelled points (``between_weights``).
+
+    Notes
+    -----
+    The gammas enter multiplied by l, the number of labelled samples, exactly
+    as in eq (67)-(68), so values from the paper mean the same here. Labels: any sortable labels,
+    -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.base`). Before a large
+    allocation the memory is estimated: InsufficientMemoryError (a MemoryError) says what to do instead.
+
+    References
+    ----------
+    .. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
+       Hilbert spaces for manifold regularization and co-regularized multi-view learning. Journal of Machine
+       Learning Research, 17(25), 1-72.
+    .. [2] Sindhwani, V., & Rosenberg, D. S. (2008). An RKHS for multi-view learning and manifold co-regularization.
+       Proceedings of the 25th International Conference on Machine Learning (ICML), Helsinki.
+    .. [3] Belkin, M., Niyogi, P., & Sindhwani, V. (2006). Manifold regularization: a geometric framework for learning
+       from labeled and unlabeled examples. Journal of Machine Learning Research, 7, 2399-2434.
+
     Examples
     --------
     >>> import numpy as np
@@ -467,7 +527,7 @@ class MVLLeastSquares(MVLClassifier):
         "solver": [StrOptions(set(_SOLVERS))],
         "between_weights": [None, "array-like"],
         "n_components": [COUNT],
-        "tol": [Interval(Real, 0, 1, closed="neither")],
+        "tol": [StrictInterval(Real, 0, 1, closed="neither")],
         "max_iter": [COUNT],
         "max_memory": [None, POSITIVE],
         "random_state": ["random_state"],
@@ -475,7 +535,7 @@ class MVLLeastSquares(MVLClassifier):
     }
     _memory_advice = MEMORY_ADVICE
 
-    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, laplacian="normalized",
+    def __init__(self, *, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, laplacian="normalized",
                  solver="auto", n_neighbors=5, n_classes=None, between_weights=None, laplacian_power=None,
                  graph_weights="kernel", kernel="rbf", views=None, bandwidth=None, n_components=1000, tol=1e-6,
                  max_iter=500, max_memory=None, random_state=None, verbose=0):
@@ -504,7 +564,7 @@ class MVLLeastSquares(MVLClassifier):
     def fit(self, X, y):
         """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
         self._scalable = None
-        budget = check_scalable_params(self)
+        budget = memory_budget(self)
         n, m = sample_and_view_counts(self, X)
         l = n if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
         solver = choose_solver(self.solver, self.kernel, n, m, l, budget)
@@ -517,7 +577,8 @@ class MVLLeastSquares(MVLClassifier):
         K = self._fit_kernels(X)
         m, n, _ = K.shape
         y_enc, labelled = self._fit_labels(y, n)
-        (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled)
+        Y_L, L = self._mvl_inputs(K, y_enc, labelled)
+        gammas = self._gammas()
         c = check_combination(self.c, m)
         t0 = time.perf_counter()
         info = {}
@@ -527,14 +588,13 @@ class MVLLeastSquares(MVLClassifier):
             if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
                 raise ValueError(f"between_weights must be {n} finite non-negative numbers (one per training point)")
         if self.solver == "dense":
-            coef = solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L, between_weights=w)
+            coef = solve_dense(K, labelled, Y_L, c, **gammas, L=L, between_weights=w)
         else:
-            coef = solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L, info=info,
-                                    between_weights=w)
+            coef = solve_structured(K, labelled, Y_L, c, **gammas, L=L, info=info, between_weights=w)
         self.fit_seconds_ = time.perf_counter() - t0
         rcond = info.get("rcond", np.nan)  # not estimated by the dense textbook solver
         self.condition_estimate_ = 1.0 / rcond if rcond != 0 else np.inf
-        _check_solution(coef, self.condition_estimate_, gamma_A)
+        _check_solution(coef, self.condition_estimate_, gammas["gamma_A"])
         self.coef_ = coef
         self.c_ = c
         self.n_labelled_ = len(labelled)

@@ -4,7 +4,7 @@ Section 7.3 of the paper selects (gamma_A, gamma_B, gamma_W) on a validation set
 within-view term (eq 60-64: kNN size, Laplacian power) is a choice of the same kind. In a semi-supervised
 problem only the labelled samples can be scored, and every unlabelled sample belongs in every training fold
 (it costs no label and shapes the graph). :class:`SemiSupervisedCV` splits that way, for any scikit-learn
-tool (``GridSearchCV(..., cv=SemiSupervisedCV(5))``); :class:`MVLLeastSquaresCV` makes the same selection
+tool (``GridSearchCV(..., cv=SemiSupervisedCV(cv=5))``); :class:`MVLLeastSquaresCV` makes the same selection
 faster, in the spirit of ``RidgeCV`` / ``LogisticRegressionCV``: per fold one call of
 :func:`mvl.grid_decision_functions` evaluates the whole grid of graphs x gamma_A x gamma_B x gamma_W with the
 eigendecompositions shared across it (Theorem 10 through one symmetric eigendecomposition per view and graph,
@@ -18,10 +18,10 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.model_selection import StratifiedKFold, check_cv
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .base import INPUT_DOC, MultiViewClassifier, encode_labels, take_samples, unlabelled_mask
+from .base import StrictInterval, MultiViewClassifier, encode_labels, take_samples, unlabelled_mask
 from .grid import grid_decision_functions
 from .least_squares import MVLLeastSquares
 
@@ -42,22 +42,18 @@ class SemiSupervisedCV:
     ----------
     cv : int >= 2 or a cross-validation splitter, default 5
         How the labelled samples are split.
-
     Examples
     --------
     >>> import numpy as np
     >>> from mvl.model_selection import SemiSupervisedCV
     >>> y = np.array([0, 0, 1, 1, -1, -1])
-    >>> [(tr.tolist(), te.tolist()) for tr, te in SemiSupervisedCV(2).split(np.zeros(6), y)]
+    >>> [(tr.tolist(), te.tolist()) for tr, te in SemiSupervisedCV(cv=2).split(np.zeros(6), y)]
     [([1, 3, 4, 5], [0, 2]), ([0, 2, 4, 5], [1, 3])]
     """
-
-    def __init__(self, cv=5):
+    def __init__(self, *, cv=5):
         self.cv = cv
-
     def _labelled_cv(self):
         return StratifiedKFold(self.cv) if isinstance(self.cv, Integral) else self.cv
-
     def get_n_splits(self, X=None, y=None, groups=None):
         """Number of folds."""
         cv = self._labelled_cv()
@@ -65,7 +61,6 @@ class SemiSupervisedCV:
             lab = ~unlabelled_mask(column_or_1d(y))
             return cv.get_n_splits(np.zeros(int(lab.sum())), column_or_1d(y)[lab], groups)
         return cv.get_n_splits(X, y, groups)
-
     def split(self, X, y, groups=None):
         """(train, test) index arrays: labelled folds, every unlabelled sample in every training fold."""
         y = column_or_1d(y)
@@ -74,14 +69,10 @@ class SemiSupervisedCV:
         g = None if groups is None else np.asarray(groups)[lab]
         for tr, te in self._labelled_cv().split(np.zeros((lab.size, 1)), y[lab], g):
             yield np.sort(np.concatenate([lab[tr], unl_idx])), lab[te]
-
     def __repr__(self):
         return f"SemiSupervisedCV(cv={self.cv!r})"
-
-
 class MVLLeastSquaresCV(MultiViewClassifier):
-    __doc__ = """MVL-LS (Algorithm 1) with the graph and (gamma_A, gamma_B, gamma_W) selected by cross-validation.
-
+    """MVL-LS (Algorithm 1) with the graph and (gamma_A, gamma_B, gamma_W) selected by cross-validation.
     Every point of ``graphs`` x ``gammas_A`` x ``gammas_B`` x ``gammas_W`` is scored by its mean accuracy over
     folds of the labelled samples; every unlabelled sample is in every fold's training set (and graph), as with
     :class:`SemiSupervisedCV`. Per fold one call of :func:`mvl.grid_decision_functions` evaluates the whole
@@ -89,9 +80,8 @@ class MVLLeastSquaresCV(MultiViewClassifier):
     the Laplacian, serving every power, and one per view and graph for every (gamma_A, gamma_W) with
     gamma_B = 0). The best point (ties: the first in the order of ``cv_results_["params"]``, as GridSearchCV)
     is refitted on all the data: ``best_estimator_``, an :class:`mvl.MVLLeastSquares`, which predicts.
-    The selection equals ``GridSearchCV(MVLLeastSquares(...), grid, cv=SemiSupervisedCV(cv))`` over the
+    The selection equals ``GridSearchCV(MVLLeastSquares(...), grid, cv=SemiSupervisedCV(cv=cv))`` over the
     same grid (tested), several times faster (``benchmarks/bench_cv.py``).
-
     Parameters
     ----------
     gammas_A : sequence of float > 0, default (1e-5, 1e-4, 1e-3, 1e-2)
@@ -119,7 +109,26 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         Folds of the labelled samples: None is ``StratifiedKFold(min(5, smallest class count))`` (each class
         needs 2 labelled samples); an int k is ``StratifiedKFold(k)``; a splitter (e.g. ``StratifiedShuffleSplit(
         1, test_size=0.2)`` for one hold-out split) sees only the labelled samples. Scoring is accuracy.
-""" + INPUT_DOC + """
+    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
+        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
+        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
+        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
+        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
+        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
+        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
+        non-negative features) kernel with parameters from the training samples only.
+    views : None, sequence of int or sequence of index arrays, default None
+        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
+        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
+        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
+        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
+        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
+        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
+        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
+        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
+        DegenerateKernelWarning naming it.
+
     Attributes
     ----------
     best_params_ : dict
@@ -136,6 +145,22 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         ``view_decision_function`` use it.
     n_splits_ : int
     classes_, coef_, c_, n_views_, n_train_, n_features_in_ : as the refitted :class:`mvl.MVLLeastSquares`.
+
+    See Also
+    --------
+    MVLLeastSquares : the estimator refitted with the selected parameters.
+    SemiSupervisedCV : the folds (unlabelled samples in every training fold).
+    mvl.grid.grid_decision_functions : the shared-factorisation grid evaluation.
+
+    References
+    ----------
+    .. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
+       Hilbert spaces for manifold regularization and co-regularized multi-view learning. Journal of Machine
+       Learning Research, 17(25), 1-72.
+    .. [2] Sindhwani, V., & Rosenberg, D. S. (2008). An RKHS for multi-view learning and manifold co-regularization.
+       Proceedings of the 25th International Conference on Machine Learning (ICML), Helsinki.
+    .. [3] Belkin, M., Niyogi, P., & Sindhwani, V. (2006). Manifold regularization: a geometric framework for learning
+       from labeled and unlabeled examples. Journal of Machine Learning Research, 7, 2399-2434.
 
     Examples
     --------
@@ -161,11 +186,11 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         "graph_weights": [StrOptions({"kernel", "binary"})],
         "laplacian": [StrOptions({"normalized", "unnormalized"})],
         "c": [None, "array-like"],
-        "cv": [None, Interval(Integral, 2, None, closed="left"), HasMethods(["split", "get_n_splits"])],
+        "cv": [None, StrictInterval(Integral, 2, None, closed="left"), HasMethods(["split", "get_n_splits"])],
     }
     _semi_supervised = True
 
-    def __init__(self, gammas_A=(1e-5, 1e-4, 1e-3, 1e-2), gammas_B=(0.0,), gammas_W=(0.0, 1e-4, 1e-2, 1.0),
+    def __init__(self, *, gammas_A=(1e-5, 1e-4, 1e-3, 1e-2), gammas_B=(0.0,), gammas_W=(0.0, 1e-4, 1e-2, 1.0),
                  graphs=((5, 2), (10, 2), (5, 4), (10, 4)), graph_weights="kernel", laplacian="normalized", c=None,
                  cv=None, kernel="rbf", views=None, bandwidth=None):
         self.gammas_A = gammas_A
@@ -197,7 +222,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
             # StratifiedKFold(k) warns when a class has fewer than k labelled samples (a training fold may then
             # lack it), as in scikit-learn's CV estimators
             cv = min(5, max(2, int(np.bincount(y_enc[labelled]).min())))
-        splitter = SemiSupervisedCV(cv if isinstance(cv, Integral) else check_cv(cv))
+        splitter = SemiSupervisedCV(cv=cv if isinstance(cv, Integral) else check_cv(cv))
         return list(splitter.split(np.zeros((len(y), 1)), y))
 
     def _fold_kernels(self, X, K, tr, te):

@@ -57,9 +57,17 @@ from sklearn.utils.validation import check_is_fitted
 from numbers import Real
 
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
-from .base import COUNT, INPUT_ATTRS, INPUT_DOC, NON_NEGATIVE, POSITIVE, SEED, MultiViewClassifier, check_swamped
+from .base import (
+    COUNT,
+    NON_NEGATIVE,
+    POSITIVE,
+    SEED,
+    MultiViewClassifier,
+    StrictInterval,
+    check_swamped,
+)
 
 __all__ = ["MVML", "MetricNotPSDWarning", "nystrom_features"]
 
@@ -540,7 +548,7 @@ class _Problem:
 
 
 class MVML(MultiViewClassifier):
-    __doc__ = """Multi-view metric learning classifier (Huusari, Kadri & Capponi 2017, Algorithm 1).
+    """Multi-view metric learning classifier (Huusari, Kadri & Capponi 2017, Algorithm 1).
 
     Parameters
     ----------
@@ -571,11 +579,25 @@ class MVML(MultiViewClassifier):
         0.06, 0.24 and 1.
     random_state : None, int, sequence of ints, Generator or SeedSequence, default None
         Seeds the random sample ordering that picks the landmarks (shared by all views).
-
-""" + INPUT_DOC + """
-    X as for :class:`mvl.MVLLeastSquares`. MVML is supervised: every label of y is a class, -1 included (as
-    in scikit-learn's supervised classifiers; there is no unlabelled marker). ``decision_function``: (t,) for two
-    classes (positive: ``classes_[1]``), (t, P) one-vs-all.
+    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
+        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
+        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
+        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
+        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
+        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
+        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
+        non-negative features) kernel with parameters from the training samples only.
+    views : None, sequence of int or sequence of index arrays, default None
+        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
+        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
+        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
+        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
+        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
+        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
+        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
+        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
+        DegenerateKernelWarning naming it.
 
     Attributes
     ----------
@@ -598,10 +620,33 @@ class MVML(MultiViewClassifier):
     labelled_ : array (n,)
         Training samples used (all of them: MVML is supervised).
     fit_seconds_ : float
-""" + INPUT_ATTRS + """
+    n_views_ : int
+    n_train_ : int
+        Training samples n (columns of the kernels at prediction).
+    n_features_in_ : int
+    bandwidths_ : list or None
+        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
+    view_columns_ : list of arrays
+        Column indices of each view (feature matrix input).
+
+    See Also
+    --------
+    MVLLeastSquares : the framework of the JMLR paper (fixed, diagonal operator-valued kernel).
+
+    Notes
+    -----
+    X as for :class:`mvl.MVLLeastSquares`. MVML is supervised: every label of y is a class, -1 included (as
+    in scikit-learn's supervised classifiers; there is no unlabelled marker). ``decision_function``: (t,) for two
+    classes (positive: ``classes_[1]``), (t, P) one-vs-all.
+
     The fitted model keeps what prediction needs (g_, w_, the Nystrom maps, the training features of a
     feature-view input) and the learned metric in its compact form (c A_0 plus one rank-one term per A-step;
     A_ and block_norms_ are formed from it on access): no factorisation or n x n cache of the fit.
+
+    References
+    ----------
+    .. [1] Huusari, R., Kadri, H., & Capponi, C. (2017). Noyaux a valeurs operateurs et apprentissage de metriques
+       multi-vues. Conference sur l'Apprentissage automatique (CAp), Grenoble. hal-01774999.
 
     Examples
     --------
@@ -617,7 +662,7 @@ class MVML(MultiViewClassifier):
     (True, (10, 3, 3))
     """
 
-    def __init__(self, lmbda=0.1, eta=1.0, learn_A="full", learn_w=False, n_iter=10, n_iter_A=1, tol=1e-4,
+    def __init__(self, *, lmbda=0.1, eta=1.0, learn_A="full", learn_w=False, n_iter=10, n_iter_A=1, tol=1e-4,
                  step=None, nystrom=1.0, random_state=None, kernel="rbf", views=None, bandwidth=None):
         self.lmbda = lmbda
         self.eta = eta
@@ -636,43 +681,16 @@ class MVML(MultiViewClassifier):
     # ------------------------------------------------------------------ checks
 
     def _check_params(self):
-        def real(name, positive):
-            val = getattr(self, name)
-            try:
-                x = float(val)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"{name} must be a real number, got {val!r}") from exc
-            if not np.isfinite(x) or x < 0 or (positive and x == 0):
-                raise ValueError(f"{name} must be finite and {'> 0' if positive else '>= 0'}, got {val!r}")
-            return x
-
-        def integer(name):
-            val = getattr(self, name)
-            if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {val!r}")
-            return int(val)
-
-        if self.learn_A not in _LEARN_A:
-            raise ValueError(f"learn_A must be one of {_LEARN_A}, got {self.learn_A!r}")
-        learned = self.learn_A in ("full", "sparse")
-        lmbda = real("lmbda", True)
-        eta = real("eta", learned)
-        tol = real("tol", False)
-        n_iter, n_iter_A = integer("n_iter"), integer("n_iter_A")
-        step = None
-        if self.step is not None:
-            step = real("step", True)
-            if self.learn_A == "full" and step * eta >= 0.5:
-                raise ValueError(f"step * eta = {step * eta:g} must be < 1/2 for learn_A='full' (it keeps A "
-                                 "positive definite, Section 3.2 below eq 9)")
-        try:
-            nys = float(self.nystrom)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"nystrom must be a fraction in (0, 1], got {self.nystrom!r}") from exc
-        if not (0.0 < nys <= 1.0):
-            raise ValueError(f"nystrom must be a fraction in (0, 1], got {self.nystrom!r}")
-        if not isinstance(self.learn_w, (bool, np.bool_)):
-            raise ValueError(f"learn_w must be True or False, got {self.learn_w!r}")
+        """The parameters as numbers (each validated by its constraint) and the checks that involve several:
+        eta > 0 when A is learned, step * eta < 1/2 for learn_A='full'."""
+        lmbda, eta, tol = float(self.lmbda), float(self.eta), float(self.tol)
+        n_iter, n_iter_A, nys = int(self.n_iter), int(self.n_iter_A), float(self.nystrom)
+        if self.learn_A in ("full", "sparse") and eta == 0:
+            raise ValueError(f"eta must be > 0 when A is learned (learn_A={self.learn_A!r}), got {self.eta!r}")
+        step = None if self.step is None else float(self.step)
+        if step is not None and self.learn_A == "full" and step * eta >= 0.5:
+            raise ValueError(f"step * eta = {step * eta:g} must be < 1/2 for learn_A='full' (it keeps A "
+                             "positive definite, Section 3.2 below eq 9)")
         return lmbda, eta, tol, n_iter, n_iter_A, step, nys
 
     # ------------------------------------------------------------------ fit / predict
@@ -687,7 +705,7 @@ class MVML(MultiViewClassifier):
         "n_iter_A": [COUNT],
         "tol": [NON_NEGATIVE],
         "step": [None, POSITIVE],
-        "nystrom": [Interval(Real, 0, 1, closed="right")],
+        "nystrom": [StrictInterval(Real, 0, 1, closed="right")],
         "random_state": SEED,
     }
     _memory_advice = "use the Nystrom approximation (e.g. nystrom=0.1, Section 3.5) or fewer training samples"

@@ -46,15 +46,13 @@ from scipy import linalg
 from scipy.linalg import blas, lapack
 
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import column_or_1d
 
 from . import blocks
 from .base import (
+    StrictInterval,
     COUNT,
-    INPUT_ATTRS,
-    INPUT_DOC,
-    MVL_DOC,
     NON_NEGATIVE,
     POSITIVE,
     SEED,
@@ -65,7 +63,6 @@ from .base import (
 from .blocks import factor_view, view_Q
 from .least_squares import MEMORY_ADVICE, solve_structured
 from .sphere import sphere_least_squares
-from .validation import check_gamma
 
 __all__ = ["MVLLeastSquaresOptC", "OptCSystem"]
 
@@ -319,7 +316,7 @@ def _triangle(Ab, m, lwork):
 
 
 class MVLLeastSquaresOptC(MVLClassifier):
-    __doc__ = """MVL-LS with the combination vector c optimised on the sphere ||c|| = alpha (Section 6).
+    """MVL-LS with the combination vector c optimised on the sphere ||c|| = alpha (Section 6).
 
     The problem (84) is solved by alternating f- and c-steps (eq 85-92) from ``n_restarts`` seeded random
     starts; the restart kept is the one with the best held-out accuracy (``validation_fraction``, or X_val in
@@ -327,7 +324,43 @@ class MVLLeastSquaresOptC(MVLClassifier):
     :class:`mvl.MVLLeastSquares`, with the same defaults (the validation study's, ``benchmarks/study_defaults.py``).
 
     Parameters
-    ----------""" + MVL_DOC + """    alpha : float > 0, default 1.0
+    ----------
+    gamma_A : float > 0, default 1e-5
+        RKHS regularisation (gamma_A ||f||^2 in eq 10). Typical range 1e-7 to 1e-1; the paper uses 1e-5.
+    gamma_B : float >= 0, default 0.0
+        Between-view consistency weight (eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6); in the
+        validation study 1e-6 changed nothing and 1e-4 lowered accuracy, hence 0.
+    gamma_W : float >= 0, default 1e-2
+        Within-view manifold regularisation weight (eq 53, 60-64), on the default graph below. Typical range 0
+        to 1; 0 leaves the graph (and the unlabelled samples, unless gamma_B > 0) out. 1e-2 with the default
+        graph was selected on validation in ``benchmarks/study_defaults.py`` (mfeat, multi-view MNIST, USPST,
+        digits; 3 labelled per class + 470 unlabelled): adding the unlabelled samples raised test accuracy by
+        7 to 14 points on every data set (by 3 to 10 over gamma_W = 0). Without unlabelled samples it costs
+        about 1 point at 10+ labels per class (5 points at 3): for purely supervised data set gamma_W=0.
+        With the paper's dense graph, values above 1e-6 make unlabelled data hurt (by 20-40 points at 1e-2).
+    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
+        L^i = I - D^-1/2 W D^-1/2 (the authors' code) or D - W of each view's graph W (built from the view's
+        Gram matrix, see ``n_neighbors``), or the Laplacians themselves, sample-first like the kernels (then
+        ``n_neighbors`` is not used, ``graph_weights`` must be "kernel", and ``laplacian_power`` None means 1).
+    n_neighbors : int >= 1 or None, default 5
+        The graph: a symmetrised kNN graph of each view's kernel with this many neighbours (typical 5 to 20;
+        5 selected by the validation study), or None for the paper's dense kernel weights W = K (Section 7.1):
+        ``n_neighbors=None`` alone gives the paper's model (with ``laplacian_power`` None then meaning 1).
+        With many unlabelled points let it grow with n (e.g. 0.5 % of n): with a fixed k the neighbourhoods shrink
+        as n grows and the graph term stops informing the fit (measured in benchmarks/README.md, "bench_scale.py":
+        32,000 manifold points, 20 labels, 0.58 at k = 10 against 0.94 at k = 160).
+    laplacian_power : int >= 1 or None, default None
+        p of the iterated Laplacian (L^i)^p in M_W (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg
+        2008, Table 4) in place of L of eq (60)-(63). None: 2 for a kNN graph (selected by the validation
+        study over 1, 2, 4), 1 for the paper's dense graph and for an explicit ``laplacian``. Typical 1 to 4;
+        each power costs n x n products.
+    graph_weights : "kernel" or "binary", default "kernel"
+        Edge weights of the kNN graph: the kernel value K^i_jk (0 where negative), or 1 (the default of the
+        manifold-regularization code). "binary" needs ``n_neighbors``.
+    n_classes : int >= 2 or None, default None
+        Number of classes P. If given, labels must be integers in 0..P-1 and each class needs a labelled sample;
+        if None, the classes are the distinct labels.
+    alpha : float > 0, default 1.0
         Radius of the sphere of c (eq 84); the paper uses 1.
     n_restarts : int >= 1, default 20
         Random unit starting vectors (scaled to alpha), 20 in the paper; typical 5 to 50.
@@ -358,7 +391,26 @@ class MVLLeastSquaresOptC(MVLClassifier):
         As in :class:`mvl.MVLLeastSquares` ("cg", "auto").
     verbose : int >= 0, default 0
         "cg": print the residual after every iteration.
-""" + INPUT_DOC + """
+    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
+        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
+        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
+        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
+        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
+        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
+        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
+        non-negative features) kernel with parameters from the training samples only.
+    views : None, sequence of int or sequence of index arrays, default None
+        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
+        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
+        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
+        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
+        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
+        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
+        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
+        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
+        DegenerateKernelWarning naming it.
+
     Attributes
     ----------
     c_ : (m,) learned combination vector of the kept restart
@@ -369,7 +421,30 @@ class MVLLeastSquaresOptC(MVLClassifier):
         The training samples held out by ``validation_fraction``.
     best_restart_ : index of the kept restart
     restart_c_ : (n_restarts, m) final c of every restart
-""" + INPUT_ATTRS + """
+    n_views_ : int
+    n_train_ : int
+        Training samples n (columns of the kernels at prediction).
+    n_features_in_ : int
+    bandwidths_ : list or None
+        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
+    view_columns_ : list of arrays
+        Column indices of each view (feature matrix input).
+
+    See Also
+    --------
+    MVLLeastSquares : the same problem with a fixed combination c.
+    MVLLeastSquaresCV : the graph and the gammas selected by cross-validation.
+
+    References
+    ----------
+    .. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
+       Hilbert spaces for manifold regularization and co-regularized multi-view learning. Journal of Machine
+       Learning Research, 17(25), 1-72.
+    .. [2] Sindhwani, V., & Rosenberg, D. S. (2008). An RKHS for multi-view learning and manifold co-regularization.
+       Proceedings of the 25th International Conference on Machine Learning (ICML), Helsinki.
+    .. [3] Belkin, M., Niyogi, P., & Sindhwani, V. (2006). Manifold regularization: a geometric framework for learning
+       from labeled and unlabeled examples. Journal of Machine Learning Research, 7, 2399-2434.
+
     Examples
     --------
     >>> import numpy as np
@@ -396,17 +471,17 @@ class MVLLeastSquaresOptC(MVLClassifier):
         "n_iter": [COUNT],
         "tol": [NON_NEGATIVE],
         "random_state": SEED,
-        "validation_fraction": [None, Interval(Real, 0, 1, closed="neither")],
+        "validation_fraction": [None, StrictInterval(Real, 0, 1, closed="neither")],
         "solver": [StrOptions({"auto", "structured", "cg", "nystrom"})],
         "n_components": [COUNT],
-        "cg_tol": [Interval(Real, 0, 1, closed="neither")],
+        "cg_tol": [StrictInterval(Real, 0, 1, closed="neither")],
         "cg_max_iter": [COUNT],
         "max_memory": [None, POSITIVE],
         "verbose": ["verbose"],
     }
     _memory_advice = MEMORY_ADVICE
 
-    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
+    def __init__(self, *, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
                  laplacian="normalized", random_state=None, n_neighbors=5, n_classes=None, laplacian_power=None,
                  graph_weights="kernel", kernel="rbf", views=None, bandwidth=None, solver="auto", n_components=1000,
                  cg_tol=1e-6, cg_max_iter=500, max_memory=None, verbose=0, validation_fraction=None):
@@ -450,8 +525,6 @@ class MVLLeastSquaresOptC(MVLClassifier):
         kernels, system, basis, labelled, centres = scalable_problem(self, X, y, solver, budget)
         m, l = system.m, system.l
         Y_L, _classes = system.Y_L, self.classes_
-        if (X_val is None) != (y_val is None):
-            raise ValueError("give both X_val and y_val, or neither")
         engine = OptCNystrom(system, basis)
         KL = np.stack([kernels.rows(p, labelled) for p in range(m)]) if solver == "cg" else None
         V = basis.V
@@ -540,9 +613,10 @@ class MVLLeastSquaresOptC(MVLClassifier):
         under cross-validation with "precomputed" its columns would have to be each fold's training samples.
         There, use ``validation_fraction``, which splits whatever the estimator receives.
         """
-        alpha = check_gamma(self.alpha, "alpha", positive=True)
         from .base import unlabelled_mask
-        from .least_squares import check_scalable_params, choose_solver, sample_and_view_counts
+        from .least_squares import choose_solver, memory_budget, sample_and_view_counts
+
+        alpha = float(self.alpha)
 
         self._scalable = None
         self.centres_ = None
@@ -551,7 +625,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
             raise ValueError("give both X_val and y_val, or neither")
         if X_val is not None and self.validation_fraction is not None:
             raise ValueError("give X_val and y_val or validation_fraction, not both")
-        budget = check_scalable_params(self, tol="cg_tol", max_iter="cg_max_iter")
+        budget = memory_budget(self)
         n_all, m_all = sample_and_view_counts(self, X)
         l_all = n_all if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
         self.solver_ = choose_solver(self.solver, self.kernel, n_all, m_all, l_all, budget)
@@ -566,7 +640,8 @@ class MVLLeastSquaresOptC(MVLClassifier):
         l_all = len(labelled)
         self._check_memory(8.0 * (2 * m * n * n + 3 * n * n + 2 * m * l_all * n + m * (m + 1) // 2 * l_all ** 2),
                            f"the optC system with n = {n} samples and m = {m} views")
-        (gamma_A, gamma_B, gamma_W), Y_all, L = self._mvl_inputs(K, y_enc, labelled)
+        Y_all, L = self._mvl_inputs(K, y_enc, labelled)
+        gammas = self._gammas()
         rng = np.random.default_rng(self.random_state)
         C = rng.standard_normal((self.n_restarts, m))  # drawn first: the same restarts with or without a split
         C *= alpha / np.linalg.norm(C, axis=1, keepdims=True)
@@ -589,7 +664,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
             Y_L = Y_all
         l = len(labelled)
         t0 = time.perf_counter()
-        system = OptCSystem(K, labelled, Y_L, gamma_A, gamma_B, gamma_W, L)
+        system = OptCSystem(K, labelled, Y_L, **gammas, L=L)
         history = np.full((self.n_restarts, self.n_iter), np.nan)
         active = np.ones(self.n_restarts, dtype=bool)
         Ab = np.empty((Y_L.size, m + 1), order="F")
@@ -639,12 +714,13 @@ class MVLLeastSquaresOptC(MVLClassifier):
                 coef = system.coefficients(C[best], E[best])
         del system
         if held is not None:  # c of the kept restart; f from every labelled sample (Theorem 10 at that c)
-            coef = solve_structured(K, labelled_all, Y_all, C[best], gamma_A, gamma_B, gamma_W, L)
+            coef = solve_structured(K, labelled_all, Y_all, C[best], **gammas, L=L)
             labelled = labelled_all
             self.validation_indices_ = labelled_all[held]
         self.coef_ = np.ascontiguousarray(coef)
         if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
-            raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {gamma_A:g}); increase gamma_A or check K")
+            raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {gammas['gamma_A']:g}); increase gamma_A "
+                                     "or check K")
         self.fit_seconds_ = time.perf_counter() - t0
         self._set_restarts(C, best, history, final_obj, scores)
         self.n_labelled_ = len(labelled)

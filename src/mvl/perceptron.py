@@ -47,9 +47,8 @@ from sklearn.utils.validation import check_is_fitted
 from numbers import Real
 
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval
 
-from .base import COUNT, INPUT_ATTRS, INPUT_DOC, SEED, MultiViewClassifier, reject_sparse
+from .base import StrictInterval, COUNT, SEED, MultiViewClassifier, reject_sparse
 from .kernels import gaussian_kernel, linear_kernel
 from .validation import as_float_array
 
@@ -208,14 +207,14 @@ class _MultiViewPerceptronBase(MultiViewClassifier):
     _diagonal = True
     _parameter_constraints: dict = {
         **MultiViewClassifier._parameter_constraints,
-        "p": [Interval(Real, 1, None, closed="left")],
+        "p": [StrictInterval(Real, 1, None, closed="left")],
         "n_epochs": [COUNT],
         "averaging": ["boolean"],
         "shuffle": ["boolean"],
         "random_state": SEED,
     }
 
-    def __init__(self, p=1.0, n_epochs=1, averaging=True, shuffle=True, random_state=None, kernel="rbf",
+    def __init__(self, *, p=1.0, n_epochs=1, averaging=True, shuffle=True, random_state=None, kernel="rbf",
                  views=None, bandwidth=None):
         self.p = p
         self.n_epochs = n_epochs
@@ -226,27 +225,11 @@ class _MultiViewPerceptronBase(MultiViewClassifier):
         self.views = views
         self.bandwidth = bandwidth
 
-    def _check_params(self):
-        try:
-            p = float(self.p)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"p must be a real number >= 1 (Schatten 2p-norm), got {self.p!r}") from exc
-        if isinstance(self.p, (str, bool)) or not np.isfinite(p) or p < 1:
-            raise ValueError(f"p must be a real number >= 1 (Schatten 2p-norm), got {self.p!r}")
-        e = self.n_epochs
-        if isinstance(e, bool) or not isinstance(e, (int, np.integer)) or e < 1:
-            raise ValueError(f"n_epochs must be an integer >= 1, got {e!r}")
-        for name in ("averaging", "shuffle"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        return p, int(e)
-
     def _kernels(self, X):
         """(kind, array, m, n): 'full' for a precomputed cross-view kernel (n, n, m, m), turned into the
         solvers' (m, m, n, n); 'diag' for per-view kernels (m, n, n) from either input form."""
         if self.kernel == "precomputed" and _ndim(X) == 4:
             reject_sparse(X)
-            self._check_kernel()
             arr = self._validate_X(X, True, dtype=np.float64, allow_nd=True)
             if arr.shape[0] != arr.shape[1] or arr.shape[2] != arr.shape[3]:
                 raise ValueError(f"a cross-view kernel X must have shape (n, n, m, m), got {arr.shape}")
@@ -262,7 +245,7 @@ class _MultiViewPerceptronBase(MultiViewClassifier):
     def fit(self, X, y):
         """Run the online algorithm over ``n_epochs`` passes of the samples, in a seeded random order per epoch
         (``shuffle``) or in index order. The perceptrons are supervised: every label is a class, -1 included."""
-        p, n_epochs = self._check_params()
+        p, n_epochs = float(self.p), int(self.n_epochs)  # validated by the constraints
         kind, G, m, n = self._kernels(X)
         y_enc, labelled = self._fit_labels(y, n)
         classes, encoded = self.classes_, y_enc[labelled]
@@ -330,7 +313,45 @@ class _MultiViewPerceptronBase(MultiViewClassifier):
         return out[:, 0] if self.classes_.size == 2 else out
 
 
-_ATTRS = """
+class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
+    """Matrix multi-view Perceptron (Cavallanti et al. 2008; Fornoni 2009, Chapter 3) in dual form.
+
+    Supervised: every label is a class (-1 included); multi-class problems are one-vs-all.
+
+    Parameters
+    ----------
+    p : float >= 1, default 1.0
+        Potential 1/2 ||V||_{S_2p}^2 (Schatten 2p-norm, eq 3.1.4). p = 1: the views' margins add up; typical
+        1 to 4 (larger p couples the views more).
+    n_epochs : int >= 1, default 1
+        Passes over the training samples (one online sequence of n_epochs * l steps); typical 1 to 20 (the
+        workflow's comparison runs use 10).
+    averaging : bool, default True
+        Predict with the average hypothesis (eq 3.1.21-3.1.25) or with the last one.
+    shuffle : bool, default True
+        Present the samples in a seeded random order per epoch, or in index order.
+    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
+        Seeds the order of the samples.
+    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
+        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
+        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
+        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
+        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
+        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
+        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
+        non-negative features) kernel with parameters from the training samples only.
+    views : None, sequence of int or sequence of index arrays, default None
+        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
+        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
+        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
+        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
+        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
+        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
+        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
+        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
+        DegenerateKernelWarning naming it.
+
     Attributes
     ----------
     classes_ : array (P,)
@@ -346,10 +367,62 @@ _ATTRS = """
     n_steps_ : int
     labelled_ : array (l,)
     fit_seconds_ : float
-"""
+    n_views_ : int
+    n_train_ : int
+        Training samples n (columns of the kernels at prediction).
+    n_features_in_ : int
+    bandwidths_ : list or None
+        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
+    view_columns_ : list of arrays
+        Column indices of each view (feature matrix input).
+
+    See Also
+    --------
+    OrthogonalMultiViewPerceptron : the orthogonal embedding, views in different spaces.
+    cross_view_kernels : the matrix kernel (n, n, m, m) of views in one space.
+
+    Notes
+    -----
+    With ``kernel="precomputed"``, ``fit`` takes the matrix kernel (n, n, m, m), X[a, b, k, j] =
+    k(x_{a,k}, x_{b,j}) (see :func:`cross_view_kernels`; views must share one space, Section 3.2), or per-view
+    kernels (n, n, m); with the latter (and with feature views, which get per-view kernels) the cross-view
+    kernels are zero, i.e. the orthogonal embedding (4.1.1), the algorithm coincides with
+    :class:`OrthogonalMultiViewPerceptron` (eq 4.1.7) and runs its O(m) per-step code.
+
+    References
+    ----------
+    .. [1] Cavallanti, G., Cesa-Bianchi, N., & Gentile, C. (2008). Linear algorithms for online multitask
+       classification. Conference on Learning Theory (COLT 2008).
+    .. [2] Fornoni, M. (2009). Multi-view learning for modeling audio-visual patterns. Master's thesis (Tesi di
+       Laurea), Universita degli Studi di Milano.
+    .. [3] Cesa-Bianchi, N., Conconi, A., & Gentile, C. (2004). On the generalization ability of on-line learning
+       algorithms. IEEE Transactions on Information Theory, 50(9), 2050-2057.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mvl import KernelMultiViewPerceptron
+    >>> from mvl.data.embedded import load_mfeat
+    >>> ds = load_mfeat(["fou", "kar", "mor"])
+    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
+    >>> idx = rng.permutation(2000)
+    >>> train, test = idx[:500], idx[500:]
+    >>> model = KernelMultiViewPerceptron(views=[76, 64, 6], n_epochs=5, random_state=0).fit(X[train], ds.y[train])
+    >>> bool(model.score(X[test], ds.y[test]) > 0.8)
+    True
+    """
+    _diagonal = False
 
 
-_PARAMS = """    Parameters
+class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
+    """Orthogonal matrix multi-view Perceptron (Fornoni 2009, Chapter 4, Figure 4.1), dual form.
+
+    Supervised: every label is a class (-1 included); multi-class problems are one-vs-all. ``fit`` takes
+    per-view kernels (n, n, m) or feature views (views may live in different spaces; one kernel each); a matrix
+    kernel (n, n, m, m) is accepted and only its diagonal blocks are used. Prediction (4.1.6): sign sum_k
+    ||v_k||^{2(p-1)} <v_k, x_k>; averaging as for the matrix Perceptron with W_t = grad Phi(V_t).
+
+    Parameters
     ----------
     p : float >= 1, default 1.0
         Potential 1/2 ||V||_{S_2p}^2 (Schatten 2p-norm, eq 3.1.4). p = 1: the views' margins add up; typical
@@ -362,47 +435,75 @@ _PARAMS = """    Parameters
     shuffle : bool, default True
         Present the samples in a seeded random order per epoch, or in index order.
     random_state : None, int, sequence of ints, Generator or SeedSequence, default None
-        Seeds the order of the samples."""
+        Seeds the order of the samples.
+    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
+        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
+        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
+        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
+        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
+        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
+        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
+        non-negative features) kernel with parameters from the training samples only.
+    views : None, sequence of int or sequence of index arrays, default None
+        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
+        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
+        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
+        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
+        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
+        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
+        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
+        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
+        DegenerateKernelWarning naming it.
 
-_EXAMPLE = """
+    Attributes
+    ----------
+    classes_ : array (P,)
+    mistakes_ : array of int (n_problems,)
+        Online mistakes over all n_epochs * l steps, per binary problem (1 for two classes, P otherwise).
+    coef_ : array
+        W = sum_i X_i coef_[i, c] per problem c: (l, n_problems, m, m) for the matrix Perceptron with
+        cross-view kernels, (l, n_problems, m) otherwise (averaged or last hypothesis).
+    dual_coef_ : array (l, n_problems)
+        Signed mistake counts a_i: V_T = sum_i a_i X_i (eq 3.1.7).
+    order_ : array (n_epochs * l,)
+        The training samples in the order they were presented (indices into the training set).
+    n_steps_ : int
+    labelled_ : array (l,)
+    fit_seconds_ : float
+    n_views_ : int
+    n_train_ : int
+        Training samples n (columns of the kernels at prediction).
+    n_features_in_ : int
+    bandwidths_ : list or None
+        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
+    view_columns_ : list of arrays
+        Column indices of each view (feature matrix input).
+
+    See Also
+    --------
+    KernelMultiViewPerceptron : the matrix Perceptron with cross-view kernels.
+
+    References
+    ----------
+    .. [1] Fornoni, M. (2009). Multi-view learning for modeling audio-visual patterns. Master's thesis (Tesi di
+       Laurea), Universita degli Studi di Milano.
+    .. [2] Cavallanti, G., Cesa-Bianchi, N., & Gentile, C. (2008). Linear algorithms for online multitask
+       classification. Conference on Learning Theory (COLT 2008).
+    .. [3] Cesa-Bianchi, N., Conconi, A., & Gentile, C. (2004). On the generalization ability of on-line learning
+       algorithms. IEEE Transactions on Information Theory, 50(9), 2050-2057.
+
     Examples
     --------
     >>> import numpy as np
-    >>> from mvl import {cls}
+    >>> from mvl import OrthogonalMultiViewPerceptron
     >>> from mvl.data.embedded import load_mfeat
     >>> ds = load_mfeat(["fou", "kar", "mor"])
     >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
     >>> idx = rng.permutation(2000)
     >>> train, test = idx[:500], idx[500:]
-    >>> model = {cls}(views=[76, 64, 6], n_epochs=5, random_state=0).fit(X[train], ds.y[train])
+    >>> model = OrthogonalMultiViewPerceptron(views=[76, 64, 6], n_epochs=5, random_state=0).fit(X[train], ds.y[train])
     >>> bool(model.score(X[test], ds.y[test]) > 0.8)
     True
-"""
-
-
-class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
-    __doc__ = """Matrix multi-view Perceptron (Cavallanti et al. 2008; Fornoni 2009, Chapter 3) in dual form.
-
-    Supervised: every label is a class (-1 included); multi-class problems are one-vs-all.
-
-""" + _PARAMS + INPUT_DOC + """
-    With ``kernel="precomputed"``, ``fit`` takes the matrix kernel (n, n, m, m), X[a, b, k, j] =
-    k(x_{a,k}, x_{b,j}) (see :func:`cross_view_kernels`; views must share one space, Section 3.2), or per-view
-    kernels (n, n, m); with the latter (and with feature views, which get per-view kernels) the cross-view
-    kernels are zero, i.e. the orthogonal embedding (4.1.1), the algorithm coincides with
-    :class:`OrthogonalMultiViewPerceptron` (eq 4.1.7) and runs its O(m) per-step code.
-    """ + _ATTRS + INPUT_ATTRS + _EXAMPLE.format(cls="KernelMultiViewPerceptron")
-    _diagonal = False
-
-
-class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
-    __doc__ = """Orthogonal matrix multi-view Perceptron (Fornoni 2009, Chapter 4, Figure 4.1), dual form.
-
-    Supervised: every label is a class (-1 included); multi-class problems are one-vs-all. ``fit`` takes
-    per-view kernels (n, n, m) or feature views (views may live in different spaces; one kernel each); a matrix
-    kernel (n, n, m, m) is accepted and only its diagonal blocks are used. Prediction (4.1.6): sign sum_k
-    ||v_k||^{2(p-1)} <v_k, x_k>; averaging as for the matrix Perceptron with W_t = grad Phi(V_t).
-
-""" + _PARAMS + INPUT_DOC + """
-    """ + _ATTRS + INPUT_ATTRS + _EXAMPLE.format(cls="OrthogonalMultiViewPerceptron")
+    """
     _diagonal = True

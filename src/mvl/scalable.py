@@ -4,13 +4,13 @@ Notation (as :mod:`mvl.least_squares`): n = u + l training points, m views, P ou
 coefficients a_p (n x P), outputs F_p = K^p a_p, S = sum_p c_p F_p, T = sum_p F_p; delta = l gamma_A,
 beta = l gamma_B, omega = l gamma_W. The objective (10)/(53), times l, is
 
-    ||J (Y - S)||^2 + delta sum_p ||f^p||^2 + beta (m sum_p ||F_p||^2 - ||T||^2) + omega sum_p <F_p, L_p^k F_p>
+    ||J (Y - S)||^2 + delta sum_p ||f^p||^2 + beta (m sum_p ||F_p||^2 - ||T||^2) + omega sum_p <F_p, L_p^d F_p>
 
 (J selects the labelled rows; the between-view term is sum_i sum_{p<q} ||f^p(x_i) - f^q(x_i)||^2 of eq 58 in the
-form m sum |F_p|^2 - |sum F_p|^2, so no m^2 cross products; L_p^k the iterated sparse kNN Laplacian, applied
-as k sparse products). Its quadratic part in F is <F, M F> with the operator
+form m sum |F_p|^2 - |sum F_p|^2, so no m^2 cross products; L_p^d the iterated sparse kNN Laplacian, applied
+as d sparse products, d = ``laplacian_power``). Its quadratic part in F is <F, M F> with the operator
 
-    (M F)_p = c_p J S + beta (m F_p - T) + omega L_p^k F_p,      M = (cc^T (x) J) + beta M_B + omega M_W,
+    (M F)_p = c_p J S + beta (m F_p - T) + omega L_p^d F_p,      M = (cc^T (x) J) + beta M_B + omega M_W,
 
 and Theorem 10's system (67)-(68) reads (M K + delta I) a = r, r_p = c_p J Y: the paper's B is M K here.
 
@@ -21,7 +21,7 @@ weight-space normal equations (Phi^T M Phi + delta I) w = Phi^T r, whose operato
 Conjugate gradients in that inner product need per iteration one product with the kernels: with the
 preconditioned residual z, the scalars are <rho, z>_K = rho^T (K z) and <p, A p>_K = (Kp)^T M (Kp) +
 delta p^T (Kp), and K p = K z + beta_cg K p_prev follows from K z by the same recursion as p. M costs
-O(n (m + k nnz)) per column. The residual rho = r - (M K + delta I) a is the residual of the paper's system
+O(n (m + d nnz)) per column. The residual rho = r - (M K + delta I) a is the residual of the paper's system
 (68) itself, so ``tol`` is the relative residual ||rho|| / ||r|| of (68) per output column, computed at no
 cost. All P columns iterate together (one kernel pass serves them all), each with its own CG scalars.
 
@@ -31,12 +31,12 @@ Z_p = Phi_p Psi = K^p_{nC} U_p s_p^{-1/2} (n x r) from the eigendecomposition K^
 (eigenvalues below 1e-12 max dropped). On V the weight-space operator is B + delta I with
 
     B = Z^T M Z = [c_p c_q Z_p[L]^T Z_q[L]] + beta (m blockdiag(Z_p^T Z_p) - Zs^T Zs)
-        + omega blockdiag(Z_p^T L_p^k Z_p),
+        + omega blockdiag(Z_p^T L_p^d Z_p),
 
 Zs = [Z_1 ... Z_m] (one GEMM), and on its complement it is approximated by delta I:
 P^{-1} = Psi (B + delta I)^{-1} Psi^T + (I - Psi Psi^T) / delta. In coefficients, z = rho / delta +
 E_C V [(B + delta I)^{-1} - I / delta] Z^T rho (V_p = U_p s_p^{-1/2}, E_C places rows on the centres):
-self-adjoint and positive definite in <.,.>_K, O(n r m k) per application, no kernel pass. The preconditioned
+self-adjoint and positive definite in <.,.>_K, O(n r m d) per application, no kernel pass. The preconditioned
 spectrum lies in [1, 1 + ||K - K_nys|| ||M|| / delta] (K_nys the Nystrom approximation): it converges fast
 when the centres capture the kernel at the scale delta / ||M||.
 
@@ -55,14 +55,14 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import blas
 
-__all__ = ["MVLSystem", "NystromBasis", "solve_cg", "solve_nystrom", "CGInfo"]
+__all__ = ["MVLSystem", "NystromBasis", "solve_cg", "solve_nystrom"]
 
 
 class MVLSystem:
     """The operator M of the module docstring for one problem: labelled rows, targets, c, the gammas times l,
     the sparse within-view operators and optional between-view point weights."""
 
-    def __init__(self, n, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, laplacians=None, power=1,
+    def __init__(self, n, labelled, Y_L, c, *, gamma_A, gamma_B, gamma_W, laplacians=None, laplacian_power=1,
                  between_weights=None):
         self.n, self.m = n, len(c)
         self.labelled = np.asarray(labelled)
@@ -74,7 +74,7 @@ class MVLSystem:
         self.beta = self.l * gamma_B if self.m > 1 else 0.0
         self.omega = self.l * gamma_W
         self.L = laplacians if self.omega > 0 else None
-        self.power = int(power)
+        self.laplacian_power = int(laplacian_power)
         self.w = None if between_weights is None else np.asarray(between_weights, dtype=np.float64)
 
     def with_c(self, c):
@@ -92,8 +92,8 @@ class MVLSystem:
         return r
 
     def apply_L(self, p, F, times=None):
-        """L_p^times F (times = the power by default): sparse products (:func:`sparse_times_dense`)."""
-        for _ in range(self.power if times is None else times):
+        """L_p^times F (times = ``laplacian_power`` by default): sparse products (:func:`sparse_times_dense`)."""
+        for _ in range(self.laplacian_power if times is None else times):
             F = sparse_times_dense(self.L[p], F)
         return F
 
@@ -121,8 +121,9 @@ class MVLSystem:
 
         Block by block, without stacking the Z_p: labelled c_p c_q Z_p[L]^T Z_q[L]; between-view
         beta ((m - 1) Z_p^T D Z_p on the diagonal, -Z_p^T D Z_q off it; D = diag(between_weights)), the diagonal
-        blocks by a symmetric rank-n update (dsyrk); within-view omega (L^(k/2) Z_p)^T (L^(k/2) Z_p) (k even) or
-        (L^((k-1)/2) Z_p)^T L (L^((k-1)/2) Z_p); for k = 1 the two diagonal terms in one GEMM,
+        blocks by a symmetric rank-n update (dsyrk); within-view omega (L^(d/2) Z_p)^T (L^(d/2) Z_p) (d =
+        ``laplacian_power`` even) or (L^((d-1)/2) Z_p)^T L (L^((d-1)/2) Z_p); for d = 1 the two diagonal terms in
+        one GEMM,
         Z_p^T (beta (m - 1) D + omega L_p) Z_p. Cost O(n m^2 r^2) flops, memory O(n r) beyond the Z_p."""
         m = self.m
         sizes = [z.shape[1] for z in Z]
@@ -132,7 +133,7 @@ class MVLSystem:
         B = ZcL.T @ ZcL
         # power 1: each diagonal block of the between- and within-view terms in ONE GEMM,
         # Z_p^T (beta (m - 1) D + omega L_p) Z_p, instead of a dsyrk plus a GEMM (2 n r^2 flops instead of 3)
-        fused = self.L is not None and self.power == 1
+        fused = self.L is not None and self.laplacian_power == 1
         if self.beta > 0:
             sw = None if self.w is None else np.sqrt(self.w)[:, None]
             Zw = [z if sw is None else z * sw for z in Z]
@@ -155,10 +156,10 @@ class MVLSystem:
                 del X
                 B[sl[p], sl[p]] += 0.5 * (G + G.T)
         elif self.L is not None:
-            half = self.power // 2
+            half = self.laplacian_power // 2
             for p in range(m):
                 H = self.apply_L(p, Z[p], half) if half else Z[p]
-                G = H.T @ self.apply_L(p, H, 1) if self.power % 2 else H.T @ H
+                G = H.T @ self.apply_L(p, H, 1) if self.laplacian_power % 2 else H.T @ H
                 B[sl[p], sl[p]] += self.omega * 0.5 * (G + G.T)
         return 0.5 * (B + B.T)
 
@@ -181,14 +182,14 @@ class NystromBasis:
     largest dropped), so that Z_p Z_p^T is the Nystrom approximation of K^p and Z_p^T Z_p-coordinates are
     orthonormal in the RKHS (module docstring)."""
 
-    def __init__(self, kernels, centres, rank_tol=1e-12):
+    def __init__(self, kernels, centres):
         self.centres = np.asarray(centres)
         self.V, self.Z = [], []
         for p in range(kernels.m):
             KnC = kernels.columns(p, self.centres)
             KCC = 0.5 * (KnC[self.centres] + KnC[self.centres].T)
             s, U = linalg.eigh(KCC, check_finite=False, driver="evd")  # divide and conquer: ~3x evr here
-            keep = s > rank_tol * max(s.max(), 0.0) if s.max() > 0 else np.zeros(len(s), bool)
+            keep = s > 1e-12 * max(s.max(), 0.0) if s.max() > 0 else np.zeros(len(s), bool)
             if not keep.any():
                 raise ValueError(f"view {p}: the kernel is zero on the Nystrom centres")
             V = U[:, keep] / np.sqrt(s[keep])
@@ -251,13 +252,9 @@ def nystrom_preconditioner(system, basis, solve_B=None):
     return apply
 
 
-class CGInfo(dict):
-    """What :func:`solve_cg` reports: n_iter, residual (max relative residual of (68) over the columns), converged,
-    history (residual per iteration), seconds, kernel_passes."""
-
-
-def solve_cg(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose=0, callback=None, precondition=None):
-    """Coefficients (m, n, P) of Theorem 10 by preconditioned CG in <.,.>_K (module docstring); returns (a, info).
+def solve_cg(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose=0, precondition=None):
+    """Coefficients (m, n, P) of Theorem 10 by preconditioned CG in <.,.>_K (module docstring); returns (a, info),
+    info a dict: n_iter, residual (the largest relative residual of (68) over the output columns), converged.
 
     ``x0`` (m, n, P) warm-starts the iteration. Stops when every output column's relative residual of (68) is
     <= ``tol`` or after ``max_iter`` iterations (``info["converged"]`` False then; the caller warns).
@@ -270,23 +267,18 @@ def solve_cg(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose=0,
     if precondition is None:
         precondition = nystrom_preconditioner(system, basis)
 
-    passes = 0
     if x0 is None:
         x = np.zeros_like(r)
         rho = r.copy()
     else:
         x = np.array(x0, dtype=np.float64, copy=True)
         Kx = kernels.matmul(x)
-        passes += 1
         rho = r - system.apply(Kx) - delta * x
-    history = []
     res = np.sqrt(np.einsum("mnk,mnk->k", rho, rho)) / rnorm
-    history.append(float(res.max()))
     it = 0
     if res.max() > tol:
         z = precondition(rho)
         Kz = kernels.matmul(z)
-        passes += 1
         gamma = np.einsum("mnk,mnk->k", rho, Kz)
         p_, Kp = z, Kz
         while it < max_iter:
@@ -297,24 +289,19 @@ def solve_cg(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose=0,
             x += alpha * p_
             rho -= alpha * (MKp + delta * p_)
             res = np.sqrt(np.einsum("mnk,mnk->k", rho, rho)) / rnorm
-            history.append(float(res.max()))
             if verbose:
                 print(f"[mvl cg] iteration {it}: relative residual {res.max():.3e} "
                       f"({time.perf_counter() - t0:.1f} s)", flush=True)
-            if callback is not None:
-                callback(it, float(res.max()))
             if res.max() <= tol:
                 break
             z = precondition(rho)
             Kz = kernels.matmul(z)
-            passes += 1
             gamma_new = np.einsum("mnk,mnk->k", rho, Kz)
             bcg = gamma_new / gamma
             gamma = gamma_new
             p_ = z + bcg * p_
             Kp = Kz + bcg * Kp
-    info = CGInfo(n_iter=it, residual=float(res.max()), converged=bool(res.max() <= tol), history=history,
-                  seconds=time.perf_counter() - t0, kernel_passes=passes)
+    info = {"n_iter": it, "residual": float(res.max()), "converged": bool(res.max() <= tol)}
     return x, info
 
 

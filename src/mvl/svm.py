@@ -98,7 +98,7 @@ from threadpoolctl import threadpool_limits
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
-from .base import COUNT, INPUT_ATTRS, INPUT_DOC, MVL_DOC, POSITIVE, SEED, MVLClassifier
+from .base import COUNT, POSITIVE, SEED, MVLClassifier
 from .blocks import factor_view, view_Q
 from .simplex import simplex_coding, simplex_gram
 from .validation import check_combination
@@ -707,23 +707,6 @@ def solve_dual(Q_G, y_enc, P, solver="auto", tol=1e-3, max_iter=None, alpha0=Non
 # ------------------------------------------------------------------ estimators
 
 
-def _check_solver_params(est):
-    if not isinstance(est.solver, str) or est.solver not in _SOLVER_NAMES:
-        raise ValueError(f"solver must be one of {list(_SOLVER_NAMES)}, got {est.solver!r}")
-    try:
-        tol = float(est.tol)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"tol must be a positive real number, got {est.tol!r}") from exc
-    if not np.isfinite(tol) or tol <= 0:
-        raise ValueError(f"tol must be finite and > 0, got {est.tol!r}")
-    max_iter = est.max_iter
-    if max_iter is not None:
-        if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-            raise ValueError(f"max_iter must be None or an integer >= 1, got {max_iter!r}")
-        max_iter = int(max_iter)
-    return tol, max_iter
-
-
 class _SVMBase(MVLClassifier):
     _parameter_constraints: dict = {
         **MVLClassifier._parameter_constraints,
@@ -734,7 +717,7 @@ class _SVMBase(MVLClassifier):
         "warm_start": ["boolean"],
     }
 
-    def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, tol=1e-3, max_iter=None,
+    def __init__(self, *, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, tol=1e-3, max_iter=None,
                  laplacian="normalized", solver="auto", random_state=None, n_neighbors=5, n_classes=None,
                  warm_start=False, laplacian_power=None, graph_weights="kernel", kernel="rbf", views=None,
                  bandwidth=None):
@@ -758,7 +741,7 @@ class _SVMBase(MVLClassifier):
 
     def _prepare(self, X, y):
         """Validated inputs and the shared M_reg factorisation (Q_G and the coefficient map)."""
-        tol, max_iter = _check_solver_params(self)
+        tol, max_iter = float(self.tol), None if self.max_iter is None else int(self.max_iter)
         # what a warm start may reuse, read before this fit overwrites it: labelled set, classes, dual variables
         previous = tuple(getattr(self, a, None) for a in ("labelled_", "classes_", "dual_coef_"))
         K = self._fit_kernels(X)
@@ -770,10 +753,10 @@ class _SVMBase(MVLClassifier):
         # + Q_G, its Cholesky factor (ADMM) and a copy (l x l each); alpha, gradient and ADMM's iterates (P x l each)
         self._check_memory(8.0 * ((2 * m + 3) * n * n + 3 * l * l + 8 * l * len(classes)),
                            f"the SVM dual with n = {n} samples and m = {m} views")
-        (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled)
+        Y_L, L = self._mvl_inputs(K, y_enc, labelled)
         c = check_combination(self.c, m)
         t0 = time.perf_counter()
-        dual = build_svm_dual(K, labelled, c, gamma_A, gamma_B, gamma_W, L)
+        dual = build_svm_dual(K, labelled, c, **self._gammas(), L=L)
         self.reg_seconds_ = time.perf_counter() - t0
         warm = self._warm(previous, labelled, classes, (len(classes), len(labelled)))
         return tol, max_iter, K, labelled, classes, np.argmax(Y_L, axis=1), c, dual, warm
@@ -798,9 +781,53 @@ class _SVMBase(MVLClassifier):
         return self
 
 
-_PARAMS_DOC = """
+class MVLSVM(_SVMBase):
+    """Multi-class multi-view SVM with simplex coding (MVL-SVM, Algorithm 2; Theorem 13 with R = I).
+
+    Solves the dual (26) with the box (24) and evaluates the solution by Proposition 14:
+    ``decision_function`` returns h(v) = (<s_k, C f(v)>)_{k=1..P} (eq 82-83), ``predict``
+    the class argmax_k h_k(v) (eq 15, 17); for two classes ``decision_function`` is (h_2 - h_1) / 2 (= h_2),
+    shape (t,). X as for :class:`mvl.MVLLeastSquares` (``kernel``), labels with -1 for unlabelled samples
+    (they enter through gamma_B and gamma_W).
+
     Parameters
-    ----------""" + MVL_DOC + """    c : array of shape (m,) or None, default None
+    ----------
+    gamma_A : float > 0, default 1e-5
+        RKHS regularisation (gamma_A ||f||^2 in eq 10). Typical range 1e-7 to 1e-1; the paper uses 1e-5.
+    gamma_B : float >= 0, default 0.0
+        Between-view consistency weight (eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6); in the
+        validation study 1e-6 changed nothing and 1e-4 lowered accuracy, hence 0.
+    gamma_W : float >= 0, default 1e-2
+        Within-view manifold regularisation weight (eq 53, 60-64), on the default graph below. Typical range 0
+        to 1; 0 leaves the graph (and the unlabelled samples, unless gamma_B > 0) out. 1e-2 with the default
+        graph was selected on validation in ``benchmarks/study_defaults.py`` (mfeat, multi-view MNIST, USPST,
+        digits; 3 labelled per class + 470 unlabelled): adding the unlabelled samples raised test accuracy by
+        7 to 14 points on every data set (by 3 to 10 over gamma_W = 0). Without unlabelled samples it costs
+        about 1 point at 10+ labels per class (5 points at 3): for purely supervised data set gamma_W=0.
+        With the paper's dense graph, values above 1e-6 make unlabelled data hurt (by 20-40 points at 1e-2).
+    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
+        L^i = I - D^-1/2 W D^-1/2 (the authors' code) or D - W of each view's graph W (built from the view's
+        Gram matrix, see ``n_neighbors``), or the Laplacians themselves, sample-first like the kernels (then
+        ``n_neighbors`` is not used, ``graph_weights`` must be "kernel", and ``laplacian_power`` None means 1).
+    n_neighbors : int >= 1 or None, default 5
+        The graph: a symmetrised kNN graph of each view's kernel with this many neighbours (typical 5 to 20;
+        5 selected by the validation study), or None for the paper's dense kernel weights W = K (Section 7.1):
+        ``n_neighbors=None`` alone gives the paper's model (with ``laplacian_power`` None then meaning 1).
+        With many unlabelled points let it grow with n (e.g. 0.5 % of n): with a fixed k the neighbourhoods shrink
+        as n grows and the graph term stops informing the fit (measured in benchmarks/README.md, "bench_scale.py":
+        32,000 manifold points, 20 labels, 0.58 at k = 10 against 0.94 at k = 160).
+    laplacian_power : int >= 1 or None, default None
+        p of the iterated Laplacian (L^i)^p in M_W (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg
+        2008, Table 4) in place of L of eq (60)-(63). None: 2 for a kNN graph (selected by the validation
+        study over 1, 2, 4), 1 for the paper's dense graph and for an explicit ``laplacian``. Typical 1 to 4;
+        each power costs n x n products.
+    graph_weights : "kernel" or "binary", default "kernel"
+        Edge weights of the kNN graph: the kernel value K^i_jk (0 where negative), or 1 (the default of the
+        manifold-regularization code). "binary" needs ``n_neighbors``.
+    n_classes : int >= 2 or None, default None
+        Number of classes P. If given, labels must be integers in 0..P-1 and each class needs a labelled sample;
+        if None, the classes are the distinct labels.
+    c : array of shape (m,) or None, default None
         Combination vector of C = c^T (x) I (eq 52); None is the average 1/m (the paper's
         choice for the SVM, Section 7.1).
     tol : float > 0, default 1e-3
@@ -830,24 +857,30 @@ _PARAMS_DOC = """
         If True and the estimator was fitted before on the same labelled samples and
         classes, the dual variables start from the previous solution (the box (24) does
         not depend on the gammas, so it stays feasible). For a grid of gammas::
-
             est = MVLSVM(warm_start=True)
             for g in gammas_A:
                 scores.append(est.set_params(gamma_A=g).fit(X, y).decision_function(X_test))
-
         Neighbouring gammas have close solutions: each fit then starts near its optimum.
-""" + INPUT_DOC
+    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
+        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
+        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
+        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
+        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
+        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
+        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
+        non-negative features) kernel with parameters from the training samples only.
+    views : None, sequence of int or sequence of index arrays, default None
+        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
+        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
+        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
+        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
+        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
+        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
+        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
+        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
+        DegenerateKernelWarning naming it.
 
-
-class MVLSVM(_SVMBase):
-    __doc__ = """Multi-class multi-view SVM with simplex coding (MVL-SVM, Algorithm 2; Theorem 13 with R = I).
-
-    Solves the dual (26) with the box (24) and evaluates the solution by Proposition 14:
-    ``decision_function`` returns h(v) = (<s_k, C f(v)>)_{k=1..P} (eq 82-83), ``predict``
-    the class argmax_k h_k(v) (eq 15, 17); for two classes ``decision_function`` is (h_2 - h_1) / 2 (= h_2),
-    shape (t,). X as for :class:`mvl.MVLLeastSquares` (``kernel``), labels with -1 for unlabelled samples
-    (they enter through gamma_B and gamma_W).
-""" + _PARAMS_DOC + """
     Attributes
     ----------
     dual_coef_ : array (P, l)
@@ -866,9 +899,37 @@ class MVLSVM(_SVMBase):
         Largest violation of Lemma 31 at the returned alpha (<= tol unless max_iter was hit).
     dual_objective_ : float
         D(alpha) of eq (26).
-    classes_, c_, n_labelled_, labelled_, fit_seconds_, reg_seconds_ (time for M_reg),
-    solve_seconds_ (time in the dual solver).
-""" + INPUT_ATTRS + """
+    classes_ : array (P,)
+    c_ : array (m,)
+    n_labelled_ : int
+    labelled_ : array (l,)
+        Indices of the labelled training samples.
+    fit_seconds_, reg_seconds_, solve_seconds_ : float
+        Time of the fit, of M_reg (eq 77) and in the dual solver.
+    n_views_ : int
+    n_train_ : int
+        Training samples n (columns of the kernels at prediction).
+    n_features_in_ : int
+    bandwidths_ : list or None
+        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
+    view_columns_ : list of arrays
+        Column indices of each view (feature matrix input).
+
+    See Also
+    --------
+    MVLBinarySVM : one-vs-all binary SVMs of the same framework (Corollary 8).
+    MVLLeastSquares : the least squares loss (Theorem 10, closed form).
+
+    References
+    ----------
+    .. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
+       Hilbert spaces for manifold regularization and co-regularized multi-view learning. Journal of Machine
+       Learning Research, 17(25), 1-72.
+    .. [2] Sindhwani, V., & Rosenberg, D. S. (2008). An RKHS for multi-view learning and manifold co-regularization.
+       Proceedings of the 25th International Conference on Machine Learning (ICML), Helsinki.
+    .. [3] Belkin, M., Niyogi, P., & Sindhwani, V. (2006). Manifold regularization: a geometric framework for learning
+       from labeled and unlabeled examples. Journal of Machine Learning Research, 7, 2399-2434.
+
     Examples
     --------
     >>> import numpy as np
@@ -908,7 +969,7 @@ class MVLSVM(_SVMBase):
 
 
 class MVLBinarySVM(_SVMBase):
-    __doc__ = """One-vs-all multi-view SVM (MVL-binSVM): P binary problems of Corollary 8 (P = 2 each).
+    """One-vs-all multi-view SVM (MVL-binSVM): P binary problems of Corollary 8 (P = 2 each).
 
     For each class k, the binary problem "k against the rest" (code s = +1 for class k,
     -1 otherwise, S = [1, -1]) is the dual (36) with Q[x, y, C] = diag(y) Q_G diag(y)
@@ -916,7 +977,98 @@ class MVLBinarySVM(_SVMBase):
     P coefficient vectors come from one multi-right-hand-side solve. ``decision_function``
     returns the P scores C f_k(v) (for two classes (C f_2 - C f_1) / 2, shape (t,)), ``predict`` the class
     with the largest.
-""" + _PARAMS_DOC + """
+
+    Parameters
+    ----------
+    gamma_A : float > 0, default 1e-5
+        RKHS regularisation (gamma_A ||f||^2 in eq 10). Typical range 1e-7 to 1e-1; the paper uses 1e-5.
+    gamma_B : float >= 0, default 0.0
+        Between-view consistency weight (eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6); in the
+        validation study 1e-6 changed nothing and 1e-4 lowered accuracy, hence 0.
+    gamma_W : float >= 0, default 1e-2
+        Within-view manifold regularisation weight (eq 53, 60-64), on the default graph below. Typical range 0
+        to 1; 0 leaves the graph (and the unlabelled samples, unless gamma_B > 0) out. 1e-2 with the default
+        graph was selected on validation in ``benchmarks/study_defaults.py`` (mfeat, multi-view MNIST, USPST,
+        digits; 3 labelled per class + 470 unlabelled): adding the unlabelled samples raised test accuracy by
+        7 to 14 points on every data set (by 3 to 10 over gamma_W = 0). Without unlabelled samples it costs
+        about 1 point at 10+ labels per class (5 points at 3): for purely supervised data set gamma_W=0.
+        With the paper's dense graph, values above 1e-6 make unlabelled data hurt (by 20-40 points at 1e-2).
+    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
+        L^i = I - D^-1/2 W D^-1/2 (the authors' code) or D - W of each view's graph W (built from the view's
+        Gram matrix, see ``n_neighbors``), or the Laplacians themselves, sample-first like the kernels (then
+        ``n_neighbors`` is not used, ``graph_weights`` must be "kernel", and ``laplacian_power`` None means 1).
+    n_neighbors : int >= 1 or None, default 5
+        The graph: a symmetrised kNN graph of each view's kernel with this many neighbours (typical 5 to 20;
+        5 selected by the validation study), or None for the paper's dense kernel weights W = K (Section 7.1):
+        ``n_neighbors=None`` alone gives the paper's model (with ``laplacian_power`` None then meaning 1).
+        With many unlabelled points let it grow with n (e.g. 0.5 % of n): with a fixed k the neighbourhoods shrink
+        as n grows and the graph term stops informing the fit (measured in benchmarks/README.md, "bench_scale.py":
+        32,000 manifold points, 20 labels, 0.58 at k = 10 against 0.94 at k = 160).
+    laplacian_power : int >= 1 or None, default None
+        p of the iterated Laplacian (L^i)^p in M_W (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg
+        2008, Table 4) in place of L of eq (60)-(63). None: 2 for a kNN graph (selected by the validation
+        study over 1, 2, 4), 1 for the paper's dense graph and for an explicit ``laplacian``. Typical 1 to 4;
+        each power costs n x n products.
+    graph_weights : "kernel" or "binary", default "kernel"
+        Edge weights of the kNN graph: the kernel value K^i_jk (0 where negative), or 1 (the default of the
+        manifold-regularization code). "binary" needs ``n_neighbors``.
+    n_classes : int >= 2 or None, default None
+        Number of classes P. If given, labels must be integers in 0..P-1 and each class needs a labelled sample;
+        if None, the classes are the distinct labels.
+    c : array of shape (m,) or None, default None
+        Combination vector of C = c^T (x) I (eq 52); None is the average 1/m (the paper's
+        choice for the SVM, Section 7.1).
+    tol : float > 0, default 1e-3
+        Stopping rule: largest violation of the KKT conditions of Lemma 31, in the units
+        of h = <s_k, C f(x_i)> (the margin is -1/(P-1)); as LIBSVM's eps. Typical 1e-4 to 1e-2.
+    max_iter : int >= 1 or None, default None
+        SMO block updates (None: 1000 l), ADMM iterations (None: 20000), L-BFGS-B or
+        APG iterations (None: 100000); a ``ConvergenceWarning`` is issued if it is
+        reached first.
+    solver : "auto", "admm", "smo", "lbfgsb" or "apg", default "auto"
+        Dual solver (module docstring). "auto": "admm" for the multi-class dual of
+        MVL-SVM (P >= 3), "smo" for two classes and for the binary problems of
+        MVL-binSVM. "admm": ADMM with one Cholesky factorisation of an l x l matrix and
+        one triangular solve pair with P right-hand sides per iteration (Kronecker
+        structure of Q_G (x) Q_S); on benchmarks/bench_svm.py 4-8x faster than SMO and
+        5-30x faster than L-BFGS-B at l = 340-680, P = 17, and about 100x faster than
+        SMO at l = 1,530, P = 102. "smo": the block SMO of Algorithm 3 with Newton
+        refinement (the default before; fast when few variables are free, as in the
+        binary problems). "lbfgsb": scipy's L-BFGS-B on the dual (26). "apg":
+        accelerated projected gradient (FISTA with restarts), the first-order design
+        ADMM was compared with; slow on ill-conditioned problems.
+    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
+        SMO only: None visits samples in their order; otherwise in a random order, so
+        ties between equal KKT violations are broken at random (Algorithm 3 picks a
+        random violator).
+    warm_start : bool, default False
+        If True and the estimator was fitted before on the same labelled samples and
+        classes, the dual variables start from the previous solution (the box (24) does
+        not depend on the gammas, so it stays feasible). For a grid of gammas::
+            est = MVLSVM(warm_start=True)
+            for g in gammas_A:
+                scores.append(est.set_params(gamma_A=g).fit(X, y).decision_function(X_test))
+        Neighbouring gammas have close solutions: each fit then starts near its optimum.
+    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
+        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
+        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
+        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
+        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
+        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
+        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
+        non-negative features) kernel with parameters from the training samples only.
+    views : None, sequence of int or sequence of index arrays, default None
+        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
+        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
+        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
+        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
+        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
+        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
+        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
+        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
+        DegenerateKernelWarning naming it.
+
     Attributes
     ----------
     dual_coef_ : array (P, l)
@@ -928,8 +1080,37 @@ class MVLBinarySVM(_SVMBase):
         Per binary problem, as in :class:`MVLSVM`.
     solver_ : str
         The solver of the binary problems ("auto" resolved: "smo").
-    classes_, c_, n_labelled_, labelled_, fit_seconds_, reg_seconds_, solve_seconds_.
-""" + INPUT_ATTRS + """
+    classes_ : array (P,)
+    c_ : array (m,)
+    n_labelled_ : int
+    labelled_ : array (l,)
+        Indices of the labelled training samples.
+    fit_seconds_, reg_seconds_, solve_seconds_ : float
+        Time of the fit, of M_reg (eq 77) and in the dual solver.
+    n_views_ : int
+    n_train_ : int
+        Training samples n (columns of the kernels at prediction).
+    n_features_in_ : int
+    bandwidths_ : list or None
+        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
+    view_columns_ : list of arrays
+        Column indices of each view (feature matrix input).
+
+    See Also
+    --------
+    MVLSVM : the multi-class SVM with simplex coding (Algorithm 2).
+    MVLLeastSquares : the least squares loss (Theorem 10, closed form).
+
+    References
+    ----------
+    .. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
+       Hilbert spaces for manifold regularization and co-regularized multi-view learning. Journal of Machine
+       Learning Research, 17(25), 1-72.
+    .. [2] Sindhwani, V., & Rosenberg, D. S. (2008). An RKHS for multi-view learning and manifold co-regularization.
+       Proceedings of the 25th International Conference on Machine Learning (ICML), Helsinki.
+    .. [3] Belkin, M., Niyogi, P., & Sindhwani, V. (2006). Manifold regularization: a geometric framework for learning
+       from labeled and unlabeled examples. Journal of Machine Learning Research, 7, 2399-2434.
+
     Examples
     --------
     >>> import numpy as np

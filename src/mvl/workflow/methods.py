@@ -155,8 +155,14 @@ def _mvl(class_name):
 
         cls = {"MVLLeastSquares": least_squares.MVLLeastSquares, "MVLSVM": svm.MVLSVM,
                "MVLBinarySVM": svm.MVLBinarySVM}[class_name]
-        return cls(*gammas, **graph.estimator_params(), kernel="precomputed")
+        return cls(**_gamma_params(gammas), **graph.estimator_params(), kernel="precomputed")
     return make
+
+
+def _gamma_params(gammas):
+    """(gamma_A, gamma_B, gamma_W) as the estimators' keyword arguments."""
+    gamma_A, gamma_B, gamma_W = gammas
+    return {"gamma_A": gamma_A, "gamma_B": gamma_B, "gamma_W": gamma_W}
 
 
 def _optc_estimator(m, run, gammas, graph, seed, l_c, u_c):
@@ -165,7 +171,8 @@ def _optc_estimator(m, run, gammas, graph, seed, l_c, u_c):
 
     opt = run.optc
     u_rows = -1 if u_c == "all" else int(u_c)
-    return MVLLeastSquaresOptC(*gammas, alpha=opt.alpha, n_restarts=opt.n_restarts, n_iter=m.optc_iterations,
+    return MVLLeastSquaresOptC(**_gamma_params(gammas), alpha=opt.alpha, n_restarts=opt.n_restarts,
+                               n_iter=m.optc_iterations,
                                tol=opt.tol, **graph.estimator_params(),
                                random_state=[opt.seed, int(seed), int(l_c), u_rows], kernel="precomputed")
 
