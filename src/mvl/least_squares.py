@@ -534,6 +534,7 @@ class MVLLeastSquares(MVLClassifier):
         "verbose": ["verbose"],
     }
     _memory_advice = MEMORY_ADVICE
+    _missing_views = True
 
     def __init__(self, *, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, laplacian="normalized",
                  solver="auto", n_neighbors=5, n_classes=None, between_weights=None, laplacian_power=None,
@@ -564,6 +565,7 @@ class MVLLeastSquares(MVLClassifier):
     def fit(self, X, y):
         """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
         self._scalable = None
+        self.view_mask_ = None
         budget = memory_budget(self)
         n, m = sample_and_view_counts(self, X)
         l = n if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
@@ -576,8 +578,9 @@ class MVLLeastSquares(MVLClassifier):
                                f"the {solver} MVL-LS solve at n = {n}, m = {m}")
         K = self._fit_kernels(X)
         m, n, _ = K.shape
+        mask = self.view_mask_  # None: every view of every sample is present (the complete path, unchanged)
         y_enc, labelled = self._fit_labels(y, n)
-        Y_L, L = self._mvl_inputs(K, y_enc, labelled)
+        Y_L, L = self._mvl_inputs(K, y_enc, labelled, mask)
         gammas = self._gammas()
         c = check_combination(self.c, m)
         t0 = time.perf_counter()
@@ -587,7 +590,15 @@ class MVLLeastSquares(MVLClassifier):
             w = np.asarray(w, dtype=np.float64)
             if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
                 raise ValueError(f"between_weights must be {n} finite non-negative numbers (one per training point)")
-        if self.solver == "dense":
+        if mask is not None:
+            from .incomplete import solve_dense_incomplete, solve_structured_incomplete
+
+            if self.solver == "dense":
+                coef = solve_dense_incomplete(K, mask, labelled, Y_L, c, **gammas, L=L, between_weights=w)
+            else:
+                coef = solve_structured_incomplete(K, mask, labelled, Y_L, c, **gammas, L=L, info=info,
+                                                   between_weights=w)
+        elif self.solver == "dense":
             coef = solve_dense(K, labelled, Y_L, c, **gammas, L=L, between_weights=w)
         else:
             coef = solve_structured(K, labelled, Y_L, c, **gammas, L=L, info=info, between_weights=w)
@@ -600,7 +611,7 @@ class MVLLeastSquares(MVLClassifier):
         self.n_labelled_ = len(labelled)
         self.centres_ = None
         self.n_iter_, self.residual_ = 1, None  # a direct solve
-        self._check_regularization(K, labelled, y_enc[labelled])
+        self._check_regularization(K, labelled, y_enc[labelled], mask)
         return self
 
     def _fit_scalable(self, X, y, solver, budget):
