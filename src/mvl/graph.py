@@ -200,23 +200,23 @@ def laplacian_power(L, power):
 
 def _iterated_laplacian(L, laplacian_power):
     """:func:`laplacian_power` without the argument checks (``L`` float64, square, finite)."""
-    p = int(laplacian_power)
-    if p == 1:
+    if int(laplacian_power) == 1:
         return L
     result = None
     base = L
+    bits = int(laplacian_power)  # consumed bit by bit: one squaring per bit, one product per set bit
     while True:
-        if p & 1:
+        if bits & 1:
             result = base if result is None else _symmetric_product(result, base)
-        p >>= 1
-        if p == 0:
+        bits >>= 1
+        if bits == 0:
             break
         base = _square_symmetric(base)
     return np.ascontiguousarray(result)
 
 
 def view_laplacians(K, normalized=True, n_neighbors=None, weights="kernel", laplacian_power=1):
-    """One Laplacian per view, the graph built from the view's own Gram matrix, raised to ``power``.
+    """One Laplacian per view, the graph built from the view's own Gram matrix, raised to ``laplacian_power``.
 
     ``K`` has shape (m, n, n). ``n_neighbors=None`` uses the dense kernel
     weights W^i = K^i of the paper (Section 7.1); an integer uses a symmetrised
