@@ -273,7 +273,7 @@ def plot_peers(summary, png, pdf=None):
     import matplotlib.pyplot as plt
 
     datasets = list(dict.fromkeys(summary["dataset"]))
-    fig, axes = plt.subplots(1, len(datasets), figsize=(5.2 * len(datasets), 4.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(datasets), figsize=(max(5.2 * len(datasets), 8.0), 4.6), squeeze=False)
     methods = [m for m in PEER_METHODS if m in set(summary["method"])]
     colours = dict(zip(methods, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
     for ax, d in zip(axes[0], datasets, strict=True):
@@ -284,7 +284,7 @@ def plot_peers(summary, png, pdf=None):
             g = s[(s["method"] == m) & (s["setting"] == "stratified")].sort_values("l_c")
             if g.empty:
                 continue
-            off = (j - (len(methods) - 1) / 2) * 0.03  # a small shift so that error bars do not hide each other
+            off = (j - (len(methods) - 1) / 2) * 0.05  # a small shift so that error bars do not hide each other
             ax.errorbar([x_of[v] + off for v in g["l_c"]], g["mean"], yerr=g["std"].fillna(0), marker="o",
                         capsize=3, color=colours[m], label=LABELS[m])
             b = s[(s["method"] == m) & (s["setting"] == "bns")]
@@ -309,11 +309,12 @@ def plot_peers(summary, png, pdf=None):
             if nn not in names:
                 handles.append(hh)
                 names.append(nn)
-    fig.legend(handles, names, loc="lower center", ncol=min(4, len(names)), fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.1 if len(names) > 4 else 0.07, 1, 1))
-    fig.savefig(png, dpi=120)
+    ncol = min(3 if len(datasets) == 1 else 4, len(names))
+    fig.tight_layout()
+    fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, fontsize=9, frameon=False)
+    fig.savefig(png, dpi=120, bbox_inches="tight")  # the legend below the panels is kept
     if pdf:
-        fig.savefig(pdf)
+        fig.savefig(pdf, bbox_inches="tight")
     plt.close(fig)
     return fig
 
