@@ -30,8 +30,11 @@ def _gl():
 def test_settings_parse_with_defaults_and_runs():
     s = _peers({"datasets": ["mfeat", "uspst"], "seeds": [0, 3]})
     assert s.labels_per_class == (1, 5) and s.n_neighbors == 10 and s.points_per_class is None
-    assert s.methods == ("mvl_ls", "laplace", "poisson", "laplace_sum", "poisson_sum", "labelspreading")
+    assert s.methods == ("mvl_ls", "mvl_ls_concat", "laplace", "poisson", "laplace_sum", "poisson_sum",
+                         "labelspreading")
     assert s.runs() == [("mfeat", 0), ("mfeat", 3), ("uspst", 0), ("uspst", 3)]
+    one = s.for_run("uspst", "3")  # a job's params: its data set and seed, the rest unchanged
+    assert (one.datasets, one.seeds) == (("uspst",), (3,)) and one._replace(datasets=s.datasets, seeds=s.seeds) == s
     assert _peers(None) is None and _peers({"datasets": [], "seeds": [0]}) is None
     s = _peers({"datasets": ["mvmnist"], "seeds": [1], "labels_per_class": [2], "methods": ["poisson"],
                 "n_neighbors": 7, "points_per_class": 20})
@@ -168,7 +171,7 @@ def test_poisson_learning_equals_its_linear_system():
 
 def test_mvl_ls_method_is_the_estimator_on_the_standardised_views():
     """fit_method("mvl_ls") is MVLLeastSquares() with the views as feature views, unlabelled points -1, predicting
-    every point; mvl_ls_graph the same with the issue's graph-regime setting."""
+    every point; mvl_ls_concat with one view of all features; mvl_ls_graph with the issue's graph-regime setting."""
     from mvl import MVLLeastSquares
 
     X, y = _blobs(25, seed=3, d=4)
@@ -176,9 +179,10 @@ def test_mvl_ls_method_is_the_estimator_on_the_standardised_views():
     labelled = np.array([0, 1, 25, 26, 50, 51])
     yy = np.full(len(y), -1)
     yy[labelled] = y[labelled]
-    for method, kw in (("mvl_ls", {}), ("mvl_ls_graph", P.MVL_GRAPH_SETTING)):
+    for method, sizes, kw in (("mvl_ls", [2, 2], {}), ("mvl_ls_concat", [4], {}),
+                              ("mvl_ls_graph", [2, 2], P.MVL_GRAPH_SETTING)):
         pred, solver, _ = P.fit_method(method, views, y, labelled)
-        est = MVLLeastSquares(views=[2, 2], **kw).fit(np.hstack(views), yy)
+        est = MVLLeastSquares(views=sizes, **kw).fit(np.hstack(views), yy)
         assert np.array_equal(pred, est.predict(np.hstack(views))) and solver == est.solver_ == "structured"
     np.testing.assert_allclose(views[0].mean(0), 0, atol=1e-12)
     np.testing.assert_allclose(views[0].std(0), 1, rtol=1e-12)
@@ -213,7 +217,8 @@ def test_run_peers_rows_on_a_small_subset():
     views, y = [np.vstack([np.eye(3)[k] + 0.1 * np.random.default_rng(k).normal(size=(10, 3)) for k in range(3)])], \
         np.repeat(np.arange(3), 10)
     bns = np.array([[0, 10, 20, 1], [2, 12, 22, 3]])
-    s = _peers({"datasets": ["uspst"], "seeds": [1], "methods": ["laplace", "laplace_sum"], "n_neighbors": 4,
+    s = _peers({"datasets": ["uspst"], "seeds": [1], "methods": ["laplace", "laplace_sum", "mvl_ls_concat"],
+                "n_neighbors": 4,
                 "labels_per_class": [1]})
     rows = pd.DataFrame(P.run_peers("uspst", 1, s, (views, y, bns)))
     assert rows[["setting", "method", "n_labelled"]].values.tolist() == [["stratified", "laplace", 3],

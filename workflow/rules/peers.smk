@@ -10,7 +10,7 @@ rule peers_run:
     wildcard_constraints:
         pds="[a-z0-9]+",
     params:
-        settings=PEERS,
+        settings=lambda w: PEERS.for_run(w.pds, w.seed),
     log:
         f"{RES}/peers/logs/{{pds}}_seed{{seed}}.log",
     resources:

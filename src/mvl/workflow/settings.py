@@ -365,10 +365,12 @@ def _scale(sc):
                          int(sc.get("structured_max", 8000)), sc.get("neighbors", "scaled"))
 
 
-PEER_METHODS = ("mvl_ls", "mvl_ls_graph", "laplace", "poisson", "laplace_sum", "poisson_sum", "labelspreading")
-"""Methods of the peers study (:mod:`mvl.workflow.peers`): MVL-LS with the package defaults and with the graph-regime
-setting of issue 28, graphlearning's Laplace and Poisson learning on the kNN graph of the concatenated views and on
-the sum of the per-view kNN graphs (``_sum``), scikit-learn's LabelSpreading."""
+PEER_METHODS = ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "laplace", "poisson", "laplace_sum", "poisson_sum",
+                "labelspreading")
+"""Methods of the peers study (:mod:`mvl.workflow.peers`): MVL-LS with the package defaults (on the views, and on the
+concatenated views as one view) and with the graph-regime setting of issue 28, graphlearning's Laplace and Poisson
+learning on the kNN graph of the concatenated views and on the sum of the per-view kNN graphs (``_sum``),
+scikit-learn's LabelSpreading."""
 PEER_DATASETS = ("mfeat", "uspst", "mvmnist")
 """Data sets of the peers study: UCI Multiple Features (embedded), USPST (Sindhwani's file, the BNS-2006 splits),
 multi-view MNIST (through the data options)."""
@@ -391,6 +393,11 @@ class PeersSettings(NamedTuple):
         """(dataset, seed) of every job."""
         return [(d, s) for d in self.datasets for s in self.seeds]
 
+    def for_run(self, dataset, seed):
+        """The settings one job reads: these, with its one data set and seed (a job's params then change only with
+        what changes its result, not when data sets or seeds are added)."""
+        return self._replace(datasets=(dataset,), seeds=(int(seed),))
+
 
 def _peers(sc):
     """The :class:`PeersSettings` of the config section ``peers`` (None without data sets or seeds)."""
@@ -400,8 +407,8 @@ def _peers(sc):
         bad = [v for v in sc.get(key) or [] if v not in allowed]
         if bad:
             raise SettingsError(f"peers.{key}: unknown {bad}; one of {allowed}")
-    methods = _tuple(sc.get("methods") or ["mvl_ls", "laplace", "poisson", "laplace_sum", "poisson_sum",
-                                           "labelspreading"])
+    methods = _tuple(sc.get("methods") or ["mvl_ls", "mvl_ls_concat", "laplace", "poisson", "laplace_sum",
+                                           "poisson_sum", "labelspreading"])
     lcs = _tuple(int(v) for v in sc.get("labels_per_class") or [1, 5])
     k = int(sc.get("n_neighbors", 10))
     ppc = sc.get("points_per_class")
