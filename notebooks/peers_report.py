@@ -130,7 +130,7 @@ for (d, setting, lc), g in summary.groupby(["dataset", "setting", "l_c"], sort=F
     where = f"**{d}**, {'BNS split (l = 50)' if setting == 'bns' else f'l_c = {lc}'}"
     parts = [f"best {P.LABELS[best]} {by.loc[best, 'mean']:.1f} %"]
     peers = [m for m in ("laplace", "poisson", "laplace_sum", "poisson_sum") if m in by.index]
-    for mvl in ("mvl_ls", "mvl_ls_graph"):
+    for mvl in ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph"):
         if mvl in by.index and peers:
             top = max(peers, key=lambda m: by.loc[m, "mean"])
             gap = by.loc[mvl, "mean"] - by.loc[top, "mean"]

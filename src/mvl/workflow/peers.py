@@ -220,11 +220,14 @@ def run_peers(dataset, seed, settings, data=None):
     if bns is not None and settings.points_per_class is None and seed < len(bns):
         lab = np.sort(bns[seed])
         draws.append(("bns", round(len(lab) / len(np.unique(y))), lab))
+    if any(m.startswith(("laplace", "poisson")) for m in settings.methods):
+        _graphlearning()  # imported before the clocks start (and a missing package reported before any fit)
+        import sklearn.neighbors  # noqa: F401
     rows = []
+    graphs = {}  # the k-NN graphs do not depend on the labels: built once per job, their time charged to every use
     for setting, lc, labelled in draws:
         unl = np.ones(len(y), dtype=bool)
         unl[labelled] = False
-        graphs = {}
         for method in settings.methods:
             if (method.endswith("_sum") or method == "mvl_ls_concat") and len(views) == 1:
                 continue  # one view: the sum of the view graphs is the graph of the concatenation
