@@ -242,6 +242,10 @@ def test_summary_and_figure(tmp_path):
     assert m.loc[("mfeat", "stratified", 1, "mvl_ls"), "std"] == pytest.approx(np.std([80, 90], ddof=1))
     assert m.loc[("mfeat", "stratified", 5, "laplace"), "seeds"] == 2
     assert (tmp_path / "results.csv.sha256").is_file() and (tmp_path / "summary.csv.sha256").is_file()
+    t = P.accuracy_table(summary)
+    assert t.loc[("mfeat", "stratified", 1, 100, 2), "mvl_ls"] == "85.0 ± 7.1" and list(t.columns) == ["mvl_ls",
+                                                                                                      "laplace"]
+    assert t.loc[("uspst", "bns", 5, 50, 1), "laplace"] == "70.0 ± 0.0"  # one seed: no std, shown as 0
     P.plot_peers(summary, tmp_path / "a.png", tmp_path / "a.pdf")
     assert (tmp_path / "a.png").stat().st_size > 10_000 and (tmp_path / "a.pdf").is_file()
 

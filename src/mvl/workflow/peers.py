@@ -40,7 +40,7 @@ from .settings import PEER_METHODS
 
 __all__ = ["ISSUE_NUMBERS", "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled",
            "knn_graph", "graph_learning", "fit_method", "run_peers", "write_run", "write_summary", "summarise",
-           "plot_peers", "peers_run", "peers_summary", "peers_report", "GraphlearningUnavailable"]
+           "plot_peers", "accuracy_table", "peers_run", "peers_summary", "peers_report", "GraphlearningUnavailable"]
 
 MVL_GRAPH_SETTING = dict(gamma_A=1e-6, gamma_W=1.0, n_neighbors=10, laplacian_power=2)
 """``mvl_ls_graph``: the graph-regime setting of issue 28 (the others: the package defaults)."""
@@ -367,3 +367,30 @@ def peers_report(smk):
             papermill.execute_notebook(str(tmp), str(tmp), parameters=parameters, kernel_name="python3",
                                        progress_bar=False, log_output=False)
         print(f"[peers_report] -> {out}")
+
+
+def accuracy_table(summary):
+    """The summary as one text table: a row per (data set, setting, l_c), a column per method, "mean ± std"."""
+    import pandas as pd
+
+    cell = [f"{m:.1f} ± {0.0 if pd.isna(s) else s:.1f}" for m, s in zip(summary["mean"], summary["std"], strict=True)]
+    t = summary.assign(value=cell).pivot_table(index=["dataset", "setting", "l_c", "n", "seeds"], columns="method",
+                                                values="value", aggfunc="first")
+    return t[[m for m in PEER_METHODS if m in t.columns]]
+
+
+def main(argv=None):
+    """``python -m mvl.workflow.peers results/peers/summary.csv``: the accuracy table (%, mean ± std over seeds)."""
+    import argparse
+
+    import pandas as pd
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("summary", help="summary.csv of the peers study")
+    args = parser.parse_args(argv)
+    with pd.option_context("display.width", 250, "display.max_columns", 20):
+        print(accuracy_table(pd.read_csv(args.summary)).to_string())
+
+
+if __name__ == "__main__":
+    main()
