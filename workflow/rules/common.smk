@@ -14,7 +14,7 @@ except SettingsError as err:
 
 
 wildcard_constraints:
-    dataset="(?!coreg/|scale/)[a-z0-9_]+",  # results/coreg/ and results/scale/ belong to their own rules
+    dataset="(?!coreg/|scale/|peers/)[a-z0-9_]+",  # results/coreg/, scale/ and peers/ belong to their own rules
     seed=r"\d+",
     family="|".join(FAMILIES),
 
@@ -60,6 +60,17 @@ def scale_targets():
     return [f"{RES}/scale/report.ipynb", f"{RES}/scale/figures/scale.png", f"{RES}/scale/results.csv"]
 
 
+PEERS = STUDY.peers  # the peers study (config section `peers`), or None
+
+
+def peers_targets():
+    """The peers report (MVL-LS against Laplace and Poisson learning on real data), if the config has a `peers`
+    section with data sets and seeds."""
+    if PEERS is None:
+        return []
+    return [f"{RES}/peers/report.ipynb", f"{RES}/peers/figures/accuracy.png", f"{RES}/peers/summary.csv"]
+
+
 def coreg_targets():
     """The co-regularization report (Sindhwani & Rosenberg 2008 Tables 2-3), if any dataset is configured."""
     if not STUDY.coreg.datasets or not STUDY.coreg.seeds:
@@ -70,7 +81,7 @@ def coreg_targets():
 def all_report_targets():
     """Every report's targets, the one list that the default target and the index page read: a new report adds its
     targets here (its job is defined like the report of report.smk)."""
-    return [t for d in STUDY.datasets for t in report_targets(d)] + coreg_targets() + scale_targets()
+    return [t for d in STUDY.datasets for t in report_targets(d)] + coreg_targets() + scale_targets() + peers_targets()
 
 
 def check_raw_data():
@@ -109,6 +120,9 @@ def check_raw_data():
     )
     if set(STUDY.coreg.datasets) - {"lines"} and STUDY.coreg.seeds:
         todo.append("ssl_benchmarks")
+    if PEERS is not None:  # the peers study's files (mfeat is embedded)
+        todo += [{"uspst": "ssl_benchmarks", "mvmnist": "multiview_mnist"}[d] for d in PEERS.datasets if d != "mfeat"]
+    todo = sorted(set(todo))
     if not todo:
         return
     from mvl.data import download

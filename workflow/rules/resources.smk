@@ -105,3 +105,29 @@ def prepare_mem_mb(wildcards, attempt):
 def per_attempt(value):
     """A fixed resource (MB or minutes) times the attempt number, for the rules whose jobs are small."""
     return lambda wildcards, attempt: value * attempt
+
+
+# the peers study (peers.smk): n points and m views of each data set (before points_per_class)
+_PEERS_SIZES = {"mfeat": (2000, 10, 6), "uspst": (2007, 10, 1), "mvmnist": (5000, 10, 4)}
+
+
+def _peers_points(dataset):
+    n, classes, m = _PEERS_SIZES[dataset]
+    if PEERS.points_per_class is not None:
+        n = min(n, classes * PEERS.points_per_class)
+    return n, m
+
+
+def peers_mem_mb(wildcards, attempt):
+    """A peers job: the structured MVL-LS solve, about 4 m n^2 float64 (kernels, Laplacians, eigenvectors)."""
+    n, m = _peers_points(wildcards.pds)
+    return _mem(4 * m * n * n * _F8 / _MB, attempt)
+
+
+def peers_runtime(wildcards, attempt):
+    """Two structured fits per l_c (mvl_ls, mvl_ls_graph), USPST's BNS split as one more l_c; the graph methods
+    take seconds."""
+    n, m = _peers_points(wildcards.pds)
+    fits = len(PEERS.labels_per_class) + (wildcards.pds == "uspst")
+    fits *= sum(x in PEERS.methods for x in ("mvl_ls", "mvl_ls_graph"))
+    return _minutes(fits * 30.0 * (m / 10) * (n / 2040) ** 3, attempt)

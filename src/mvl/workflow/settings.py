@@ -31,7 +31,8 @@ from . import methods as registry
 
 __all__ = ["GraphSpec", "Gammas", "Grid", "OptCSettings", "ComparisonSettings", "KernelSpec", "Protocol",
            "FilesSpec", "DataSpec", "RunSettings", "Unit", "ReportSettings", "DatasetSettings", "CoregSettings",
-           "Study", "ScaleSettings", "SCALE_METHODS", "SettingsError", "load_study", "dataset_settings", "ALL"]
+           "Study", "ScaleSettings", "SCALE_METHODS", "PeersSettings", "PEER_METHODS", "PEER_DATASETS",
+           "SettingsError", "load_study", "dataset_settings", "ALL"]
 
 ALL = "all"
 """u_c meaning every pool sample that is neither labelled nor validation (stored as -1 in the tables)."""
@@ -232,7 +233,7 @@ def _merge(base, over):
     return base
 
 
-_SHARED = ("datasets", "data", "dataset_settings", "profile", "coreg", "scale")
+_SHARED = ("datasets", "data", "dataset_settings", "profile", "coreg", "scale", "peers")
 _REQUIRED = ("source", "views", "protocol", "kernel", "seeds", "n_val_per_class", "labels_per_class",
              "unlabelled_per_class", "graph", "gammas", "grid", "grid_labels_per_class", "ablation", "svc_C", "optc",
              "methods")
@@ -366,14 +367,74 @@ def _scale(sc):
                          int(sc.get("structured_max", 8000)), sc.get("neighbors", "scaled"))
 
 
+PEER_METHODS = ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "laplace", "poisson", "laplace_sum", "poisson_sum",
+                "labelspreading")
+"""Methods of the peers study (:mod:`mvl.workflow.peers`): MVL-LS with the package defaults (on the views, and on the
+concatenated views as one view) and with the graph-regime setting of issue 28, graphlearning's Laplace and Poisson
+learning on the kNN graph of the concatenated views and on the sum of the per-view kNN graphs (``_sum``),
+scikit-learn's LabelSpreading."""
+PEER_DATASETS = ("mfeat", "uspst", "mvmnist")
+"""Data sets of the peers study: UCI Multiple Features (embedded), USPST (Sindhwani's file, the BNS-2006 splits),
+multi-view MNIST (through the data options)."""
+
+
+class PeersSettings(NamedTuple):
+    """The config section ``peers`` (issue 28): MVL-LS against Laplace and Poisson learning on real data,
+    transductive. Data sets, seeds (one labelled draw each), labelled points per class, methods, k of the kNN
+    graphs, and ``points_per_class`` (None: every point of the data set; an integer: a seeded stratified subset of
+    at most that many points per class, for the quick profiles)."""
+
+    datasets: tuple
+    seeds: tuple
+    labels_per_class: tuple
+    methods: tuple
+    n_neighbors: int = 10
+    points_per_class: int | None = None
+
+    def runs(self):
+        """(dataset, seed) of every job."""
+        return [(d, s) for d in self.datasets for s in self.seeds]
+
+    def for_run(self, dataset, seed):
+        """The settings one job reads: these, with its one data set and seed (a job's params then change only with
+        what changes its result, not when data sets or seeds are added)."""
+        return self._replace(datasets=(dataset,), seeds=(int(seed),))
+
+
+def _peers(sc):
+    """The :class:`PeersSettings` of the config section ``peers`` (None without data sets or seeds)."""
+    if not sc or not sc.get("datasets") or not sc.get("seeds"):
+        return None
+    for key, allowed in (("datasets", PEER_DATASETS), ("methods", PEER_METHODS)):
+        bad = [v for v in sc.get(key) or [] if v not in allowed]
+        if bad:
+            raise SettingsError(f"peers.{key}: unknown {bad}; one of {allowed}")
+    methods = _tuple(sc.get("methods") or ["mvl_ls", "mvl_ls_concat", "laplace", "poisson", "laplace_sum",
+                                           "poisson_sum", "labelspreading"])
+    lcs = _tuple(int(v) for v in sc.get("labels_per_class") or [1, 5])
+    k = int(sc.get("n_neighbors", 10))
+    ppc = sc.get("points_per_class")
+    ppc = None if ppc is None else int(ppc)
+    if k < 1:
+        raise SettingsError(f"peers.n_neighbors: must be >= 1, got {k}")
+    if min(lcs) < 1:
+        raise SettingsError(f"peers.labels_per_class: must be >= 1, got {list(lcs)}")
+    if ppc is not None and ppc <= max(lcs):
+        raise SettingsError(f"peers.points_per_class: {ppc} leaves no unlabelled point of a class at l_c = "
+                            f"{max(lcs)} (labels_per_class); use more points per class or null (every point)")
+    return PeersSettings(_tuple(sc["datasets"]), _tuple(int(s) for s in sc["seeds"]), lcs, methods, k, ppc)
+
+
 @dataclass(frozen=True)
 class Study:
-    """The whole run: profile name, the datasets (in the config's order), co-regularization, the scale study."""
+    """The whole run: profile name, the datasets (in the config's order), co-regularization, the scale study, the
+    peers study."""
 
     profile: str
     datasets: dict
     coreg: CoregSettings
     scale: ScaleSettings | None = None
+    peers: PeersSettings | None = None
 
     def __getitem__(self, name):
         return self.datasets[name]
@@ -515,4 +576,4 @@ def load_study(config):
     coreg = config.get("coreg") or {}
     return Study(profile=str(config.get("profile") or "default"), datasets=datasets,
                  coreg=CoregSettings(datasets=_tuple(coreg.get("datasets")), seeds=_tuple(coreg.get("seeds"))),
-                 scale=_scale(config.get("scale")))
+                 scale=_scale(config.get("scale")), peers=_peers(config.get("peers")))

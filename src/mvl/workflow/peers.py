@@ -1,0 +1,396 @@
+"""The ``peers`` study (issue 28): MVL-LS against Laplace and Poisson learning on real data, transductive.
+
+Protocol (every profile; :class:`mvl.workflow.settings.PeersSettings`): all n points of the data set (or, in the
+quick profiles, a seeded stratified subset of ``points_per_class`` per class) form the graph and the training set;
+for each seed, l_c labelled points per class are drawn uniformly within each class (nested: the 1-label set is
+inside the 5-label set), every other point is unlabelled, and the accuracy is measured on the unlabelled points.
+For USPST (one view, 2,007 digits) the BNS-2006 transductive splits of Sindhwani's file (``idxLabs``: 50 labelled
+points, not stratified) are run as well, split ``seed`` for seed < 10 (setting "bns"). Nothing is tuned on the
+evaluation points: every method has the package defaults or the fixed choice documented below.
+
+Features: every view standardised (zero mean, unit variance per feature over the n points; no label is used).
+
+- ``mvl_ls``: :class:`mvl.MVLLeastSquares` with the package defaults (5-NN graph with kernel weights, normalized
+  Laplacian squared, Gaussian kernels of median bandwidth, gamma_A = 1e-5, gamma_B = 0, gamma_W = 1e-2), the views
+  as feature views (mfeat 6, multi-view MNIST 4, USPST 1), every point in the training set, the unlabelled ones
+  marked -1 (Algorithm 1; eq 67-68 solved by the "auto" solver, "structured" at these n).
+- ``mvl_ls_concat``: the same estimator with the views concatenated into one feature view (one kernel, one graph:
+  the graph the graph methods use, up to MVL-LS's own 5-NN and weights), the diagnostic of the per-view graphs.
+- ``mvl_ls_graph``: the same as ``mvl_ls`` with the graph-regime setting of issue 28 (chosen on validation on
+  synthetic data at n = 2,000, never on these data): 10-NN, p = 2, gamma_A = 1e-6, gamma_W = 1.
+- ``laplace`` / ``poisson``: Laplace learning (the harmonic solution of Zhu, Ghahramani & Lafferty 2003:
+  L_UU f_U = -L_UL y_L, L = D - W) and Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020), both
+  graphlearning 1.7.5 defaults, on the symmetrised k-NN graph (exact neighbours, graphlearning's Gaussian weights
+  exp(-4 |x_i - x_j|^2 / d_k(x_i)^2)) of the concatenated standardised views; ``laplace_sum`` / ``poisson_sum`` on
+  the sum of the per-view k-NN graphs (data with more than one view).
+- ``labelspreading``: scikit-learn's LabelSpreading, k-NN kernel with the same k, alpha 0.2, max_iter 1000.
+
+No paper section for the peers (MVL-LS is Algorithm 1 / Theorem 10 of Minh, Bazzani & Murino 2016).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..fileio import atomic_path
+from . import io
+from .settings import PEER_METHODS
+
+__all__ = ["ISSUE_NUMBERS", "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled",
+           "knn_graph", "graph_learning", "fit_method", "run_peers", "write_run", "write_summary", "summarise",
+           "plot_peers", "accuracy_table", "peers_run", "peers_summary", "peers_report", "GraphlearningUnavailable"]
+
+MVL_GRAPH_SETTING = dict(gamma_A=1e-6, gamma_W=1.0, n_neighbors=10, laplacian_power=2)
+"""``mvl_ls_graph``: the graph-regime setting of issue 28 (the others: the package defaults)."""
+
+ISSUE_NUMBERS = [
+    # dataset, setting, l_c, method, accuracy %, where it comes from
+    ("mfeat", "stratified", 1, "laplace", 89.9, "issue 28 (10 draws, 10-NN on the 6 views concatenated)"),
+    ("mfeat", "stratified", 5, "laplace", 96.5, "issue 28 (10 draws, 10-NN on the 6 views concatenated)"),
+    ("mfeat", "stratified", 1, "poisson", 90.7, "issue 28 (10 draws, 10-NN on the 6 views concatenated)"),
+    ("mfeat", "stratified", 5, "poisson", 96.5, "issue 28 (10 draws, 10-NN on the 6 views concatenated)"),
+    ("mfeat", "stratified", 1, "mvl_ls", 87.3, "issue 28: the main study's selected-graph MVL-LS, 50 unlabelled per "
+                                              "class, accuracy on 100 test points per class (not transductive)"),
+    ("mfeat", "stratified", 5, "mvl_ls", 96.4, "issue 28: the main study's selected-graph MVL-LS, 50 unlabelled per "
+                                              "class, accuracy on 100 test points per class (not transductive)"),
+    ("uspst", "bns", 5, "mvl_ls", 87.3, "published LapRLS, BNS 2006 (error 12.7 %)"),
+    ("uspst", "bns", 5, "laprls_package", 86.8, "issue 28: the package's LapRLS (coreg study, error 13.2 %)"),
+    ("uspst", "bns", 5, "laplace", 80.3, "issue 28 (error 19.7 %)"),
+    ("uspst", "bns", 5, "poisson", 79.8, "issue 28 (error 20.2 %)"),
+]
+"""Numbers quoted in issue 28 and published, as accuracy in % on the same data sets (the report shows them beside
+ours; their protocols differ where stated)."""
+
+LABELS = {"mvl_ls": "MVL-LS (package defaults)", "mvl_ls_concat": "MVL-LS (views concatenated, one view)",
+          "mvl_ls_graph": "MVL-LS (10-NN, p = 2, gamma_W = 1)",
+          "laplace": "Laplace learning", "poisson": "Poisson learning",
+          "laplace_sum": "Laplace learning (sum of view graphs)",
+          "poisson_sum": "Poisson learning (sum of view graphs)",
+          "labelspreading": "LabelSpreading"}
+DATASET_NAMES = {"mfeat": "UCI Multiple Features (6 views)", "uspst": "USPST (1 view)",
+                 "mvmnist": "multi-view MNIST (4 views)"}
+
+
+class GraphlearningUnavailable(ImportError):
+    """graphlearning (the optional extra ``peers``) is not installed: Laplace and Poisson learning cannot run."""
+
+
+def _graphlearning():
+    try:
+        import graphlearning
+    except ImportError as err:
+        raise GraphlearningUnavailable(
+            "Laplace and Poisson learning are unavailable: graphlearning is not installed "
+            "(pip install 'mvl[peers]', i.e. graphlearning==1.7.5); remove laplace*/poisson* from peers.methods "
+            f"to run without them ({err})") from None
+    return graphlearning
+
+
+# ------------------------------------------------------------------ data
+
+
+def load_peer_data(name, data_config=None):
+    """(views, y, bns) of a peers data set: a list of (n, d_v) float64 arrays, labels 0..C-1, and for USPST the
+    BNS-2006 labelled index sets (10, 50) (0-based; None for the others). ``data_config``: the config key ``data``
+    (mirror, cache, offline) for the files that come through :mod:`mvl.data.download`."""
+    from .jobs import data_options
+
+    if name == "mfeat":
+        from ..data.embedded import load_mfeat
+
+        ds = load_mfeat()
+        return [np.asarray(v, dtype=np.float64) for v in ds.views], np.asarray(ds.y), None
+    if name == "mvmnist":
+        from ..data.embedded import load_multiview_mnist
+
+        ds = load_multiview_mnist(data_options(data_config))
+        return [np.asarray(v, dtype=np.float64) for v in ds.views], np.asarray(ds.y), None
+    if name == "uspst":
+        from pathlib import Path
+
+        from ..data import download
+        from ..data.ssl_benchmarks import load_ssl_benchmark
+
+        paths = download.fetch("ssl_benchmarks", data_options(data_config))
+        ds = load_ssl_benchmark("uspst", Path(paths["ssl_benchmarks/uspst.mat"]).parent)
+        return [np.asarray(ds.X, dtype=np.float64)], np.asarray(ds.y), ds.idx_labelled
+    raise ValueError(f"unknown peers data set {name!r}; one of mfeat, uspst, mvmnist")
+
+
+def standardise(view):
+    """Zero mean and unit variance per feature over all points (constant features left at zero)."""
+    sd = view.std(axis=0)
+    return (view - view.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+
+
+def stratified_subset(y, per_class, seed):
+    """Sorted indices of a seeded subset with min(per_class, class size) points of each class (all with None)."""
+    if per_class is None:
+        return np.arange(len(y))
+    rng = np.random.default_rng([int(seed), 1])
+    idx = [rng.permutation(np.flatnonzero(y == c))[:per_class] for c in np.unique(y)]
+    return np.sort(np.concatenate(idx))
+
+
+def draw_labelled(y, labels_per_class, seed):
+    """{l_c: sorted labelled indices} for every l_c, l_c points per class drawn uniformly with ``seed``, nested
+    (a class's permutation is drawn once and its first l_c points taken)."""
+    rng = np.random.default_rng([int(seed), 2])
+    perms = [rng.permutation(np.flatnonzero(y == c)) for c in np.unique(y)]
+    out = {}
+    for lc in labels_per_class:
+        if any(len(p) <= lc for p in perms):
+            raise ValueError(f"l_c = {lc} leaves a class without unlabelled points (class sizes "
+                             f"{[len(p) for p in perms]})")
+        out[lc] = np.sort(np.concatenate([p[:lc] for p in perms]))
+    return out
+
+
+# ------------------------------------------------------------------ methods
+
+
+def knn_graph(X, k):
+    """graphlearning's symmetrised k-NN weight matrix (Gaussian weights exp(-4 d^2 / d_k(x_i)^2), (W + W^T) / 2,
+    zero diagonal) on exact neighbours (scikit-learn's search; graphlearning's own search needs annoy for d > 5)."""
+    from sklearn.neighbors import NearestNeighbors
+
+    gl = _graphlearning()
+    dist, ind = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
+    return gl.weightmatrix.knn(None, k, knn_data=(ind, dist))
+
+
+def graph_learning(W, labelled, y_labelled, method="laplace"):
+    """Predicted labels of every node by graphlearning's Laplace or Poisson learning (defaults) on the weight
+    matrix W, from the labels ``y_labelled`` of the nodes ``labelled``; labels are mapped to 0..c-1 and back."""
+    gl = _graphlearning()
+    classes, codes = np.unique(y_labelled, return_inverse=True)
+    model = {"laplace": gl.ssl.laplace, "poisson": gl.ssl.poisson}[method](W)
+    return classes[model.fit_predict(np.asarray(labelled), codes)]
+
+
+def fit_method(method, views, y, labelled, k=10, graphs=None):
+    """Predicted labels of every point by ``method`` (:data:`mvl.workflow.settings.PEER_METHODS`) from the labels
+    of the points ``labelled``; ``views`` standardised; ``graphs`` a dict caching the k-NN graphs ("concat",
+    "sum": the weight matrix and the seconds it took) over calls with the same points. Returns (predictions, solver
+    or "", seconds of the graph build when the graph came from the cache, else 0: a method's time then always
+    includes its graph)."""
+    graphs = {} if graphs is None else graphs
+    X = np.hstack(views)
+    y_lab = y[labelled]
+    if method in ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph"):
+        from .. import MVLLeastSquares
+
+        yy = np.full(len(y), -1, dtype=np.int64)
+        yy[labelled] = y_lab
+        extra = MVL_GRAPH_SETTING if method == "mvl_ls_graph" else {}
+        sizes = [X.shape[1]] if method == "mvl_ls_concat" else [v.shape[1] for v in views]
+        est = MVLLeastSquares(views=sizes, **extra).fit(X, yy)
+        return est.predict(X), est.solver_, 0.0
+    if method in ("laplace", "poisson", "laplace_sum", "poisson_sum"):
+        base, _, how = method.partition("_")
+        how = how or "concat"
+        cached = how in graphs
+        if not cached:
+            t0 = time.perf_counter()
+            W = knn_graph(X, k) if how == "concat" else sum(knn_graph(v, k) for v in views)
+            graphs[how] = (W, time.perf_counter() - t0)
+        W, build = graphs[how]
+        return graph_learning(W, labelled, y_lab, base), "", build if cached else 0.0
+    if method == "labelspreading":
+        from sklearn.semi_supervised import LabelSpreading
+
+        yy = np.full(len(y), -1, dtype=np.int64)
+        yy[labelled] = y_lab
+        return LabelSpreading(kernel="knn", n_neighbors=k, max_iter=1000).fit(X, yy).transduction_, "", 0.0
+    raise ValueError(f"unknown peers method {method!r}; one of {PEER_METHODS}")
+
+
+def run_peers(dataset, seed, settings, data=None):
+    """Every (setting, l_c, method) of one seed on one data set: a list of dict rows (dataset, seed, n, n_views,
+    setting "stratified" or "bns", l_c, n_labelled, method, solver, accuracy on the unlabelled points, seconds).
+    ``settings``: :class:`mvl.workflow.settings.PeersSettings`; ``data``: (views, y, bns) as
+    :func:`load_peer_data` returns them (loaded with the default data options if None)."""
+    views, y, bns = load_peer_data(dataset) if data is None else data
+    sub = stratified_subset(y, settings.points_per_class, seed)
+    views = [standardise(v[sub]) for v in views]
+    y = y[sub]
+    draws = [("stratified", lc, idx) for lc, idx in draw_labelled(y, settings.labels_per_class, seed).items()]
+    if bns is not None and settings.points_per_class is None and seed < len(bns):
+        lab = np.sort(bns[seed])
+        draws.append(("bns", round(len(lab) / len(np.unique(y))), lab))
+    if any(m.startswith(("laplace", "poisson")) for m in settings.methods):
+        _graphlearning()  # imported before the clocks start (and a missing package reported before any fit)
+        import sklearn.neighbors  # noqa: F401
+    rows = []
+    graphs = {}  # the k-NN graphs do not depend on the labels: built once per job, their time charged to every use
+    for setting, lc, labelled in draws:
+        unl = np.ones(len(y), dtype=bool)
+        unl[labelled] = False
+        for method in settings.methods:
+            if (method.endswith("_sum") or method == "mvl_ls_concat") and len(views) == 1:
+                continue  # one view: the sum of the view graphs is the graph of the concatenation
+            t0 = time.perf_counter()
+            pred, solver, graph_seconds = fit_method(method, views, y, labelled, settings.n_neighbors, graphs)
+            rows.append(dict(dataset=dataset, seed=int(seed), n=len(y), n_views=len(views), setting=setting,
+                             l_c=int(lc), n_labelled=len(labelled), method=method, solver=solver,
+                             accuracy=float(np.mean(pred[unl] == y[unl])),
+                             seconds=time.perf_counter() - t0 + graph_seconds))
+            r = rows[-1]
+            print(f"[peers] {dataset} seed {seed} {setting} l_c={lc}: {method} {100 * r['accuracy']:.1f} % "
+                  f"({r['seconds']:.1f} s)", flush=True)
+    return rows
+
+
+def write_run(dataset, seed, settings, out, data_config=None):
+    """:func:`run_peers` of one (data set, seed) as a CSV ``out`` (atomic, checksum sidecar)."""
+    rows = run_peers(dataset, seed, settings, load_peer_data(dataset, data_config))
+    io.save_rows_csv(out, rows, checksum=True)
+    return rows
+
+
+def summarise(results):
+    """Mean, standard deviation (ddof 1) and count over seeds of the accuracy (%) and time, per data set, setting,
+    l_c and method."""
+    keys = ["dataset", "setting", "l_c", "method"]
+    g = results.assign(accuracy=100 * results["accuracy"]).groupby(keys, sort=False)
+    out = g.agg(n=("n", "first"), n_labelled=("n_labelled", "first"), mean=("accuracy", "mean"),
+                std=("accuracy", "std"), seeds=("seed", "nunique"), seconds=("seconds", "mean")).reset_index()
+    return out
+
+
+def write_summary(inputs, results_out, summary_out):
+    """The run CSVs ``inputs`` as one tidy table ``results_out`` and its :func:`summarise` ``summary_out``."""
+    import pandas as pd
+
+    table = pd.concat([pd.read_csv(f) for f in inputs], ignore_index=True)
+    io.save_csv(results_out, table, checksum=True, inputs=list(inputs))
+    summary = summarise(table)
+    io.save_csv(summary_out, summary, checksum=True, inputs=[results_out])
+    return table, summary
+
+
+def plot_peers(summary, png, pdf=None):
+    """Accuracy on the unlabelled points against the labelled points per class, one panel per data set, one line
+    per method with the standard deviation over seeds as error bars (USPST's BNS splits as a separate point)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    datasets = list(dict.fromkeys(summary["dataset"]))
+    fig, axes = plt.subplots(1, len(datasets), figsize=(max(5.2 * len(datasets), 8.0), 4.6), squeeze=False)
+    methods = [m for m in PEER_METHODS if m in set(summary["method"])]
+    colours = dict(zip(methods, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
+    for ax, d in zip(axes[0], datasets, strict=True):
+        s = summary[summary["dataset"] == d]
+        ticks = sorted(s.loc[s["setting"] == "stratified", "l_c"].unique())
+        x_of = {lc: i for i, lc in enumerate(ticks)}
+        for j, m in enumerate(methods):
+            g = s[(s["method"] == m) & (s["setting"] == "stratified")].sort_values("l_c")
+            if g.empty:
+                continue
+            off = (j - (len(methods) - 1) / 2) * 0.05  # a small shift so that error bars do not hide each other
+            ax.errorbar([x_of[v] + off for v in g["l_c"]], g["mean"], yerr=g["std"].fillna(0), marker="o",
+                        capsize=3, color=colours[m], label=LABELS[m])
+            b = s[(s["method"] == m) & (s["setting"] == "bns")]
+            if not b.empty:
+                ax.errorbar([len(ticks) + off], b["mean"], yerr=b["std"].fillna(0), marker="s", capsize=3,
+                            color=colours[m])
+        labels = [str(v) for v in ticks]
+        if (s["setting"] == "bns").any():
+            labels.append("BNS split\n(l = 50)")
+        ax.set_xticks(range(len(labels)))
+        ax.set_xticklabels(labels)
+        ax.set_xlim(-0.4, len(labels) - 0.6)
+        n = int(s["n"].iloc[0])
+        seeds = int(s["seeds"].max())
+        ax.set(xlabel="labelled points per class", ylabel="accuracy on the unlabelled points (%)",
+               title=f"{DATASET_NAMES.get(d, d)}\nn = {n:,}, {seeds} draw{'s' if seeds > 1 else ''}")
+        ax.grid(True, alpha=0.3)
+    handles, names = axes[0][0].get_legend_handles_labels()
+    for ax in axes[0][1:]:
+        h, nm = ax.get_legend_handles_labels()
+        for hh, nn in zip(h, nm, strict=True):
+            if nn not in names:
+                handles.append(hh)
+                names.append(nn)
+    ncol = min(3 if len(datasets) == 1 else 4, len(names))
+    fig.tight_layout()
+    fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, fontsize=9, frameon=False)
+    fig.savefig(png, dpi=120, bbox_inches="tight")  # the legend below the panels is kept
+    if pdf:
+        fig.savefig(pdf, bbox_inches="tight")
+    plt.close(fig)
+    return fig
+
+
+# ------------------------------------------------------------------ rule entry points
+
+
+def peers_run(smk):
+    """Rule ``peers_run``: one (data set, seed) (wildcards), settings from params ``settings``."""
+    from .jobs import logged
+
+    with logged(smk):
+        t0 = time.perf_counter()
+        rows = write_run(smk.wildcards.pds, int(smk.wildcards.seed), smk.params.settings, smk.output[0],
+                         data_config=smk.config.get("data"))
+        print(f"[peers] {len(rows)} rows in {time.perf_counter() - t0:.1f} s -> {smk.output[0]}")
+
+
+def peers_summary(smk):
+    """Rule ``peers_summary``: every run's rows in one CSV, and the mean and std over seeds."""
+    from .jobs import logged
+
+    with logged(smk):
+        write_summary(list(smk.input), smk.output.results, smk.output.summary)
+
+
+def peers_report(smk):
+    """Rule ``peers_report``: the jupytext notebook executed with papermill (parameters: the CSVs, the figure
+    paths, the settings as JSON)."""
+    import json
+
+    import jupytext
+    import papermill
+
+    from .jobs import logged
+
+    with logged(smk):
+        out = smk.output.notebook
+        parameters = {"results_csv": smk.input.results, "summary_csv": smk.input.summary, "fig_png": smk.output.png,
+                      "fig_pdf": smk.output.pdf, "settings": json.dumps(smk.params.settings._asdict())}
+        with atomic_path(out, ".ipynb") as tmp:  # the converted source, then the executed notebook, renamed
+            jupytext.write(jupytext.read(smk.input.notebook), str(tmp), fmt="ipynb")
+            papermill.execute_notebook(str(tmp), str(tmp), parameters=parameters, kernel_name="python3",
+                                       progress_bar=False, log_output=False)
+        print(f"[peers_report] -> {out}")
+
+
+def accuracy_table(summary):
+    """The summary as one text table: a row per (data set, setting, l_c), a column per method, "mean ± std"."""
+    import pandas as pd
+
+    cell = [f"{m:.1f} ± {0.0 if pd.isna(s) else s:.1f}" for m, s in zip(summary["mean"], summary["std"], strict=True)]
+    t = summary.assign(value=cell).pivot_table(index=["dataset", "setting", "l_c", "n", "seeds"], columns="method",
+                                                values="value", aggfunc="first")
+    return t[[m for m in PEER_METHODS if m in t.columns]]
+
+
+def main(argv=None):
+    """``python -m mvl.workflow.peers results/peers/summary.csv``: the accuracy table (%, mean ± std over seeds)."""
+    import argparse
+
+    import pandas as pd
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("summary", help="summary.csv of the peers study")
+    args = parser.parse_args(argv)
+    with pd.option_context("display.width", 250, "display.max_columns", 20):
+        print(accuracy_table(pd.read_csv(args.summary)).to_string())
+
+
+if __name__ == "__main__":
+    main()
