@@ -250,7 +250,8 @@ class MVLLeastSquaresCV(MultiViewClassifier):
                              "GridSearchCV(MVLLeastSquares(...), ...), which does")
         y = column_or_1d(y, warn=True)
         encode_labels(y, K.shape[1])  # the label checks and messages of every estimator, before any work
-        graphs = [(None if k is None else int(k), int(p)) for k, p in self.graphs]
+        graphs = [(None if n_neighbors is None else int(n_neighbors), int(laplacian_power))
+                  for n_neighbors, laplacian_power in self.graphs]
         gA, gB, gW = (np.atleast_1d(np.asarray(g, dtype=np.float64)).tolist()
                       for g in (self.gammas_A, self.gammas_B, self.gammas_W))
         folds = self._folds(y)
@@ -262,8 +263,8 @@ class MVLLeastSquaresCV(MultiViewClassifier):
                                                    graph_weights=self.graph_weights, graphs=graphs)
             pred = classes[np.argmax(out, axis=-1)]
             scores[..., f] = np.mean(pred == y[te], axis=-1)
-        params = [dict(gamma_A=a, gamma_B=b, gamma_W=w, n_neighbors=k, laplacian_power=p)
-                  for (k, p) in graphs for a in gA for b in gB for w in gW]
+        params = [dict(gamma_A=a, gamma_B=b, gamma_W=w, n_neighbors=n_neighbors, laplacian_power=laplacian_power)
+                  for (n_neighbors, laplacian_power) in graphs for a in gA for b in gB for w in gW]
         flat = scores.reshape(-1, len(folds))
         mean = flat.mean(axis=1)
         order = np.argsort(-mean, kind="stable")

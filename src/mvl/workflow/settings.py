@@ -488,9 +488,9 @@ def _grid(grid, graph_config, labels_per_class):
     graph = _graph(graph_config)
     sel = graph_config.get("select") or {}
     graphs = [graph]
-    for k in sel.get("n_neighbors", []):
-        for pw in sel.get("laplacian_power", [1]):
-            cand = graph.with_knn(k, pw)
+    for n_neighbors in sel.get("n_neighbors", []):
+        for laplacian_power in sel.get("laplacian_power", [1]):
+            cand = graph.with_knn(n_neighbors, laplacian_power)
             if (cand.n_neighbors, cand.laplacian_power) not in [(g.n_neighbors, g.laplacian_power) for g in graphs]:
                 graphs.append(cand)
     return Grid(A=tuple(float(v) for v in grid["A"]), B=tuple(float(v) for v in grid["B"]),
