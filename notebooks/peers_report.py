@@ -121,6 +121,10 @@ display(times[[m for m in order if m in times.columns]].round(2).rename(columns=
 
 # %% [markdown]
 # ## What the numbers say
+# Reading a loss of MVL-LS: `mvl_ls_concat` (the same estimator on the views concatenated as one view) against
+# `mvl_ls` isolates the per-view graphs and the average over the views; the graph methods on the sum of the per-view
+# graphs (`_sum`) show what those graphs do to the graph-only methods; Laplace learning far below Poisson learning at
+# one label per class is the degeneracy of Laplace learning at low label rates that Poisson learning addresses.
 
 # %%
 lines = []

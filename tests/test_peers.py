@@ -264,3 +264,21 @@ def test_graphlearning_missing_says_so(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_gl)
     with pytest.raises(P.GraphlearningUnavailable, match=r"unavailable.*mvl\[peers\]"):
         P.knn_graph(np.zeros((5, 2)), 2)
+
+
+def test_offline_without_the_peers_files_no_job_starts(tmp_path, shared_data):
+    """USPST and multi-view MNIST come through the data options: offline without them the run stops before any
+    job and names the files; with the mirror the same dry run plans the peers jobs."""
+    from conftest import copy_workflow, job_stats, run_snakemake
+
+    copy_workflow(tmp_path)
+    peers = "peers={datasets: [uspst, mvmnist], seeds: [0]}"
+    proc = run_snakemake("-n", "--config", peers, f"data={{mirror: null, offline: true, cache_dir: {tmp_path / 'c'}}}",
+                         cwd=tmp_path)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "no job was started" in out, out[-2000:]
+    assert "multiview_mnist/multiview_mnist.hdf5" in out and "ssl_benchmarks/uspst.mat" in out, out[-2000:]
+    proc = run_snakemake("-n", "--config", peers,
+                         f"data={{mirror: {shared_data}, offline: true, cache_dir: {tmp_path / 'c'}}}", cwd=tmp_path)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
+    assert job_stats(proc.stdout)["peers_run"] == 2

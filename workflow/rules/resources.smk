@@ -125,9 +125,9 @@ def peers_mem_mb(wildcards, attempt):
 
 
 def peers_runtime(wildcards, attempt):
-    """Two structured fits per l_c (mvl_ls, mvl_ls_graph), USPST's BNS split as one more l_c; the graph methods
-    take seconds."""
+    """Per l_c (USPST's BNS split one more) a structured fit on the m views for mvl_ls and mvl_ls_graph, one on a
+    single view for mvl_ls_concat (1/m of it); the graph methods take seconds."""
     n, m = _peers_points(wildcards.pds)
-    fits = len(PEERS.labels_per_class) + (wildcards.pds == "uspst")
-    fits *= sum(x in PEERS.methods for x in ("mvl_ls", "mvl_ls_graph"))
-    return _minutes(fits * 30.0 * (m / 10) * (n / 2040) ** 3, attempt)
+    settings = len(PEERS.labels_per_class) + (wildcards.pds == "uspst")
+    fits = sum(x in PEERS.methods for x in ("mvl_ls", "mvl_ls_graph")) + ("mvl_ls_concat" in PEERS.methods) / m
+    return _minutes(settings * fits * 30.0 * (m / 10) * (n / 2040) ** 3, attempt)

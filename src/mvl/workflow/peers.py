@@ -282,7 +282,8 @@ def plot_peers(summary, png, pdf=None):
     datasets = list(dict.fromkeys(summary["dataset"]))
     fig, axes = plt.subplots(1, len(datasets), figsize=(max(5.2 * len(datasets), 8.0), 4.6), squeeze=False)
     methods = [m for m in PEER_METHODS if m in set(summary["method"])]
-    colours = dict(zip(methods, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
+    # one colour per method in every run (the registry's order), whichever methods a run has
+    colours = dict(zip(PEER_METHODS, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
     for ax, d in zip(axes[0], datasets, strict=True):
         s = summary[summary["dataset"] == d]
         ticks = sorted(s.loc[s["setting"] == "stratified", "l_c"].unique())
