@@ -96,8 +96,8 @@ def feature_presence(views, name="X"):
         rows = nan.all(axis=1)
         partial = np.flatnonzero(nan.any(axis=1) & ~rows)
         if partial.size:
-            raise ValueError(f"{name}: view {p} of sample(s) {_first(partial)} has NaN in some but not all of its "
-                             f"{V.shape[1]} features; {PARTIAL_NAN}")
+            raise ValueError(f"Input {name} contains NaN: view {p} of sample(s) {_first(partial)} has NaN in some but "
+                             f"not all of its {V.shape[1]} features; {PARTIAL_NAN}")
         mask[:, p] = ~rows
     if not found:
         return None
@@ -159,8 +159,8 @@ def precomputed_test_presence(X, train_mask, name="X"):
         rows = N.all(axis=1)
         partial = np.flatnonzero(N.any(axis=1) & ~rows)
         if partial.size:
-            raise ValueError(f"{name}: view {p} of test sample(s) {_first(partial)} has NaN for some but not all "
-                             f"training samples that have the view; {PARTIAL_NAN}")
+            raise ValueError(f"Input {name} contains NaN: view {p} of test sample(s) {_first(partial)} has NaN for "
+                             f"some but not all training samples that have the view; {PARTIAL_NAN}")
         mask[:, p] = ~rows
     _check_some_view(mask, name)
     Xf = np.where(mask[:, None, :] & cols_all[None, :, :], X, 0.0)
