@@ -843,7 +843,11 @@ _PARAMS_DOC = """
                 scores.append(est.set_params(gamma_A=g).fit(X, y).decision_function(X_test))
 
         Neighbouring gammas have close solutions: each fit then starts near its optimum.
-""" + INPUT_DOC
+""" + INPUT_DOC + """
+    Missing views: as :class:`mvl.MVLLeastSquares` (a row of NaN across a view's columns, or a NaN row and column
+    of a precomputed view; :mod:`mvl.incomplete`): Q_G of eq (194) and the coefficients are then computed on each
+    view's samples, with c renormalised over each sample's present views.
+"""
 
 
 class MVLSVM(_SVMBase):
