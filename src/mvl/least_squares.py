@@ -453,6 +453,7 @@ class MVLLeastSquares(MVLClassifier):
         underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
         DegenerateKernelWarning naming it.
 
+
     Attributes
     ----------
     coef_ : array (m, n, P)
@@ -477,6 +478,8 @@ class MVLLeastSquares(MVLClassifier):
         Per-view sigma ("rbf") or scale ("chi2") computed at fit.
     view_columns_ : list of arrays
         Column indices of each view (feature matrix input).
+    view_mask_ : bool array (n, m) or None
+        Which training samples have which view (True: present); None when no view is missing.
 
     See Also
     --------
@@ -491,6 +494,16 @@ class MVLLeastSquares(MVLClassifier):
     as in eq (67)-(68), so values from the paper mean the same here. Labels: any sortable labels,
     -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.base`). Before a large
     allocation the memory is estimated: InsufficientMemoryError (a MemoryError) says what to do instead.
+
+    Missing views (incomplete multi-view data, :mod:`mvl.incomplete`): a sample's missing view is a row of NaN
+    across all that view's columns (with "precomputed", a NaN row and column of that view's Gram matrix; at
+    prediction a NaN row of the view's slice); a NaN inside an otherwise present view is an error, and so is a
+    sample with no view. Each view's function is then learnt on the samples that have the view, the combination
+    c is renormalised over each sample's present views (the mean of the present views for the default c), the
+    between-view term couples the views present together, each graph is built on its view's samples, and a
+    test point is predicted from the views it has. Solvers "structured" (O(sum_p n_p^3)) and "dense"; scikit-learn's
+    ``StandardScaler`` passes the NaN through in a ``Pipeline``. With views missing, gamma_B > 0 carries the labels
+    across views at the unlabelled samples: 1e-4 on mfeat (``benchmarks/bench_incomplete.py``).
 
     References
     ----------
