@@ -27,6 +27,7 @@ include: "workflow/rules/experiments.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/coreg.smk"
 include: "workflow/rules/scale.smk"
+include: "workflow/rules/incomplete.smk"
 include: "workflow/rules/index.smk"
 
 
