@@ -316,22 +316,23 @@ def plot(summary, png, pdf=None):
                         label="issue 30 target (MVL-LS)")
             if d in ISSUE_IMPUTATION and pattern == "random":
                 iq = sorted(ISSUE_IMPUTATION[d])
-                ax.plot(iq, [ISSUE_IMPUTATION[d][q] for q in iq], "+", color="C1", ms=9, mew=1.5,
-                        label="mean imputation, issue 30")
+                ax.plot(iq, [ISSUE_IMPUTATION[d][q] for q in iq], "_", color="k", ms=16, mew=2,
+                        label="mean imputation measured in issue 30")
             what = {"random": "missing at random", "class": "views absent per class",
                     "block": "views absent per block of samples"}[pattern]
             ax.set(title=f"{d}: {what}", xlabel="missing fraction q", xticks=qs)
             if j == 0:
                 ax.set_ylabel("test accuracy")
             ax.grid(True, alpha=0.3)
-    handles, labels = {}, []
+    handles = {}
     for ax in axes.flat:
         for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(lab, h)
-    labels = list(handles)
-    fig.legend([handles[k] for k in labels], labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8,
+    order = [METHODS[k][0] for k in ("mvl_ls_incomplete", "mean_imputation", "best_single_view", "complete")]
+    labels = [k for k in order if k in handles] + [k for k in handles if k not in order]
+    fig.legend([handles[k] for k in labels], labels, loc="lower center", ncol=min(len(labels), 3), fontsize=8,
                frameon=False)
-    fig.tight_layout(rect=(0, 0.1 / len(datasets) + 0.02, 1, 1))
+    fig.tight_layout(rect=(0, 0.13 / len(datasets) + 0.02, 1, 1))
     fig.savefig(png, dpi=120)
     if pdf:
         fig.savefig(pdf)
