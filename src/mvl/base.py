@@ -246,6 +246,7 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         "bandwidth": [None, StrOptions({"median", "mean"}), POSITIVE, "array-like"],
     }
     _semi_supervised = False  # True: -1 (and None/NaN in object arrays) marks an unlabelled sample
+    _missing_views = False  # True: a NaN row of a view (NaN rows/columns of a precomputed view) is a missing view
     _memory_advice = "use fewer training samples"
 
     # ------------------------------------------------------------------ scikit-learn tags
@@ -316,7 +317,8 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
     def _feature_views(self, X, reset):
         """Per-view feature arrays of X (2-D matrix with ``views``, or a list of per-view arrays)."""
         if _is_view_list(X):
-            arrays = [check_array(v, dtype=np.float64, input_name=f"X[{p}]") for p, v in enumerate(X)]
+            arrays = [check_array(v, dtype=np.float64, input_name=f"X[{p}]", ensure_all_finite=self._finite())
+                      for p, v in enumerate(X)]
             sizes = {a.shape[0] for a in arrays}
             if len(sizes) != 1:
                 raise ValueError(f"X: the views have different numbers of samples {[a.shape[0] for a in arrays]}")
@@ -335,12 +337,16 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
             return arrays
         if not reset and self._view_list:
             raise ValueError("X: the model was fitted on a list of per-view arrays; pass such a list")
-        Xa = self._validate_X(X, reset, dtype=np.float64)
+        Xa = self._validate_X(X, reset, dtype=np.float64, ensure_all_finite=self._finite())
         if reset:
             self._view_list = False
             self.view_columns_ = self._view_columns(Xa.shape[1])
             self.view_n_features_ = tuple(len(c) for c in self.view_columns_)
         return [Xa[:, c] for c in self.view_columns_]
+
+    def _finite(self):
+        """scikit-learn's ``ensure_all_finite``: NaN passes where it can mark a missing view."""
+        return "allow-nan" if self._missing_views else True
 
     def _view_kernel(self, p, Xp, Z):
         """Kernel of view p between new features Z and the training features Xp (fitted ``bandwidths_``)."""
@@ -364,6 +370,16 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
                                  "(or (n, n) for one view), not a list")
             # the shape, finiteness and symmetry checks of check_precomputed name the views
             Xa = self._validate_X(X, True, dtype=np.float64, allow_nd=True, ensure_all_finite=False)
+            mask = None
+            if self._missing_views and getattr(Xa, "ndim", 0) in (2, 3):
+                from .incomplete import precomputed_presence
+
+                X3 = Xa[:, :, None] if Xa.ndim == 2 else Xa
+                if X3.shape[0] == X3.shape[1]:
+                    mask = precomputed_presence(X3, name="X")
+                if mask is not None:  # NaN rows/columns of a view: missing; the solvers read the present blocks only
+                    Xa = np.where(np.isnan(X3), 0.0, X3)
+            self.view_mask_ = mask
             K = check_precomputed(Xa, name="X")
             self._view_list = False
             self.bandwidths_ = None
@@ -373,19 +389,33 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
             if views[0].shape[0] < 1:
                 raise ValueError("X has 0 samples")
             m, n = len(views), views[0].shape[0]
+            mask = None
+            if self._missing_views:
+                from .incomplete import feature_presence
+
+                mask = feature_presence(views, name="X")
+            self.view_mask_ = mask
             rules = self._bandwidths(m)
             # the kernels (m n^2) and one view's distances (n^2), before they are allocated
             self._check_memory(8.0 * (m + 1) * n * n, f"the {m} training kernels of {n} samples")
             K = np.empty((m, n, n))
             bw = []
-            for p, Xp in enumerate(views):  # one distance computation per view: its scale, then its kernel
+            for p, Xview in enumerate(views):  # one distance computation per view: its scale, then its kernel
                 D = None
-                constant = n > 1 and not np.any(np.ptp(Xp, axis=0))
+                out, Xp = K[p], Xview
+                if mask is not None:  # the kernel of view p on its samples S_p; zero rows/columns elsewhere
+                    idx = np.flatnonzero(mask[:, p])
+                    Xp = Xview[idx]
+                    out = np.empty((idx.size, idx.size))
+                    if idx.size < 2:  # no pairwise distance to set a bandwidth rule on
+                        rules = list(rules)
+                        rules[p] = 1.0 if isinstance(rules[p], str) else rules[p]
+                constant = Xp.shape[0] > 1 and not np.any(np.ptp(Xp, axis=0))
                 if kind == "rbf":
                     D = squared_distances(Xp, Xp)
                     bw.append(1.0 if constant else _rbf_bandwidth(Xp, D, rules[p], p))
                     with np.errstate(over="ignore"):  # D / (2 sigma^2) = inf for a tiny sigma: exp(-inf) = 0
-                        np.exp(D / (-2.0 * bw[p] * bw[p]), out=K[p])  # 2 sigma^2 > 0 and finite: checked
+                        np.exp(D / (-2.0 * bw[p] * bw[p]), out=out)  # 2 sigma^2 > 0 and finite: checked
                 elif kind == "chi2":
                     if np.any(Xp < 0):
                         raise ValueError(f"kernel='chi2' needs non-negative features (histograms); view {p} has "
@@ -393,16 +423,20 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
                     D = chi2_distances(Xp)
                     bw.append(1.0 if constant else _chi2_bandwidth(D, rules[p], p))
                     with np.errstate(over="ignore"):  # D / s = inf for a tiny s: exp(-inf) = 0
-                        np.exp(-(D / bw[p]), out=K[p])
+                        np.exp(-(D / bw[p]), out=out)
                 else:
-                    np.matmul(Xp, Xp.T, out=K[p])
+                    np.matmul(Xp, Xp.T, out=out)
+                if mask is not None:
+                    K[p] = 0.0
+                    K[p][np.ix_(idx, idx)] = out
                 del D
             self.bandwidths_ = None if kind == "linear" else bw
             self._fit_views = views
             K = check_multiview_kernels(K, name="X")
         self.n_views_ = K.shape[0]
         self.n_train_ = K.shape[1]
-        _check_degenerate(K, self.bandwidths_)
+        if getattr(self, "view_mask_", None) is None:
+            _check_degenerate(K, self.bandwidths_)
         return K
 
     def _check_memory(self, nbytes, what):
@@ -422,11 +456,15 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         reject_sparse(X)
         if kind == "precomputed":
             K = self._fit_kernels(X)
+            if getattr(self, "view_mask_", None) is not None:
+                _refuse_missing_scalable()
             return ViewKernels(gram=K)
         views = self._feature_views(X, reset=True)
         n = views[0].shape[0]
         if n < 2:
             raise ValueError(f"X has {n} samples; the scalable solvers need at least 2")
+        if self._missing_views and any(np.isnan(Xp).any() for Xp in views):
+            _refuse_missing_scalable()
         rules = self._bandwidths(len(views))
         scales = []
         for p, Xp in enumerate(views):
@@ -450,17 +488,56 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         self.n_train_ = n
         return ViewKernels(views, kind, scales, max_memory=max_memory)
 
-    def _test_kernels(self, X, name="X"):
-        """Test-vs-train kernels in the solvers' layout (m, t, n)."""
+    def _test_kernels(self, X, name="X", presence=False):
+        """Test-vs-train kernels in the solvers' layout (m, t, n). ``presence``: return (kernels, mask), the mask
+        (t, m) of the views each test sample has (None: all), the kernels zero where a view is missing (estimators
+        that take missing views, ``_missing_views``)."""
         check_is_fitted(self)
         reject_sparse(X, name)
         m, n = self.n_views_, self.n_train_
+        views = None
+        if self._missing_views:
+            Kt, mask, views = self._test_kernels_incomplete(X, name, getattr(self, "view_mask_", None))
+            if Kt is not None:
+                return (Kt, mask) if presence else Kt
         if self.kernel == "precomputed":
             Xa = self._validate_X(X, False, dtype=np.float64, allow_nd=True)  # NaN/inf before the column count
-            return check_precomputed_test(Xa, m, n, name=name)
+            Kt = check_precomputed_test(Xa, m, n, name=name)
+        else:
+            views = self._feature_views(X, reset=False) if views is None else views
+            Kt = np.stack([self._view_kernel(p, Xp, Zp) for p, (Xp, Zp) in
+                           enumerate(zip(self._fit_views, views, strict=True))])
+        return (Kt, None) if presence else Kt
+
+    def _test_kernels_incomplete(self, X, name, train_mask):
+        """(Kt, mask, views) when X or the training data miss views, else (None, None, the feature views or None)
+        (the complete path)."""
+        from .incomplete import feature_presence, precomputed_test_presence
+
+        m, n = self.n_views_, self.n_train_
+        if self.kernel == "precomputed":
+            Xa = self._validate_X(X, False, dtype=np.float64, allow_nd=True, ensure_all_finite="allow-nan")
+            X3 = Xa[:, :, None] if Xa.ndim == 2 and m == 1 else Xa
+            if X3.ndim != 3 or X3.shape[1:] != (n, m):
+                return None, None, None  # the complete path reports the shape
+            if train_mask is None and not np.isnan(X3).any():
+                return None, None, None
+            mask, filled = precomputed_test_presence(X3, train_mask, name=name)
+            Kt = check_precomputed_test(filled, m, n, name=name)
+            return Kt, _usable(mask, train_mask, name), None
         views = self._feature_views(X, reset=False)
-        return np.stack([self._view_kernel(p, Xp, Zp) for p, (Xp, Zp) in
-                         enumerate(zip(self._fit_views, views, strict=True))])
+        mask = feature_presence(views, name=name)
+        if mask is None and train_mask is None:
+            return None, None, views
+        t = views[0].shape[0]
+        Kt = np.zeros((m, t, n))
+        for p, (Xp, Zp) in enumerate(zip(self._fit_views, views, strict=True)):
+            rows = np.arange(t) if mask is None else np.flatnonzero(mask[:, p])
+            cols = np.arange(n) if train_mask is None else np.flatnonzero(train_mask[:, p])
+            if rows.size and cols.size:
+                Kt[p][np.ix_(rows, cols)] = self._view_kernel(p, Xp[cols], Zp[rows])
+        mask = np.ones((t, m), dtype=bool) if mask is None else mask
+        return Kt, _usable(mask, train_mask, name), views
 
     def _fit_labels(self, y, n):
         """Validated labels (:func:`encode_labels`, and ``n_classes`` if the estimator declares it): sets
@@ -512,6 +589,24 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
             if sample_weight is not None:
                 sample_weight = np.asarray(sample_weight)[keep]
         return float(accuracy_score(y, self.predict(X), sample_weight=sample_weight))
+
+
+def _refuse_missing_scalable():
+    from .incomplete import MISSING_SOLVERS
+
+    raise ValueError(f"missing views (NaN) are supported by the solvers {MISSING_SOLVERS} (solver='auto' resolves "
+                     "to 'structured' then); the scalable solvers 'cg' and 'nystrom' need complete views")
+
+
+def _usable(mask, train_mask, name):
+    """Test views that count: present in the test sample and in some training sample (a view no training sample
+    has carries f^p = 0, :mod:`mvl.incomplete`)."""
+    if train_mask is not None:
+        mask = mask & train_mask.any(axis=0)[None, :]
+        empty = np.flatnonzero(~mask.any(axis=1))
+        if empty.size:
+            raise ValueError(f"{name}: test sample(s) {empty[:5].tolist()} have none of the views seen in training")
+    return mask
 
 
 def take_samples(X, idx):
@@ -641,9 +736,11 @@ class MVLClassifier(MultiViewClassifier):
     _memory_advice = ("use fewer training samples (every unlabelled sample adds a row and a column to each view's "
                       "n x n matrices)")
 
-    def _mvl_inputs(self, K, y_enc, labelled):
+    def _mvl_inputs(self, K, y_enc, labelled, mask=None):
         """Validated gammas, targets Y_L (l, P) and the within-view operators (L^i)^p (m, n, n), None when
-        gamma_W = 0; the graph parameters are validated in any case."""
+        gamma_W = 0; the graph parameters are validated in any case. With a presence ``mask`` (n, m) (missing views)
+        the operators are a list of per-view (n_p, n_p) arrays on each view's samples
+        (:func:`mvl.incomplete.view_operators`)."""
         from .graph import within_view_operators
 
         gammas = (check_gamma(self.gamma_A, "gamma_A", positive=True), check_gamma(self.gamma_B, "gamma_B"),
@@ -660,8 +757,16 @@ class MVLClassifier(MultiViewClassifier):
                                  f"(n_samples, n_samples, n_views), got shape {L.shape}")
             laplacian = np.moveaxis(L, -1, 0)
             n_neighbors = None  # the graph is given: n_neighbors builds one from the kernels, it is not used
-        L = within_view_operators(K, laplacian, n_neighbors, gammas[2], power=self._laplacian_power(),
-                                  weights=self.graph_weights)
+        if mask is not None:
+            from .incomplete import view_operators
+
+            if not isinstance(laplacian, str) and laplacian.shape != K.shape:
+                raise ValueError(f"laplacian has shape {laplacian.shape}, kernels have {K.shape}")
+            L = view_operators(K, mask, laplacian, n_neighbors, gammas[2], power=self._laplacian_power(),
+                               weights=self.graph_weights)
+        else:
+            L = within_view_operators(K, laplacian, n_neighbors, gammas[2], power=self._laplacian_power(),
+                                      weights=self.graph_weights)
         Y_L = encode_targets(y_enc[labelled], len(self.classes_))
         return gammas, Y_L, L
 
@@ -672,11 +777,12 @@ class MVLClassifier(MultiViewClassifier):
             return self.laplacian_power
         return 2 if isinstance(self.laplacian, str) and self.n_neighbors is not None else 1
 
-    def _check_regularization(self, K, labelled, encoded):
+    def _check_regularization(self, K, labelled, encoded, mask=None):
         """:class:`RegularizationWarning` when the fitted model ignores the labels ``encoded`` (0..P-1) of the
-        labelled samples (:func:`check_swamped`)."""
-        check_swamped(self, self._decision(K[:, labelled]), (("gamma_A", self.gamma_A), ("gamma_B", self.gamma_B),
-                                                             ("gamma_W", self.gamma_W)), encoded)
+        labelled samples (:func:`check_swamped`); ``mask``: the training presence mask (missing views)."""
+        scores = self._decision(K[:, labelled]) if mask is None else self._decision(K[:, labelled], mask[labelled])
+        check_swamped(self, scores, (("gamma_A", self.gamma_A), ("gamma_B", self.gamma_B),
+                                     ("gamma_W", self.gamma_W)), encoded)
 
     def decision_function(self, X):
         """Scores of the samples of X: (t,) for two classes (positive: ``classes_[1]``), (t, P) otherwise.
@@ -688,7 +794,8 @@ class MVLClassifier(MultiViewClassifier):
                 full[:, self.centres_] = self.coef_
                 F = np.einsum("ptn,pnk,p->tk", Kt, full, self.c_, optimize=True)
                 return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
-            return self._decision(self._test_kernels(X))
+            Kt, mask = self._test_kernels(X, presence=True)
+            return self._decision(Kt) if mask is None else self._decision(Kt, mask)
         check_is_fitted(self)
         views = self._feature_views(X, reset=False)
         t = views[0].shape[0]
@@ -705,8 +812,11 @@ class MVLClassifier(MultiViewClassifier):
         """Per-view outputs f^i(v) of shape (t, m, P) (Algorithm 1 output before C), columns as ``classes_``.
         After the scalable solvers computed by blocks of test rows."""
         if getattr(self, "_scalable", None) is None and getattr(self, "centres_", None) is None:
-            Kt = self._test_kernels(X)
-            return np.einsum("ptn,pnk->tpk", Kt, self.coef_)
+            Kt, mask = self._test_kernels(X, presence=True)
+            out = np.einsum("ptn,pnk->tpk", Kt, self.coef_)
+            if mask is not None:
+                out[~mask] = np.nan  # a missing view has no output
+            return out
         c = self.c_
         out = []
         for p in range(self.n_views_):  # one view at a time through decision_function's blocked path
@@ -724,13 +834,18 @@ class MVLClassifier(MultiViewClassifier):
             F = np.column_stack([-F, F])
         return F
 
-    def _outputs(self, Kt):
-        """Combined outputs C f(v) = sum_i c_i f^i(v), (t, P)."""
+    def _outputs(self, Kt, mask=None):
+        """Combined outputs C f(v) = sum_i c_i f^i(v), (t, P); with a presence ``mask`` (t, m) the sum runs over the
+        present views with c renormalised over them (:func:`mvl.incomplete.combination_weights`)."""
+        if mask is not None:
+            from .incomplete import combination_weights
+
+            return np.einsum("ptn,pnk,tp->tk", Kt, self.coef_, combination_weights(self.c_, mask), optimize=True)
         return np.einsum("ptn,pnk,p->tk", Kt, self.coef_, self.c_, optimize=True)
 
-    def _decision(self, Kt):
+    def _decision(self, Kt, mask=None):
         """(t, P) combined outputs; for two classes (f_2 - f_1) / 2 (= f_2: the two outputs are opposite)."""
-        F = self._outputs(Kt)
+        F = self._outputs(Kt) if mask is None else self._outputs(Kt, mask)
         return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
 
 

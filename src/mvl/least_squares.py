@@ -474,6 +474,7 @@ class MVLLeastSquares(MVLClassifier):
         "verbose": ["verbose"],
     }
     _memory_advice = MEMORY_ADVICE
+    _missing_views = True
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, laplacian="normalized",
                  solver="auto", n_neighbors=5, n_classes=None, between_weights=None, laplacian_power=None,
@@ -504,6 +505,7 @@ class MVLLeastSquares(MVLClassifier):
     def fit(self, X, y):
         """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
         self._scalable = None
+        self.view_mask_ = None
         budget = check_scalable_params(self)
         n, m = sample_and_view_counts(self, X)
         l = n if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
@@ -516,8 +518,9 @@ class MVLLeastSquares(MVLClassifier):
                                f"the {solver} MVL-LS solve at n = {n}, m = {m}")
         K = self._fit_kernels(X)
         m, n, _ = K.shape
+        mask = self.view_mask_  # None: every view of every sample is present (the complete path, unchanged)
         y_enc, labelled = self._fit_labels(y, n)
-        (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled)
+        (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled, mask)
         c = check_combination(self.c, m)
         t0 = time.perf_counter()
         info = {}
@@ -526,7 +529,16 @@ class MVLLeastSquares(MVLClassifier):
             w = np.asarray(w, dtype=np.float64)
             if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
                 raise ValueError(f"between_weights must be {n} finite non-negative numbers (one per training point)")
-        if self.solver == "dense":
+        if mask is not None:
+            from .incomplete import solve_dense_incomplete, solve_structured_incomplete
+
+            if self.solver == "dense":
+                coef = solve_dense_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L,
+                                              between_weights=w)
+            else:
+                coef = solve_structured_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L, info=info,
+                                                   between_weights=w)
+        elif self.solver == "dense":
             coef = solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L, between_weights=w)
         else:
             coef = solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L, info=info,
@@ -540,7 +552,7 @@ class MVLLeastSquares(MVLClassifier):
         self.n_labelled_ = len(labelled)
         self.centres_ = None
         self.n_iter_, self.residual_ = 1, None  # a direct solve
-        self._check_regularization(K, labelled, y_enc[labelled])
+        self._check_regularization(K, labelled, y_enc[labelled], mask)
         return self
 
     def _fit_scalable(self, X, y, solver, budget):

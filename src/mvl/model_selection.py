@@ -218,7 +218,11 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         if y is None:
             raise ValueError("MVLLeastSquaresCV requires y to be passed, but the target y is None")
         # the input checks and messages of MVLLeastSquares on all of X (and the kernels, for "precomputed")
-        K = self._estimator()._fit_kernels(X)
+        helper = self._estimator()
+        K = helper._fit_kernels(X)
+        if helper.view_mask_ is not None:
+            raise ValueError("MVLLeastSquaresCV does not take missing views (NaN) yet; select the gammas with "
+                             "GridSearchCV(MVLLeastSquares(...), ...), which does")
         y = column_or_1d(y, warn=True)
         encode_labels(y, K.shape[1])  # the label checks and messages of every estimator, before any work
         graphs = [(None if k is None else int(k), int(p)) for k, p in self.graphs]
