@@ -316,7 +316,7 @@ def plot(summary, png, pdf=None):
                         label="issue 30 target (MVL-LS)")
             if d in ISSUE_IMPUTATION and pattern == "random":
                 iq = sorted(ISSUE_IMPUTATION[d])
-                ax.plot(iq, [ISSUE_IMPUTATION[d][q] for q in iq], "_", color="k", ms=16, mew=2,
+                ax.plot(iq, [ISSUE_IMPUTATION[d][q] for q in iq], "_", color="k", ms=18, mew=2, zorder=5,
                         label="mean imputation measured in issue 30")
             what = {"random": "missing at random", "class": "views absent per class",
                     "block": "views absent per block of samples"}[pattern]
