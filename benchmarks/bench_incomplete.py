@@ -25,6 +25,7 @@ draw (the machine may be shared: ratios only).
     python benchmarks/bench_incomplete.py --gamma-B 1e-4
     python benchmarks/bench_incomplete.py --sweep         # the selection of gamma_B on validation draws
     python benchmarks/bench_incomplete.py --quick         # 1 draw
+    python benchmarks/bench_incomplete.py --timing        # cost only: best of 5 interleaved fits per q
 """
 
 from __future__ import annotations
@@ -85,6 +86,28 @@ def sweep(X_all, y_all, sizes, args, gammas=(0.0, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3),
         print(f"| {g:g} | " + " | ".join(f"{100 * acc[a, b].mean():.1f}" for a in range(len(qs))) + " |")
 
 
+def timing(X_all, y_all, sizes, args, reps=5):
+    """Fit time (whole fit(): kernels, graphs, solve) and solve time (``fit_seconds_``) of the incomplete fit over
+    the complete fit on the same 550 training samples, best of ``reps`` interleaved repetitions per q."""
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(1000)
+    train, _, y_train = draw(y_all, args.l_c, args.u_c, rng)
+    Xtr = StandardScaler().fit_transform(X_all[train])
+    print("| q | fit complete (s) | fit incomplete (s) | ratio | solve complete (s) | solve incomplete (s) | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for q in (0.2, 0.4, 0.6):
+        Xm = apply_mask(Xtr, mask_at_random(len(train), len(sizes), q, np.random.default_rng(7)), sizes)
+        best = {"c": [np.inf, np.inf], "i": [np.inf, np.inf]}
+        for _ in range(reps):
+            for key, data in (("c", Xtr), ("i", Xm)):
+                model = MVLLeastSquares(views=sizes, gamma_B=args.gamma_B)
+                t = timed_fit(model, data, y_train)
+                best[key] = [min(best[key][0], t), min(best[key][1], model.fit_seconds_)]
+        (fc, sc), (fi, si) = best["c"], best["i"]
+        print(f"| {q:g} | {fc:.3f} | {fi:.3f} | {fi / fc:.2f} | {sc:.3f} | {si:.3f} | {si / sc:.2f} |", flush=True)
+    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--draws", type=int, default=5)
@@ -94,6 +117,7 @@ def main(argv=None):
     ap.add_argument("--u-c", type=int, default=50)
     ap.add_argument("--qs", type=float, nargs="+", default=[0.0, 0.2, 0.4, 0.6])
     ap.add_argument("--sweep", action="store_true", help="select gamma_B on validation draws")
+    ap.add_argument("--timing", action="store_true", help="fit time incomplete / complete, best of 5 interleaved")
     args = ap.parse_args(argv)
     draws = 1 if args.quick else args.draws
     ds = load_mfeat()
@@ -103,6 +127,8 @@ def main(argv=None):
     y_all = ds.y
     if args.sweep:
         return sweep(X_all, y_all, sizes, args)
+    if args.timing:
+        return timing(X_all, y_all, sizes, args)
     params = dict(views=sizes, gamma_B=args.gamma_B)
     patterns = ([(f"random q={q:g}", q) for q in args.qs] + [("blocks: 10 x 2 views", "blocks")]
                 + [("class: 2 views/class", "class")])

@@ -251,7 +251,8 @@ def test_nan_convention_errors():
     model = MVLLeastSquares(views=sizes)
     Xp = X.copy()
     Xp[3, 80] = np.nan  # one feature of view 1
-    with pytest.raises(ValueError, match=r"view 1 of sample\(s\) \[3\].*partial NaN is not a missing view"):
+    with pytest.raises(ValueError, match=r"Input X contains NaN: view 1 of sample\(s\) \[3\].*partial NaN is not a "
+                                         "missing view"):
         model.fit(Xp, y)
     Xe = X.copy()
     Xe[5] = np.nan
@@ -284,8 +285,8 @@ def test_nan_convention_errors():
         MVLLeastSquares(kernel="precomputed").fit(K2, y)
     K3 = apply_mask_kernels(K, np.column_stack([np.arange(40) % 2 == 0, np.ones(40, bool)]))
     pre = MVLLeastSquares(kernel="precomputed").fit(K3, y)
-    with pytest.raises(ValueError, match="39 features"):
-        pre.predict(K3[:5, :39])
+    with pytest.raises(ValueError, match="39"):
+        pre.predict(K[:5, :39])
     Kt = K3[:5].copy()
     Kt[0, 0, 1] = np.nan  # a present training column of view 1
     with pytest.raises(ValueError, match="partial NaN"):
@@ -294,13 +295,31 @@ def test_nan_convention_errors():
     for solver in ("cg", "nystrom"):
         with pytest.raises(ValueError, match="missing views"):
             MVLLeastSquares(views=sizes, solver=solver).fit(Xi.clip(-9, 9), y)
-    from mvl import MVLLeastSquaresCV, MVLSVM
+    from mvl import MVLLeastSquaresCV
+    from mvl.optc import MVLLeastSquaresOptC
 
     Xm = apply_mask(X, mask_at_random(40, 3, 0.3, 0), sizes)
     with pytest.raises(ValueError, match="missing views"):
         MVLLeastSquaresCV(views=sizes).fit(Xm, y)
-    with pytest.raises(ValueError, match="NaN"):
-        MVLSVM(views=sizes).fit(Xm, y)
+    with pytest.raises(ValueError, match="NaN"):  # not (yet) on incomplete data
+        MVLLeastSquaresOptC(views=sizes).fit(Xm, y)
+
+
+def test_complete_fit_predicts_samples_that_miss_views():
+    """A model fitted on complete views predicts a test sample from the views it has, with every solver: "cg" and
+    "nystrom" (n_components = n: exact) by their blocked prediction, "structured" through the test kernels."""
+    X, y, Xt, yt, sizes = _mfeat_like(n=60, t=20)
+    Mt = mask_at_random(len(yt), 3, 0.4, np.random.default_rng(7))
+    Xtm = apply_mask(Xt, Mt, sizes)
+    ref = MVLLeastSquares(views=sizes, solver="structured").fit(X, y)
+    F = ref.view_decision_function(Xt)
+    Ct = combination_weights(ref.c_, Mt)
+    expect = np.einsum("tpk,tp->tk", F, Ct)
+    np.testing.assert_allclose(ref.decision_function(Xtm), expect, rtol=0, atol=1e-10)
+    for solver in ("cg", "nystrom"):
+        model = MVLLeastSquares(views=sizes, solver=solver, n_components=60, tol=1e-12, max_iter=2000,
+                                random_state=0).fit(X, y)
+        np.testing.assert_allclose(model.decision_function(Xtm), expect, rtol=0, atol=1e-6 * np.abs(expect).max())
 
 
 def test_combination_weights():
@@ -357,3 +376,110 @@ def test_incomplete_beats_mean_imputation_small():
         inc = MVLLeastSquares(views=sizes, gamma_B=1e-4).fit(Xm, y).score(Xtm, yt)
         imp = make_pipeline(SimpleImputer(), MVLLeastSquares(views=sizes, gamma_B=1e-4)).fit(Xm, y).score(Xtm, yt)
     assert inc >= imp - 0.01, (inc, imp)
+
+
+# ---------------------------------------------------------------- MVL-SVM / MVL-binSVM
+
+
+def _dense_svm_operators(K, mask, labelled, c, gA, gB, gW, Ls):
+    """Q_G = C~_L^T G M_reg C~_L and the coefficient map M_reg C~_L (eq 79, 194) written out over the present
+    (sample, view) pairs: M_reg = [(gB sum_i e_i e_i^T (x) M_{V_i} + gW blockdiag(L^p)) G + gA I]^{-1}."""
+    pairs = np.argwhere(mask)
+    I, V = pairs[:, 0], pairs[:, 1]
+    N = len(pairs)
+    G = np.zeros((N, N))
+    Mop = np.zeros((N, N))
+    for a in range(N):
+        for b in range(N):
+            if V[a] == V[b]:
+                G[a, b] = K[V[a], I[a], I[b]]
+            if I[a] == I[b]:
+                Mop[a, b] = gB * (mask[I[a]].sum() * (V[a] == V[b]) - 1.0)
+    for p in range(mask.shape[1]):
+        rows = np.flatnonzero(V == p)
+        Mop[np.ix_(rows, rows)] += gW * Ls[p]
+    Creg = np.zeros((N, len(labelled)))
+    for r, i in enumerate(labelled):
+        present = np.flatnonzero(mask[i])
+        for p in present:  # c~ written out: c_p sum(c) / sum_{V_i} c (c > 0 here)
+            Creg[np.flatnonzero((I == i) & (V == p)), r] = c[p] * c.sum() / c[present].sum()
+    A = np.linalg.solve(Mop @ G + gA * np.eye(N), Creg)
+    return Creg.T @ G @ A, A, I, V
+
+
+@pytest.mark.parametrize("gamma_B", [0.0, 1e-1])
+def test_svm_dual_matches_masked_dense_operators(gamma_B):
+    from mvl.incomplete import build_svm_dual_incomplete
+
+    _, K, mask, labelled, _, rng = _problem()
+    Ls = [laplacian(K[p][np.ix_(idx, idx)]) for p in range(3) for idx in [np.flatnonzero(mask[:, p])]]
+    c = np.array([0.5, 0.3, 0.2])
+    dual = build_svm_dual_incomplete(K, mask, labelled, c, 1e-2, gamma_B, 5e-2, Ls)
+    Q_ref, A_ref, I, V = _dense_svm_operators(K, mask, labelled, c, 1e-2, gamma_B, 5e-2, Ls)
+    np.testing.assert_allclose(dual.Q_G, Q_ref, rtol=0, atol=1e-10 * np.abs(Q_ref).max())
+    W = rng.standard_normal((len(labelled), 4))
+    coef = dual.coefficients(W)
+    np.testing.assert_allclose(coef[V, I], A_ref @ W, rtol=0, atol=1e-10 * np.abs(A_ref @ W).max())
+    assert np.all(coef[~mask.T] == 0)
+
+
+@pytest.mark.parametrize("P", [2, 3])
+def test_svm_on_incomplete_kernels_matches_generic_qp(P):
+    """MVLSVM on NaN-marked precomputed kernels: its dual optimum equals clarabel's on the dense masked Q_G (x) Q_S
+    (box of eq 24), and its predictions follow from the dense coefficient map."""
+    qpsolvers = pytest.importorskip("qpsolvers")
+    import scipy.sparse as sp
+
+    from mvl import MVLSVM
+
+    _, K, mask, labelled, _, rng = _problem(n=16, seed=4)
+    y = -np.ones(16, dtype=int)
+    y[labelled] = np.arange(labelled.size) % P
+    Ls = [laplacian(K[p][np.ix_(idx, idx)]) for p in range(3) for idx in [np.flatnonzero(mask[:, p])]]
+    Lfull = np.zeros((16, 16, 3))
+    for p in range(3):
+        idx = np.flatnonzero(mask[:, p])
+        Lfull[np.ix_(idx, idx, [p])] = Ls[p][:, :, None]
+    c = np.array([0.5, 0.3, 0.2])
+    gA, gB, gW = 1e-2, 1e-2, 5e-2
+    est = MVLSVM(kernel="precomputed", gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, laplacian=Lfull, n_neighbors=None,
+                 tol=1e-9, max_iter=200000)
+    est.fit(apply_mask_kernels(np.moveaxis(K, 0, -1), mask), y)
+    assert np.array_equal(est.view_mask_, mask)
+    Q_G, A_ref, I, V = _dense_svm_operators(K, mask, labelled, c, gA, gB, gW, Ls)
+    S = est.code_matrix_
+    Q = np.kron(Q_G, S.T @ S)
+    l = labelled.size
+    ub = np.full((l, P), 1.0 / l)
+    ub[np.arange(l), y[labelled]] = 0.0
+    free = ub.ravel() > 0
+    x = np.zeros(l * P)
+    x[free] = qpsolvers.solve_qp(sp.csc_matrix(0.5 * Q[np.ix_(free, free)]), -np.ones(free.sum()) / (P - 1),
+                                 lb=np.zeros(free.sum()), ub=ub.ravel()[free], solver="clarabel", tol_gap_abs=1e-12,
+                                 tol_gap_rel=1e-12, tol_feas=1e-12)
+    obj_ref = 0.25 * x @ Q @ x - x.sum() / (P - 1)
+    assert abs(est.dual_objective_ - obj_ref) <= 1e-6 * abs(obj_ref)
+    alpha = x.reshape(l, P).T
+    coef_ref = np.zeros((3, 16, P))
+    coef_ref[V, I] = -0.5 * A_ref @ (S.T @ S @ alpha).T  # eq (77), (83)
+    h_ours = est.view_decision_function(apply_mask_kernels(np.moveaxis(K, 0, -1), mask))
+    for p in range(3):
+        ref = K[p] @ coef_ref[p]
+        np.testing.assert_allclose(h_ours[mask[:, p], p], ref[mask[:, p]], rtol=0, atol=1e-4 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("cls_name", ["MVLSVM", "MVLBinarySVM"])
+def test_svm_view_missing_everywhere_is_the_fit_without_it(cls_name):
+    import mvl
+
+    X, y, Xt, yt, sizes = _mfeat_like(n=80, t=30)
+    cols = np.arange(76, 140)
+    keep = np.setdiff1d(np.arange(X.shape[1]), cols)
+    Xm = X.copy()
+    Xm[:, cols] = np.nan
+    cls = getattr(mvl, cls_name)
+    inc = cls(views=sizes, gamma_B=1e-4, tol=1e-8).fit(Xm, y)
+    ref = cls(views=[76, 6], gamma_B=1e-4, tol=1e-8).fit(X[:, keep], y)
+    np.testing.assert_allclose(np.delete(inc.coef_, 1, axis=0), ref.coef_, rtol=0, atol=1e-6 * np.abs(ref.coef_).max())
+    np.testing.assert_allclose(inc.decision_function(Xt), ref.decision_function(Xt[:, keep]), rtol=0,
+                               atol=1e-6 * np.abs(ref.decision_function(Xt[:, keep])).max())

@@ -51,3 +51,16 @@ def test_scale_example_runs_at_reduced_size(capsys):
                           bandwidth=namespace["sigma"], gamma_A=1e-4).fit(namespace["X"][lab], namespace["y_semi"][lab])
     alone = sup.score(namespace["X_test"], namespace["y_test"])
     assert semi > alone + 0.1, (semi, alone)
+
+
+def test_incomplete_views_example_runs(capsys):
+    """The example of "Incomplete multi-view data" (issue 30) runs as written: with 40 % of the (sample, view) entries
+    missing, the fit on the views each sample has beats mean imputation of the same model (0.82 vs 0.77 printed)."""
+    text = README.read_text()
+    section = text[text.index("## Incomplete multi-view data"):]
+    section = section[:section.index("\n## ", 3)]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert len(blocks) == 1
+    exec(compile(blocks[0], str(README), "exec"), {})
+    incomplete, imputed = (float(v) for v in capsys.readouterr().out.split())
+    assert incomplete > 0.75 and incomplete > imputed + 0.02, (incomplete, imputed)

@@ -516,6 +516,10 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
 
         m, n = self.n_views_, self.n_train_
         if self.kernel == "precomputed":
+            shape = np.shape(X)
+            if len(shape) not in (2, 3) or shape[1] != n or (len(shape) == 3 and shape[2] != m) or \
+                    (len(shape) == 2 and m != 1):
+                return None, None, None  # the complete path reports NaN/inf, then the shape
             Xa = self._validate_X(X, False, dtype=np.float64, allow_nd=True, ensure_all_finite="allow-nan")
             X3 = Xa[:, :, None] if Xa.ndim == 2 and m == 1 else Xa
             if X3.ndim != 3 or X3.shape[1:] != (n, m):
@@ -802,10 +806,22 @@ class MVLClassifier(MultiViewClassifier):
         F = np.zeros((t, self.coef_.shape[2]))
         cols = None  # after "nystrom" the kept kernel operator holds the centres' features only
         block = max(1, int(2**25 // max(1, self._scalable.n)))
+        mask = None
+        if self._missing_views:  # test samples that miss views: the present views, c renormalised over them
+            from .incomplete import combination_weights, feature_presence
+
+            mask = feature_presence(views, name="X")
+            Ct = None if mask is None else combination_weights(self.c_, mask)
         for s in range(0, t, block):
             for p, Zp in enumerate(views):
-                Kt = self._scalable.cross(p, Zp[s:s + block], cols)
-                F[s:s + block] += self.c_[p] * (Kt @ self.coef_[p])
+                if mask is None:
+                    Kt = self._scalable.cross(p, Zp[s:s + block], cols)
+                    F[s:s + block] += self.c_[p] * (Kt @ self.coef_[p])
+                    continue
+                rows = s + np.flatnonzero(mask[s:s + block, p])
+                if rows.size:
+                    Kt = self._scalable.cross(p, Zp[rows], cols)
+                    F[rows] += Ct[rows, p][:, None] * (Kt @ self.coef_[p])
         return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
 
     def view_decision_function(self, X):

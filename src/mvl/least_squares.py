@@ -425,6 +425,16 @@ class MVLLeastSquares(MVLClassifier):
     -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.base`). Before a large
     allocation the memory is estimated: InsufficientMemoryError (a MemoryError) says what to do instead.
 
+    Missing views (incomplete multi-view data, :mod:`mvl.incomplete`): a sample's missing view is a row of NaN
+    across all that view's columns (with "precomputed", a NaN row and column of that view's Gram matrix; at
+    prediction a NaN row of the view's slice); a NaN inside an otherwise present view is an error, and so is a
+    sample with no view. Each view's function is then learnt on the samples that have the view, the combination
+    c is renormalised over each sample's present views (the mean of the present views for the default c), the
+    between-view term couples the views present together, each graph is built on its view's samples, and a
+    test point is predicted from the views it has. Solvers "structured" (O(sum_p n_p^3)) and "dense"; scikit-learn's
+    ``StandardScaler`` passes the NaN through in a ``Pipeline``. With views missing, gamma_B > 0 carries the labels
+    across views at the unlabelled samples: 1e-4 on mfeat (``benchmarks/bench_incomplete.py``).
+
     Attributes
     ----------
     coef_ : array (m, n, P)
@@ -441,6 +451,8 @@ class MVLLeastSquares(MVLClassifier):
         "nystrom": indices of the training points that carry the coefficients (coef_ is then (m, M, P)).
     n_iter_, residual_ : int, float or None
         "cg": iterations and the final relative residual of (68); the direct solvers: 1 and None.
+    view_mask_ : bool array (n, m) or None
+        Which training samples have which view (True: present); None when no view is missing.
 """ + INPUT_ATTRS + """
     Examples
     --------

@@ -733,6 +733,7 @@ class _SVMBase(MVLClassifier):
         "random_state": SEED,
         "warm_start": ["boolean"],
     }
+    _missing_views = True  # NaN rows mark missing views (mvl.incomplete)
 
     def __init__(self, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, tol=1e-3, max_iter=None,
                  laplacian="normalized", solver="auto", random_state=None, n_neighbors=5, n_classes=None,
@@ -770,10 +771,16 @@ class _SVMBase(MVLClassifier):
         # + Q_G, its Cholesky factor (ADMM) and a copy (l x l each); alpha, gradient and ADMM's iterates (P x l each)
         self._check_memory(8.0 * ((2 * m + 3) * n * n + 3 * l * l + 8 * l * len(classes)),
                            f"the SVM dual with n = {n} samples and m = {m} views")
-        (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled)
+        mask = self.view_mask_  # None: no view missing (the complete path)
+        (gamma_A, gamma_B, gamma_W), Y_L, L = self._mvl_inputs(K, y_enc, labelled, mask)
         c = check_combination(self.c, m)
         t0 = time.perf_counter()
-        dual = build_svm_dual(K, labelled, c, gamma_A, gamma_B, gamma_W, L)
+        if mask is None:
+            dual = build_svm_dual(K, labelled, c, gamma_A, gamma_B, gamma_W, L)
+        else:
+            from .incomplete import build_svm_dual_incomplete
+
+            dual = build_svm_dual_incomplete(K, mask, labelled, c, gamma_A, gamma_B, gamma_W, L)
         self.reg_seconds_ = time.perf_counter() - t0
         warm = self._warm(previous, labelled, classes, (len(classes), len(labelled)))
         return tol, max_iter, K, labelled, classes, np.argmax(Y_L, axis=1), c, dual, warm
@@ -794,7 +801,7 @@ class _SVMBase(MVLClassifier):
         self.n_labelled_ = len(labelled)
         self.labelled_ = labelled
         self.fit_seconds_ = time.perf_counter() - t0
-        self._check_regularization(K, labelled, y_enc)
+        self._check_regularization(K, labelled, y_enc, self.view_mask_)
         return self
 
 
@@ -836,7 +843,11 @@ _PARAMS_DOC = """
                 scores.append(est.set_params(gamma_A=g).fit(X, y).decision_function(X_test))
 
         Neighbouring gammas have close solutions: each fit then starts near its optimum.
-""" + INPUT_DOC
+""" + INPUT_DOC + """
+    Missing views: as :class:`mvl.MVLLeastSquares` (a row of NaN across a view's columns, or a NaN row and column
+    of a precomputed view; :mod:`mvl.incomplete`): Q_G of eq (194) and the coefficients are then computed on each
+    view's samples, with c renormalised over each sample's present views.
+"""
 
 
 class MVLSVM(_SVMBase):

@@ -7,6 +7,7 @@
 - :mod:`mvl.data.download`: the registry of remote files, download, verification, local mirror, offline check;
 - :mod:`mvl.data.protocols`: stratified and official splits, labelled/unlabelled draws;
 - :mod:`mvl.data.published`: the paper's published numbers, transcribed in ``published/``.
+- :mod:`mvl.data.missing`: missing-view patterns (at random, by blocks of samples, by class) written as NaN rows.
 
 Modules here may import the solvers (``mvl``), never :mod:`mvl.workflow`. ``import mvl`` does not import this
 package.
