@@ -18,14 +18,16 @@
 # **and** the test samples (every sample keeps at least one view), and three ways of learning from what is left are
 # compared (`mvl.workflow.incomplete`):
 #
-# - **MVL-LS, incomplete views**: `MVLLeastSquares` with the package defaults on the views each sample has (a
+# - **MVL-LS, incomplete views**: `MVLLeastSquares` on the views each sample has, with the package defaults but
+#   the configured gamma_B (settings below; 1e-4 in the profiles, selected on validation draws by
+#   `benchmarks/bench_incomplete.py`: with views missing, the between-view term carries the labels across views) (a
 #   missing view is a row of NaN across that view's columns; each view standardised on the training samples that
 #   have it by a `StandardScaler` in a `Pipeline`, which passes the NaN rows through). Each view's function lives
 #   on the samples that have that view, the data term combines the views present at a labelled sample, the
 #   between-view term couples only views present together, and a test point is predicted from the views it has
 #   (`mvl.incomplete`).
 # - **mean imputation + MVL-LS**: scikit-learn's `SimpleImputer` (feature means over the training samples),
-#   then the same pipeline on the filled-in data.
+#   then the same pipeline (the same gamma_B) on the filled-in data.
 # - **best single view**: each view alone (MVL-LS with one view), fitted on the training samples that have it; a
 #   test sample lacking that view gets the most frequent class of the labelled samples (every class has the same
 #   number of labels, so that is the first class: chance on those points). The view shown is the best one per
@@ -73,9 +75,10 @@ rows = [("data sets", ", ".join(cfg.get("datasets", []))),
         ("split seeds", ", ".join(str(s) for s in cfg.get("seeds", []))),
         ("per class", f"l_c = {cfg.get('labels_per_class')} labelled, u_c = {cfg.get('unlabelled_per_class')} "
                       f"unlabelled, {cfg.get('test_per_class')} test"),
-        ("MVL-LS", "package defaults (MVLLeastSquares(): Gaussian kernel, median bandwidth per view, "
-                   "gamma_A = 1e-5, gamma_B = 0, gamma_W = 1e-2, 5-NN graph), views standardised on the training "
-                   "samples")]
+        ("MVL-LS", f"gamma_B = {cfg.get('gamma_B', 0.0):g} (0: the package default), otherwise the package "
+                   "defaults (Gaussian kernel, median bandwidth per view, gamma_A = 1e-5, gamma_W = 1e-2, 5-NN graph); "
+                   "views standardised on the training samples; single views: the package defaults (one view has "
+                   "no between-view term)")]
 display(pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting"))
 
 # %% [markdown]

@@ -38,6 +38,7 @@ def test_settings_defaults_runs_and_job():
     ({"datasets": ["mfeat"], "seeds": [-1]}, "incomplete.seeds"),
     ({"datasets": ["mfeat"], "labels_per_class": 0}, "incomplete.labels_per_class"),
     ({"datasets": ["mfeat"], "n_blocks": 0}, "incomplete.n_blocks"),
+    ({"datasets": ["mfeat"], "gamma_B": -1e-4}, "incomplete.gamma_B"),
 ])
 def test_settings_bad_values_name_the_key(section, key):
     with pytest.raises(SettingsError, match=key.replace(".", r"\.")):
@@ -60,6 +61,7 @@ def test_profiles_parse_to_the_study_sizes():
     assert default.datasets == ("mfeat",) and default.seeds == (0, 1, 2) and default.q == (0.0, 0.2, 0.4, 0.6)
     assert default.patterns == ("random", "class") and (default.labels_per_class, default.unlabelled_per_class) == (
         5, 50)
+    assert default.gamma_B == 1e-4
     assert load_study(_config("ci.yaml")).incomplete.seeds == (0, 1)
     paper = _config("mfeat_full.yaml")
     from mvl.workflow.settings import _merge
@@ -70,7 +72,7 @@ def test_profiles_parse_to_the_study_sizes():
     assert load_study(_config("scale.yaml")).incomplete is None
 
 
-@pytest.mark.parametrize("bad", [{"q": [1.2]}, {"patterns": ["diagonal"]}, {"labels_per_class": 0},
+@pytest.mark.parametrize("bad", [{"q": [1.2]}, {"patterns": ["diagonal"]}, {"labels_per_class": 0}, {"gamma_B": -1},
                                  {"unknown_key": 1}, {"seeds": []}])
 def test_schema_rejects_bad_incomplete_sections(bad):
     import jsonschema
@@ -136,7 +138,7 @@ def _toy(seed=0, n_per_class=24, sizes=(3, 4, 2)):
 
 
 SETTINGS = IncompleteSettings(datasets=("toy",), q=(0.0, 0.5), patterns=("random", "class"), seeds=(0,),
-                              labels_per_class=3, unlabelled_per_class=9, test_per_class=12)
+                              labels_per_class=3, unlabelled_per_class=9, test_per_class=12, gamma_B=1e-3)
 
 
 def _standardize(Xtr, Xte):
@@ -158,13 +160,13 @@ def test_mean_imputation_equals_direct_imputer_and_fit():
     sizes = [V.shape[1] for V in views]
     train, ytr, test = inc.draw_split(y, 0, 3, 9, 12)
     mask = inc.presence_mask("random", y, 3, 0.5, inc.mask_rng(0, "random", 0.5))
-    pred, note = inc.fit_predict("mean_imputation", views, mask, train, ytr, test)
+    pred, note = inc.fit_predict("mean_imputation", views, mask, train, ytr, test, gamma_B=1e-3)
     X = _nan_views(views, mask)
     Xtr, Xte = X[train], X[test]
     mu = np.nanmean(Xtr, axis=0)  # the training samples' feature means fill every missing entry
     Xtr, Xte = np.where(np.isnan(Xtr), mu, Xtr), np.where(np.isnan(Xte), mu, Xte)
     Ztr, Zte = _standardize(Xtr, Xte)
-    ref = MVLLeastSquares(views=sizes).fit(Ztr, ytr).predict(Zte)
+    ref = MVLLeastSquares(views=sizes, gamma_B=1e-3).fit(Ztr, ytr).predict(Zte)
     assert note == "" and np.array_equal(pred, ref)
 
 
@@ -195,11 +197,15 @@ def test_incomplete_method_equals_direct_fit_on_nan_views():
     train, ytr, test = inc.draw_split(y, 0, 3, 9, 12)
     mask = inc.presence_mask("random", y, 3, 0.4, inc.mask_rng(0, "random", 0.4))
     assert (~mask[test]).any() and (~mask[train]).any()
-    pred, note = inc.fit_predict("mvl_ls_incomplete", views, mask, train, ytr, test)
+    pred, note = inc.fit_predict("mvl_ls_incomplete", views, mask, train, ytr, test, gamma_B=1e-3)
     X = _nan_views(views, mask)
     Ztr, Zte = _standardize(X[train], X[test])
-    ref = MVLLeastSquares(views=sizes).fit(Ztr, ytr).predict(Zte)
+    ref = MVLLeastSquares(views=sizes, gamma_B=1e-3).fit(Ztr, ytr).predict(Zte)
     assert note == "" and np.array_equal(pred, ref)
+    # gamma_B reaches the fit: without it the same data give other decisions
+    other, _ = inc.fit_predict("mvl_ls_incomplete", views, mask, train, ytr, test, gamma_B=0.0)
+    assert np.array_equal(other, MVLLeastSquares(views=sizes).fit(Ztr, ytr).predict(Zte))
+    assert not np.array_equal(other, pred)
 
 
 def test_run_seed_rows_and_q0_equals_the_complete_fit():
@@ -212,7 +218,7 @@ def test_run_seed_rows_and_q0_equals_the_complete_fit():
     # the complete row is a direct fit on the complete, standardised data
     train, ytr, test = inc.draw_split(y, 0, 3, 9, 12)
     Ztr, Zte = _standardize(np.hstack(views)[train], np.hstack(views)[test])
-    acc = np.mean(MVLLeastSquares(views=sizes).fit(Ztr, ytr).predict(Zte) == y[test])
+    acc = np.mean(MVLLeastSquares(views=sizes, gamma_B=1e-3).fit(Ztr, ytr).predict(Zte) == y[test])
     complete = df[df.method == "complete"]
     assert len(complete) == 1 and complete["accuracy"].iloc[0] == acc and complete["q"].iloc[0] == 0
     # with nothing missing, both multi-view methods are the complete fit, in every pattern
@@ -222,6 +228,7 @@ def test_run_seed_rows_and_q0_equals_the_complete_fit():
     half = df[(df.q == 0.5) & (df.method == "mvl_ls_incomplete")].set_index("pattern")
     assert half.loc["class", "missing_train"] + half.loc["class", "missing_test"] == pytest.approx(2 * 4 / 9)
     assert df["accuracy"].between(0, 1).all() and (df["n_labelled"] == 9).all() and (df["n_test"] == 36).all()
+    assert set(df.loc[df.view == "", "gamma_B"]) == {1e-3} and set(df.loc[df.view != "", "gamma_B"]) == {0.0}
 
 
 def test_summarize_picks_the_best_view_on_mean_test_accuracy():

@@ -7,7 +7,9 @@ then for every pattern and q one presence mask over the training and test sample
 samples, so a test point is predicted from the views it has), written into the feature views as NaN rows by the
 package's convention (:func:`mvl.data.missing.apply_mask`), and the methods:
 
-- ``mvl_ls_incomplete``: MVL-LS on the incomplete views, package defaults, each view standardised on the training
+- ``mvl_ls_incomplete``: MVL-LS on the incomplete views, package defaults but the configured gamma_B (config
+  ``incomplete.gamma_B``; 1e-4 in the profiles, selected on validation draws by ``benchmarks/bench_incomplete.py``;
+  0 is the package default), each view standardised on the training
   samples that have it (``Pipeline(StandardScaler(), MVLLeastSquares(views=...))``: the scaler ignores NaN when it
   fits and passes them through, so a missing view stays a NaN row; :mod:`mvl.incomplete` is the model);
 - ``mean_imputation``: scikit-learn's ``SimpleImputer`` (feature means of the training samples) then the same
@@ -107,7 +109,7 @@ def presence_mask(pattern, y, m, q, rng, n_blocks=10):
     return cells[group]
 
 
-def _estimator(sizes, impute=False, bandwidth=None):
+def _estimator(sizes, impute=False, bandwidth=None, gamma_B=0.0):
     from sklearn.impute import SimpleImputer
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
@@ -115,35 +117,37 @@ def _estimator(sizes, impute=False, bandwidth=None):
     from .. import MVLLeastSquares
 
     steps = [SimpleImputer(strategy="mean", keep_empty_features=True)] if impute else []
-    return make_pipeline(*steps, StandardScaler(), MVLLeastSquares(views=list(sizes), bandwidth=bandwidth))
+    return make_pipeline(*steps, StandardScaler(), MVLLeastSquares(views=list(sizes), bandwidth=bandwidth,
+                                                                   gamma_B=gamma_B))
 
 
 IMPUTED_BANDWIDTH_NOTE = "bandwidth mean"
 """The ``note`` of a mean-imputation fit whose median bandwidth was 0 (see :func:`fit_predict`)."""
 
 
-def fit_predict(method, views, mask, train, y_train, test):
+def fit_predict(method, views, mask, train, y_train, test, gamma_B=0.0):
     """Test predictions of one method (``mvl_ls_incomplete``, ``mean_imputation``, ``view_<p>`` with p the view's
     position, or ``complete``) on the feature ``views`` (list of (N, d_p) arrays) with the presence ``mask`` (N, m)
-    over all samples, trained on the samples ``train`` (labels ``y_train``, -1 unlabelled), predicting ``test``.
+    over all samples, trained on the samples ``train`` (labels ``y_train``, -1 unlabelled), predicting ``test``;
+    ``gamma_B`` of the multi-view fits (a single view has no between-view term), the rest the package defaults.
     Returns (predictions, note): the note says what departed from the protocol ("" for nothing; "bandwidth mean":
     a mean-imputation fit whose median bandwidth was 0, refitted with the mean distance as the bandwidth)."""
     sizes = [V.shape[1] for V in views]
     if method == "complete":
         X = np.hstack(views)
-        return _estimator(sizes).fit(X[train], y_train).predict(X[test]), ""
+        return _estimator(sizes, gamma_B=gamma_B).fit(X[train], y_train).predict(X[test]), ""
     if method in ("mvl_ls_incomplete", "mean_imputation"):
         X = apply_mask(np.hstack(views), mask, views=sizes)
         impute = method == "mean_imputation"
         try:
-            return _estimator(sizes, impute=impute).fit(X[train], y_train).predict(X[test]), ""
+            return _estimator(sizes, impute=impute, gamma_B=gamma_B).fit(X[train], y_train).predict(X[test]), ""
         except ValueError as err:
             # Mean imputation puts every sample lacking a view on one point: when more than ~71 % of the training
             # samples lack it, over half of the pairs are at distance 0 and the median bandwidth is 0, which the
             # estimator refuses; then, as its message suggests, every view's bandwidth is the mean distance.
             if not (impute and "pairwise distance" in str(err)):
                 raise
-            est = _estimator(sizes, impute=True, bandwidth="mean").fit(X[train], y_train)
+            est = _estimator(sizes, impute=True, bandwidth="mean", gamma_B=gamma_B).fit(X[train], y_train)
             return est.predict(X[test]), IMPUTED_BANDWIDTH_NOTE
     if not method.startswith("view_"):
         raise ValueError(f"unknown method {method!r}")
@@ -181,7 +185,7 @@ def run_seed(dataset, views, view_names, y, seed, settings):
         key = (method, mask[train].tobytes(), mask[test].tobytes())
         if key not in cache:
             t0 = time.perf_counter()
-            pred, note = fit_predict(method, views, mask, train, y_train, test)
+            pred, note = fit_predict(method, views, mask, train, y_train, test, gamma_B=s.gamma_B)
             cache[key] = (float(np.mean(pred == y[test])), time.perf_counter() - t0, note)
         acc, sec, note = cache[key]
         view = view_names[int(method[5:])] if method.startswith("view_") else ""
@@ -189,7 +193,7 @@ def run_seed(dataset, views, view_names, y, seed, settings):
                          method="view_" + view if view else method, view=view, accuracy=acc,
                          missing_train=float(1 - mask[train].mean()), missing_test=float(1 - mask[test].mean()),
                          n_train=int(train.size), n_labelled=int(np.sum(y_train != -1)), n_test=int(test.size),
-                         seconds=sec, note=note))
+                         gamma_B=0.0 if view else s.gamma_B, seconds=sec, note=note))
 
     full = np.ones((y.size, m), dtype=bool)
     record("none", 0.0, "complete", full)

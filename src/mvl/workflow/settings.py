@@ -376,7 +376,8 @@ sample of its class), "block" (the same on random blocks of samples instead of c
 class IncompleteSettings(NamedTuple):
     """The config section ``incomplete`` (issue 30): MVL-LS on incomplete views against mean imputation and the
     best single view, for every data set (an embedded source), split seed, pattern and missing fraction q; the
-    draw sizes per class (labelled, unlabelled, test) and the number of sample blocks of the "block" pattern."""
+    draw sizes per class (labelled, unlabelled, test), the number of sample blocks of the "block" pattern and the
+    gamma_B of the multi-view MVL-LS fits (every other hyperparameter: the package defaults)."""
 
     datasets: tuple
     q: tuple
@@ -386,6 +387,7 @@ class IncompleteSettings(NamedTuple):
     unlabelled_per_class: int = 50
     test_per_class: int = 100
     n_blocks: int = 10
+    gamma_B: float = 0.0  # of the multi-view MVL-LS fits; 0 = the package default
 
     def runs(self):
         """(data set, seed) of every job."""
@@ -425,7 +427,11 @@ def _incomplete(sec):
     for k, lo in (("labels_per_class", 1), ("unlabelled_per_class", 0), ("test_per_class", 1), ("n_blocks", 1)):
         if sizes[k] < lo:
             raise SettingsError(f"{where}.{k}: must be >= {lo}, got {sizes[k]}")
-    return IncompleteSettings(datasets=_tuple(sec["datasets"]), q=q, patterns=patterns, seeds=seeds, **sizes)
+    gamma_B = float(sec.get("gamma_B", 0.0))
+    if not gamma_B >= 0:
+        raise SettingsError(f"{where}.gamma_B: must be >= 0, got {gamma_B}")
+    return IncompleteSettings(datasets=_tuple(sec["datasets"]), q=q, patterns=patterns, seeds=seeds, **sizes,
+                              gamma_B=gamma_B)
 
 
 @dataclass(frozen=True)
