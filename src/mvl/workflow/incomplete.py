@@ -316,12 +316,12 @@ def plot(summary, png, pdf=None):
                                     fontsize=7, color=color)
             if pattern == "random" and d in TARGETS:
                 tq = sorted(TARGETS[d])
-                ax.plot(tq, [TARGETS[d][q] for q in tq], "x", color="C3", ms=9, mew=2,
+                ax.plot(tq, [TARGETS[d][q] for q in tq], "x", color="C3", ms=9, mew=2, zorder=6,
                         label="issue 30 target (MVL-LS)")
             if d in ISSUE_IMPUTATION and pattern == "random":
                 iq = sorted(ISSUE_IMPUTATION[d])
                 ax.plot(iq, [ISSUE_IMPUTATION[d][q] for q in iq], "_", color="k", ms=18, mew=2, zorder=5,
-                        label="mean imputation measured in issue 30")
+                        label="mean imputation measured in issue 30 (gamma_B = 0)")
             what = {"random": "missing at random", "class": "views absent per class",
                     "block": "views absent per block of samples"}[pattern]
             ax.set(title=f"{d}: {what}", xlabel="missing fraction q", xticks=qs)
