@@ -28,6 +28,7 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/coreg.smk"
 include: "workflow/rules/scale.smk"
 include: "workflow/rules/peers.smk"
+include: "workflow/rules/incomplete.smk"
 include: "workflow/rules/index.smk"
 
 

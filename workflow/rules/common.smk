@@ -14,7 +14,7 @@ except SettingsError as err:
 
 
 wildcard_constraints:
-    dataset="(?!coreg/|scale/|peers/)[a-z0-9_]+",  # results/coreg/, scale/ and peers/ belong to their own rules
+    dataset="(?!coreg/|scale/|peers/|incomplete/)[a-z0-9_]+",  # coreg/, scale/, peers/, incomplete/: their own rules
     seed=r"\d+",
     family="|".join(FAMILIES),
 
@@ -71,6 +71,17 @@ def peers_targets():
     return [f"{RES}/peers/report.ipynb", f"{RES}/peers/figures/accuracy.png", f"{RES}/peers/summary.csv"]
 
 
+INCOMPLETE = STUDY.incomplete  # the incomplete-views study (issue 30, config section `incomplete`), or None
+
+
+def incomplete_targets():
+    """The incomplete-views report (accuracy against the missing fraction q), if `incomplete` lists data sets."""
+    if INCOMPLETE is None:
+        return []
+    return [f"{RES}/incomplete/report.ipynb", f"{RES}/incomplete/figures/accuracy_vs_q.png",
+            f"{RES}/incomplete/summary.csv"]
+
+
 def coreg_targets():
     """The co-regularization report (Sindhwani & Rosenberg 2008 Tables 2-3), if any dataset is configured."""
     if not STUDY.coreg.datasets or not STUDY.coreg.seeds:
@@ -81,7 +92,8 @@ def coreg_targets():
 def all_report_targets():
     """Every report's targets, the one list that the default target and the index page read: a new report adds its
     targets here (its job is defined like the report of report.smk)."""
-    return [t for d in STUDY.datasets for t in report_targets(d)] + coreg_targets() + scale_targets() + peers_targets()
+    return ([t for d in STUDY.datasets for t in report_targets(d)] + coreg_targets() + scale_targets()
+            + peers_targets() + incomplete_targets())
 
 
 def check_raw_data():

@@ -1,0 +1,156 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Incomplete multi-view data: accuracy against the missing fraction q
+#
+# Issue 30: real multi-view data are rarely complete. Here a fraction q of the views is removed from the training
+# **and** the test samples (every sample keeps at least one view), and three ways of learning from what is left are
+# compared (`mvl.workflow.incomplete`):
+#
+# - **MVL-LS, incomplete views**: `MVLLeastSquares` on the views each sample has, with the package defaults but
+#   the configured gamma_B (settings below; 1e-4 in the profiles, selected on validation draws by
+#   `benchmarks/bench_incomplete.py`: with views missing, the between-view term carries the labels across views) (a
+#   missing view is a row of NaN across that view's columns; each view standardised on the training samples that
+#   have it by a `StandardScaler` in a `Pipeline`, which passes the NaN rows through). Each view's function lives
+#   on the samples that have that view, the data term combines the views present at a labelled sample, the
+#   between-view term couples only views present together, and a test point is predicted from the views it has
+#   (`mvl.incomplete`).
+# - **mean imputation + MVL-LS**: scikit-learn's `SimpleImputer` (feature means over the training samples),
+#   then the same pipeline (the same gamma_B) on the filled-in data.
+# - **best single view**: each view alone (MVL-LS with one view), fitted on the training samples that have it; a
+#   test sample lacking that view gets the most frequent class of the labelled samples (every class has the same
+#   number of labels, so that is the first class: chance on those points). The view shown is the best one per
+#   (pattern, q), **chosen on its mean test accuracy** (as the main report's "best single view"): an optimistic
+#   baseline.
+# - **complete data**: the same MVL-LS with nothing removed (the reference line; it equals the q = 0 points).
+#
+# Patterns (the settings below say which ran): **random** = round(q n m) of the n m (sample, view) entries missing,
+# uniformly; **class** = round(q C m) of the C m (class, view) cells missing, a missing cell removing that view
+# from *every* sample of the class, training and test (a structured, class-dependent pattern: missing not at
+# random); **block** = the same on random blocks of samples (a sensor down for a batch). Each split draws per class
+# l_c labelled, u_c unlabelled and a test set; every random choice comes from the configured seeds (the split from
+# the seed, each mask from (seed, pattern, q)). This notebook is `notebooks/incomplete_report.py`, executed by
+# papermill from the rule `incomplete_report`.
+
+# %% tags=["parameters"]
+results_csv = "results/incomplete/results.csv"
+summary_csv = "results/incomplete/summary.csv"
+fig_png = "results/incomplete/figures/accuracy_vs_q.png"
+fig_pdf = "results/incomplete/figures/accuracy_vs_q.pdf"
+settings = "{}"  # the config section `incomplete` as JSON (mvl.workflow.settings.IncompleteSettings)
+
+# %% tags=["plumbing"]
+import json
+
+import pandas as pd
+from IPython.display import Image, Markdown, display
+
+from mvl.workflow import incomplete as I
+
+pd.set_option("display.max_colwidth", None)
+results = pd.read_csv(results_csv, keep_default_na=False, na_values=[""])
+summary = pd.read_csv(summary_csv, keep_default_na=False, na_values=[""])
+summary["view"] = summary["view"].fillna("")
+cfg = json.loads(settings)
+
+# %% [markdown]
+# ## Settings
+
+# %%
+rows = [("data sets", ", ".join(cfg.get("datasets", []))),
+        ("missing fractions q", ", ".join(f"{q:g}" for q in cfg.get("q", []))),
+        ("patterns", ", ".join(cfg.get("patterns", []))
+         + (f" ({cfg.get('n_blocks')} blocks)" if "block" in cfg.get("patterns", []) else "")),
+        ("split seeds", ", ".join(str(s) for s in cfg.get("seeds", []))),
+        ("per class", f"l_c = {cfg.get('labels_per_class')} labelled, u_c = {cfg.get('unlabelled_per_class')} "
+                      f"unlabelled, {cfg.get('test_per_class')} test"),
+        ("MVL-LS", f"gamma_B = {cfg.get('gamma_B', 0.0):g} (0: the package default), otherwise the package "
+                   "defaults (Gaussian kernel, median bandwidth per view, gamma_A = 1e-5, gamma_W = 1e-2, 5-NN graph); "
+                   "views standardised on the training samples; single views: the package defaults (one view has "
+                   "no between-view term)")]
+display(pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting"))
+
+# %% [markdown]
+# ## Accuracy against q
+#
+# One panel per data set and pattern; error bars and the grey band: standard deviation over the seeds. On mfeat's
+# missing-at-random panel the crosses are issue 30's targets for MVL-LS on incomplete views (>= 90 % at q = 0.4,
+# >= 80 % at q = 0.6) and the plus signs the mean imputation the issue measured (92.8 / 83.9 / 66.4 % at
+# q = 0.2 / 0.4 / 0.6, 5 draws).
+
+# %%
+I.plot(summary, fig_png, fig_pdf)
+display(Image(filename=fig_png))
+
+# %% [markdown]
+# ## The numbers (accuracy %, mean ± std over seeds)
+
+# %%
+for d in dict.fromkeys(summary["dataset"]):
+    display(Markdown(f"**{d}**"))
+    display(I.accuracy_table(summary, d))
+
+# %% [markdown]
+# ## Issue 30's targets
+
+# %%
+lines = []
+for d, targets in I.TARGETS.items():
+    s = summary[(summary["dataset"] == d) & (summary["pattern"] == "random")]
+    for q, goal in sorted(targets.items()):
+        inc = s[(s["method"] == "mvl_ls_incomplete") & (s["q"] == q)]
+        imp = s[(s["method"] == "mean_imputation") & (s["q"] == q)]
+        if inc.empty:
+            lines.append(f"- {d}, q = {q:g}: not run")
+            continue
+        acc = inc["mean"].iloc[0]
+        verdict = "met" if acc >= goal else "**not met**"
+        ref = f"; mean imputation {100 * imp['mean'].iloc[0]:.1f} %" if len(imp) else ""
+        issue = I.ISSUE_IMPUTATION.get(d, {}).get(q)
+        ref += f" (issue 30: {100 * issue:.1f} %)" if issue is not None else ""
+        lines.append(f"- {d}, missing at random, q = {q:g}: MVL-LS on incomplete views {100 * acc:.1f} % "
+                     f"(target >= {100 * goal:.0f} %: {verdict}){ref}")
+comp = summary[summary["method"] == "complete"]
+for r in comp.itertuples():
+    inc = summary[(summary["dataset"] == r.dataset) & (summary["pattern"] == "random")
+                  & (summary["method"] == "mvl_ls_incomplete") & (summary["q"] == 0.4)]
+    if len(inc):
+        gap = 100 * (r.mean - inc["mean"].iloc[0])
+        lines.append(f"- {r.dataset}: complete data {100 * r.mean:.1f} %; at q = 0.4 (random) MVL-LS on incomplete "
+                     f"views is {gap:.1f} points below it (goal beyond the gates: within 3 points)")
+display(Markdown("\n".join(lines) if lines else "No data set with targets ran."))
+
+# %% [markdown]
+# ## Missing fractions realised, and the fits that departed from the protocol
+#
+# The masks cover the training and test samples together; the fractions are those realised on each part (mean
+# over seeds). Mean imputation puts every sample lacking a view on one point; where more than ~71 % of the training
+# samples lack a view, over half of the pairs are at distance 0 and the estimator refuses the median bandwidth:
+# such a fit is redone with the mean distance as the bandwidth of every view (counted below as "bandwidth mean").
+
+# %%
+inc = results[results["pattern"] != "none"]
+real = inc.groupby(["dataset", "pattern", "q"])[["missing_train", "missing_test"]].mean().round(3)
+notes = results["note"].fillna("")
+real["fits with bandwidth mean"] = (inc.assign(n=notes.eq("bandwidth mean"))
+                                    .groupby(["dataset", "pattern", "q"])["n"].sum())
+display(real)
+
+# %% [markdown]
+# ## Reading the structured pattern
+#
+# With views absent per class, *which* views a sample has tells which classes it can belong to (missing not at
+# random): a test point is predicted from the views it has, whose functions were learnt on the classes that have
+# them, and mean imputation puts a class's missing views on one shared point. Both methods can therefore exceed the
+# complete-data accuracy there; the missing-at-random panel is the test of learning from fewer views.
