@@ -258,7 +258,7 @@ def test_dry_run_plans_the_study(profile, seeds, tmp_path):
     counts = job_stats(proc.stdout)
     assert counts["incomplete_run"] == seeds
     assert counts["incomplete_summary"] == 1 and counts["incomplete_report"] == 1
-    assert counts["notebook_html"] == 3  # main, co-regularization, incomplete views
+    assert counts["notebook_html"] == 4  # main, co-regularization, peers, incomplete views
     assert "results/incomplete/report.html" in proc.stdout
 
 
