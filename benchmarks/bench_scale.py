@@ -150,10 +150,12 @@ def main():
     nys = [f"nystrom-{M}" for M in args.nystrom]
     methods = args.methods or ["structured", "cg", *nys, "labelonly", "labelspreading",
                                "nystroem-ridge"]
+    absolute, knn = PRESETS[args.preset].get("absolute_bw", False), PRESETS[args.preset].get("knn")
     print(f"bench_scale: preset {args.preset}, sizes {sizes}, methods {methods}, gammas A={args.gamma_A} "
-          f"B={args.gamma_B} W={args.gamma_W}, sigma = {args.bw} x median, kNN {args.neighbors} "
-          f"(k = {', '.join(str(graph_neighbors(n, args.neighbors)) for n in sizes)}), {args.labels} labels per class, "
-          f"cpus {os.cpu_count()}", flush=True)
+          f"B={args.gamma_B} W={args.gamma_W}, sigma = {args.bw}{'' if absolute else ' x median'}, kNN "
+          f"{'fixed by the preset' if knn else args.neighbors} (k = "
+          f"{', '.join(str(knn or graph_neighbors(n, args.neighbors)) for n in sizes)}), {args.labels} labels per "
+          f"class, cpus {os.cpu_count()}", flush=True)
     rows = []
     import tempfile
 
