@@ -254,8 +254,8 @@ def solve_graph(system, kernels, basis, tol=1e-6, max_iter=500, restart=100, x0=
                       f"({time.perf_counter() - t0:.1f} s)", flush=True)
             if callback is not None:
                 callback(it, float(est.max()))
-            if est.max() <= 0.5 * tol or it >= max_iter:
-                break
+            if est.max() <= 0.5 * tol or it >= max_iter or not np.any(hn > 0):  # hn = 0: the Krylov space is
+                break                                                               # invariant, the solve exact
         # y = H^{-1} g per column (upper triangular j_done x j_done); x += Q (V y)
         upd = np.zeros_like(r)
         for k in range(P):
