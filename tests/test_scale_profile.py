@@ -117,3 +117,19 @@ def test_registry_dispatch_graph_solver_and_missing_peer(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_graphlearning)
     row, pred = scale.fit_one("laplace", 300, preset="graph6")
     assert row["unavailable"] and pred is None and np.isnan(row["accuracy"]) and "peers" in row["note"]
+
+
+
+def test_config_schema_lists_the_registry_and_presets():
+    """The config schema's method pattern and preset enum name exactly the registry's methods and the presets."""
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    schema = yaml.safe_load((Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml").read_text())
+    sc = schema["properties"]["scale"]["properties"]
+    pattern = sc["methods"]["items"]["pattern"]
+    names = set(re.match(r"\^\((.*)\)\$", pattern).group(1).split("|")) - {"nystrom_[0-9]+"}
+    assert names == set(scale.METHODS) - {"nystrom"}
+    assert set(sc["preset"]["enum"]) == set(scale.PRESETS)
