@@ -190,11 +190,13 @@ def test_estimator_errors_and_warnings(data):
 
 
 def test_auto_chooses_graph_in_the_graph_regime(data, monkeypatch):
-    # the rule: beyond the structured solver's size (up to AUTO_CG_MAX), "graph" iff the bound >= GRAPH_REGIME
+    # the rule: beyond the structured solver's size (up to AUTO_CG_MAX), the graph regime iff the bound >= GRAPH_REGIME
     assert regime_ratio(1e-6, 0.0, 1.0, 2, 3) == pytest.approx(4.0 / 1e-6)
     assert regime_ratio(1e-5, 1e-6, 1e-2, 1, 3) == pytest.approx((3e-6 + 2e-2) / 1e-5)  # the smooth preset: 2e3
-    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=4e6) == "graph"
-    assert choose_solver("auto", "rbf", 20_000, 3, 30, 1e12, regime=GRAPH_REGIME) == "graph"
+    # graph regime: the structured solver while its memory fits (faster than "graph" where measured), else "graph"
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=4e6) == "structured"
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e9, regime=4e6) == "graph"
+    assert choose_solver("auto", "rbf", 20_000, 3, 30, 1e9, regime=GRAPH_REGIME) == "graph"
     assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=4e6) == "nystrom"
     assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=2e3) == "cg"  # the smooth preset
     assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=None) == "nystrom"
@@ -204,7 +206,7 @@ def test_auto_chooses_graph_in_the_graph_regime(data, monkeypatch):
 
     X, y = np.hstack(data["views"]), _labels(data)
     monkeypatch.setattr(mvl.least_squares, "AUTO_STRUCTURED_MAX", 100)
-    kw = dict(kernel="rbf", views=[5, 5, 5], bandwidth=data["scales"], n_components=120, random_state=0,
+    kw = dict(kernel="rbf", views=[5, 5, 5], bandwidth=data["scales"], n_components=120, random_state=0, max_memory=1e6,
               max_iter=600)
     assert MVLLeastSquares(**kw, **GRAPH_KW).fit(X, y).solver_ == "graph"
     smooth = dict(gamma_A=1e-4, gamma_B=0.0, gamma_W=1e-2, n_neighbors=6, laplacian_power=1)

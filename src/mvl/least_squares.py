@@ -228,10 +228,11 @@ def structured_bytes(n, m, l):
 
 def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
     """The solver "auto" stands for: precomputed kernels -> "structured"; feature views -> "structured" while
-    n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``; beyond, while n <= AUTO_CG_MAX, "graph" when
-    ``regime`` (a bound of the graph terms' ||M|| / delta, :func:`mvl.graph_solver.regime_ratio`; None when there
-    is no sparse graph term) is at least :data:`mvl.graph_solver.GRAPH_REGIME`, else "cg"; beyond AUTO_CG_MAX
-    "nystrom" (the graph solver's setup, sum n_components sparse solves, is not measured there yet)."""
+    n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``; beyond, while n <= AUTO_CG_MAX: in the graph
+    regime (``regime``, a bound of the graph terms' ||M|| / delta, :func:`mvl.graph_solver.regime_ratio`, at least
+    :data:`mvl.graph_solver.GRAPH_REGIME`; None when there is no sparse graph term) "structured" while its memory
+    fits (measured faster than "graph", benchmarks/README.md, issue 28) and "graph" when it does not ("cg" does not
+    converge there); otherwise "cg"; beyond AUTO_CG_MAX "nystrom"."""
     from .graph_solver import GRAPH_REGIME
 
     if solver != "auto":
@@ -242,7 +243,9 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
         return "structured"
     if n > AUTO_CG_MAX:
         return "nystrom"
-    return "graph" if regime is not None and regime >= GRAPH_REGIME else "cg"
+    if regime is not None and regime >= GRAPH_REGIME:
+        return "structured" if structured_bytes(n, m, l) <= max_memory else "graph"
+    return "cg"
 
 
 MEMORY_ADVICE = ('use solver="cg" (exact, iterative: no n x n factorisation) or solver="nystrom" (approximate, '
@@ -408,9 +411,9 @@ class MVLLeastSquares(MVLClassifier):
         (:mod:`mvl.graph_solver`): for the graph regime (gamma_W / gamma_A >= 1e4, narrow or moderate kernels)
         where "cg" does not converge; exact to ``tol``; needs ``n_neighbors`` when gamma_W > 0. "auto":
         precomputed kernels -> "structured"; feature views -> "structured" up to 5,000 training points (if its
-        memory fits); up to 20,000, "graph" when the graph-regime bound (gamma_B m + gamma_W 2^k) / gamma_A
-        >= 1e4 (k = laplacian_power; :func:`mvl.graph_solver.regime_ratio`) and a kNN graph is used, else "cg";
-        "nystrom" beyond. "dense" is the textbook (u+l)m system solved by one LU, for
+        memory fits); up to 20,000: in the graph regime ((gamma_B m + gamma_W 2^k) / gamma_A >= 1e4, k =
+        laplacian_power, a kNN graph; :func:`mvl.graph_solver.regime_ratio`) "structured" while its memory fits,
+        else "graph"; otherwise "cg"; "nystrom" beyond. "dense" is the textbook (u+l)m system solved by one LU, for
         tests and benchmarks.
     n_components : int >= 1, default 1000
         Nystrom centres (uniformly drawn training points, seeded by ``random_state``): the approximation of
