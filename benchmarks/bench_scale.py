@@ -10,11 +10,16 @@ that process (``ru_maxrss``: data, kernels, graphs, solver) and the test accurac
 
 * ``structured``: MVL-LS, the exact O(m n^3) solver (while its memory fits: n <= ``--structured-max``);
 * ``cg``: the same problem by preconditioned CG (``solver="cg"``, tol ``--tol``, ``n_components`` centres);
+* ``graph``: the same problem by GMRES with the graph term exact (``solver="graph"``, issue 28, tol ``--tol``,
+  ``n_components`` centres for the kernel part of its preconditioner);
 * ``nystrom-M``: the Nystrom restriction with M centres, two values of M;
 * ``labelonly``: MVL-LS on the labelled points only (what the unlabelled data must beat);
 * ``labelspreading``: scikit-learn's ``LabelSpreading(kernel="knn")`` on the concatenated views (transductive:
   it is fitted on train + test points, test labels hidden, and scored on the test points);
-* ``nystroem-ridge``: supervised ``Nystroem`` + ``RidgeClassifier`` on the concatenated, standardised views.
+* ``nystroem-ridge``: supervised ``Nystroem`` + ``RidgeClassifier`` on the concatenated, standardised views;
+* ``laplace``, ``poisson``: graphlearning's Laplace and Poisson learning (Calder et al. 2020; optional extra
+  ``peers``, reported as unavailable without it) on a kNN graph of the concatenated standardised views, transductive
+  like LabelSpreading.
 
 Hyperparameters are fixed for every n (not tuned on the test points): Gaussian views with sigma = ``--bw`` x the
 median pairwise distance of the view, kNN graphs (normalized Laplacian, power 1) with k = 0.5 % of n within
@@ -28,7 +33,11 @@ Two presets (``--preset``):
   the regime where the graph carries the labels along the curves, and where cg's preconditioner is weak;
 * ``smooth``: sigma = the median, gamma_A = 1e-5, gamma_B = 1e-6, gamma_W = 1e-2 (the paper's order of
   magnitude): unlabelled data help less, the Nystrom preconditioner captures the kernel and cg converges in
-  a few tens of iterations. The growth exponent of each method is the slope of log time and log RSS against log n
+  a few tens of iterations;
+* ``graph6`` / ``graph6-1e4`` (issue 28): 6 classes, views of 20/30/40 features standardised, sigma = 1
+  (absolute), gamma_A = 1e-6 / 1e-4, gamma_B = 0, gamma_W = 1, 10-NN graphs at every n, Laplacian squared.
+
+The growth exponent of each method is the slope of log time and log RSS against log n
 over the sizes it ran. The ratios printed: structured / cg and structured / nystrom time at each n where both
 ran, and whether the predictions agree.
 
@@ -39,6 +48,7 @@ How to run
     python benchmarks/bench_scale.py --huge                # adds n = 10^6 (nystrom only)
     python benchmarks/bench_scale.py --quick               # smoke run (n = 500, 1000)
     python benchmarks/bench_scale.py --json results/benchmarks/scale.json
+    python benchmarks/bench_scale.py --preset graph6 --sizes 2000 --methods structured graph cg laplace poisson
 
 Run it on an idle machine; every method runs with the BLAS threads the machine gives (2 here). A method whose
 process exceeds ``--timeout`` seconds is reported as such.
@@ -128,7 +138,7 @@ def main():
     ap.add_argument("--save-pred", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     for key, value in PRESETS[args.preset].items():
-        if getattr(args, key) is None:
+        if key in ("bw", "gamma_A", "gamma_B", "gamma_W") and getattr(args, key) is None:
             setattr(args, key, value)
     if args.worker:
         args.method = args.worker
@@ -140,10 +150,12 @@ def main():
     nys = [f"nystrom-{M}" for M in args.nystrom]
     methods = args.methods or ["structured", "cg", *nys, "labelonly", "labelspreading",
                                "nystroem-ridge"]
+    absolute, knn = PRESETS[args.preset].get("absolute_bw", False), PRESETS[args.preset].get("knn")
     print(f"bench_scale: preset {args.preset}, sizes {sizes}, methods {methods}, gammas A={args.gamma_A} "
-          f"B={args.gamma_B} W={args.gamma_W}, sigma = {args.bw} x median, kNN {args.neighbors} "
-          f"(k = {', '.join(str(graph_neighbors(n, args.neighbors)) for n in sizes)}), {args.labels} labels per class, "
-          f"cpus {os.cpu_count()}", flush=True)
+          f"B={args.gamma_B} W={args.gamma_W}, sigma = {args.bw}{'' if absolute else ' x median'}, kNN "
+          f"{'fixed by the preset' if knn else args.neighbors} (k = "
+          f"{', '.join(str(knn or graph_neighbors(n, args.neighbors)) for n in sizes)}), {args.labels} labels per "
+          f"class, cpus {os.cpu_count()}", flush=True)
     rows = []
     import tempfile
 
@@ -158,12 +170,14 @@ def main():
                 continue
             if method.startswith("nystrom-") and int(method.split("-")[1]) > n:
                 continue
-            pred = os.path.join(tmp, f"{method}_{n}.npy") if method in ("structured", "cg", *nys) else None
+            pred = os.path.join(tmp, f"{method}_{n}.npy") if method in ("structured", "cg", "graph", *nys) else None
             r = run_one(method, n, args, pred)
             r["pred"] = pred
             rows.append(r)
             if "error" in r:
                 print(f"  n={n:>8} {method:<16} {r['error']}", flush=True)
+            elif r.get("unavailable"):
+                print(f"  n={n:>8} {method:<16} unavailable ({r.get('note', '')})", flush=True)
             else:
                 it = f" iters {r['n_iter']} res {r['residual']:.1e}" if r.get("n_iter") else ""
                 print(f"  n={n:>8} {method:<16} {r['seconds']:9.1f} s {r['rss'] / 1e9:7.2f} GB  acc "
@@ -171,15 +185,20 @@ def main():
                       flush=True)
     print("\nratios (same n, same process layout):")
     for n in sizes:
-        by = {r["method"]: r for r in rows if r["n"] == n and "error" not in r}
+        by = {r["method"]: r for r in rows if r["n"] == n and "error" not in r and not r.get("unavailable")}
         if "structured" in by:
-            for other in ["cg", *nys]:
+            for other in ["cg", "graph", *nys]:
                 if other in by:
                     same = float(np.mean(np.load(by["structured"]["pred"]) == np.load(by[other]["pred"])))
                     ratio = by["structured"]["seconds"] / by[other]["seconds"]
                     print(f"  n={n}: structured / {other} time = {ratio:.1f}"
                           f", predictions equal on {100 * same:.1f} % of the test points, accuracy gap "
                           f"{by['structured']['accuracy'] - by[other]['accuracy']:+.3f}")
+        if "laplace" in by:
+            for other in ["structured", "cg", "graph", *nys]:
+                if other in by:
+                    gap = by[other]["accuracy"] - by["laplace"]["accuracy"]
+                    print(f"  n={n}: accuracy {other} - laplace = {gap:+.3f}")
         if "cg" in by:
             for other in nys:
                 if other in by:
@@ -187,7 +206,7 @@ def main():
                           f"time {other} / cg = {by[other]['seconds'] / by['cg']['seconds']:.2f}")
     print("\ngrowth exponents (time ~ n^k, RSS ~ n^k, over the sizes each method ran):")
     for method in methods:
-        ok = [r for r in rows if r["method"] == method and "error" not in r]
+        ok = [r for r in rows if r["method"] == method and "error" not in r and not r.get("unavailable")]
         if len(ok) >= 2:
             ns = [r["n"] for r in ok]
             print(f"  {method:<16} time k = {slope(ns, [r['seconds'] for r in ok]):.2f}, RSS k = "

@@ -82,7 +82,8 @@ table = df.assign(method=[S.label(m, M) for m, M in zip(df["method"], df["n_comp
                   rss_GB=(df["rss"] / 1e9).round(2), seconds=df["seconds"].round(1),
                   accuracy=(100 * df["accuracy"]).round(1))
 table = table.rename(columns={"n_neighbors": "k (kNN)"})
-cols = ["method", "n", "k (kNN)", "seconds", "rss_GB", "accuracy", "n_iter", "residual"]
+table["what"] = [S.REGISTRY[m][1] if m in S.REGISTRY else m for m in df["method"]]  # the one method registry
+cols = ["method", "what", "n", "k (kNN)", "seconds", "rss_GB", "accuracy", "n_iter", "residual"]
 cols = [c for c in cols if c in table.columns]  # results written before the graph rule have no k
 display(table[cols].set_index(["method", "n"]))
 

@@ -89,3 +89,47 @@ def test_scale_profile_end_to_end(tmp_path):
     html = (wf / "results/scale/report.html").read_text()
     assert "Growth exponents" in html and "import json" not in html  # plumbing cells left out of the page
     assert "scale/report.html" in (wf / "results/index.html").read_text()
+
+
+def test_registry_dispatch_graph_solver_and_missing_peer(monkeypatch):
+    """One registry (issue 29): settings and fit_one read mvl.workflow.scale.REGISTRY; the graph solver (issue 28)
+    predicts what the structured solver predicts on the issue's preset; a peer whose package is missing is
+    reported as unavailable, not as an error."""
+    import builtins
+
+    from mvl.workflow import settings
+
+    assert settings.SCALE_METHODS == scale.METHODS == tuple(scale.REGISTRY)
+    assert {"graph", "laplace", "poisson"} <= set(scale.METHODS)
+    with pytest.raises(ValueError, match="unknown method"):
+        scale.fit_one("nope", 300)
+    a, pred_a = scale.fit_one("structured", 300, preset="graph6", seed=3)
+    b, pred_b = scale.fit_one("graph", 300, preset="graph6", seed=3, tol=1e-8, max_iter=800, n_components=150)
+    assert b["converged"] and b["residual"] <= 1e-8 and b["n_neighbors"] == 10
+    np.testing.assert_array_equal(pred_a, pred_b)
+    real_import = builtins.__import__
+
+    def no_graphlearning(name, *args, **kwargs):
+        if name == "graphlearning":
+            raise ImportError("no graphlearning")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_graphlearning)
+    row, pred = scale.fit_one("laplace", 300, preset="graph6")
+    assert row["unavailable"] and pred is None and np.isnan(row["accuracy"]) and "peers" in row["note"]
+
+
+
+def test_config_schema_lists_the_registry_and_presets():
+    """The config schema's method pattern and preset enum name exactly the registry's methods and the presets."""
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    schema = yaml.safe_load((Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml").read_text())
+    sc = schema["properties"]["scale"]["properties"]
+    pattern = sc["methods"]["items"]["pattern"]
+    names = set(re.match(r"\^\((.*)\)\$", pattern).group(1).split("|")) - {"nystrom_[0-9]+"}
+    assert names == set(scale.METHODS) - {"nystrom"}
+    assert set(sc["preset"]["enum"]) == set(scale.PRESETS)

@@ -102,6 +102,14 @@ class ViewKernels:
         """Memory of the m Gram matrices if they were kept."""
         return 8 * self.m * self.n * self.n
 
+    def diag(self, i):
+        """The diagonal k^i(x_j, x_j) of view i (the graph solver's Nystrom residual, :mod:`mvl.graph_solver`)."""
+        if self.gram is not None:
+            return np.diagonal(self.gram[i]).copy()
+        if self.kind == "linear":
+            return self.sq[i] if self.sq[i] is not None else np.einsum("ij,ij->i", self.views[i], self.views[i])
+        return np.ones(self.n)  # Gaussian and chi2: k(x, x) = 1
+
     def rows(self, p, idx):
         """Rows ``idx`` of K^p against all n training points, (len(idx), n)."""
         if self.gram is not None:

@@ -210,7 +210,7 @@ def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, between_
 
 
 _SOLVERS = {"structured": solve_structured, "auto": solve_structured, "dense": solve_dense, "cg": None,
-            "nystrom": None}
+            "nystrom": None, "graph": None}
 
 # solver="auto" on feature views: the structured solver up to this many training points (if its memory fits),
 # then "cg" up to AUTO_CG_MAX, then "nystrom" (see MVLLeastSquares).
@@ -224,16 +224,26 @@ def structured_bytes(n, m, l):
     return 8 * ((3 * m + 1) * n * n + (l + n) ** 2)
 
 
-def choose_solver(solver, kernel, n, m, l, max_memory):
+def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
     """The solver "auto" stands for: precomputed kernels -> "structured"; feature views -> "structured" while
-    n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``, "cg" while n <= AUTO_CG_MAX, else "nystrom"."""
+    n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``; beyond, while n <= AUTO_CG_MAX: in the graph
+    regime (``regime``, a bound of the graph terms' ||M|| / delta, :func:`mvl.graph_solver.regime_ratio`, at least
+    :data:`mvl.graph_solver.GRAPH_REGIME`; None when there is no sparse graph term) "structured" while its memory
+    fits (measured faster than "graph", benchmarks/README.md, issue 28) and "graph" when it does not ("cg" does not
+    converge there); otherwise "cg"; beyond AUTO_CG_MAX "nystrom"."""
+    from .graph_solver import GRAPH_REGIME
+
     if solver != "auto":
         return solver
     if kernel == "precomputed":
         return "structured"
     if n <= AUTO_STRUCTURED_MAX and structured_bytes(n, m, l) <= max_memory:
         return "structured"
-    return "cg" if n <= AUTO_CG_MAX else "nystrom"
+    if n > AUTO_CG_MAX:
+        return "nystrom"
+    if regime is not None and regime >= GRAPH_REGIME:
+        return "structured" if structured_bytes(n, m, l) <= max_memory else "graph"
+    return "cg"
 
 
 MEMORY_ADVICE = ('use solver="cg" (exact, iterative: no n x n factorisation) or solver="nystrom" (approximate, '
@@ -321,7 +331,7 @@ def scalable_problem(est, X, y, solver, budget, c=None):
     from .scalable import MVLSystem, NystromBasis
 
     # "nystrom" needs only the n x M columns on the centres: the n x n Gram matrices are never kept for it
-    kernels = est._fit_kernel_operator(X, budget if solver == "cg" else 0)
+    kernels = est._fit_kernel_operator(X, budget if solver in ("cg", "graph") else 0)
     m, n = kernels.m, kernels.n
     y_enc, labelled = est._fit_labels(y, n)
     if not isinstance(est.laplacian, str):
@@ -410,23 +420,29 @@ class MVLLeastSquares(MVLClassifier):
         array unless the m kernels fit ``max_memory``, kernels recomputed in tiles per product otherwise; exact to
         ``tol``; needs a kNN graph (``n_neighbors``) when gamma_W > 0. "nystrom" restricts each view's function
         to the span of ``n_components`` training points (approximate; equal to the exact solution when
-        n_components >= n); O(n n_components m) memory. "auto": precomputed kernels -> "structured"; feature
-        views -> "structured" up to 5,000 training points (if its memory fits), "cg" up to 20,000, "nystrom"
-        beyond. "dense" is the textbook (u+l)m system solved by one LU, for tests and benchmarks.
+        n_components >= n); O(n n_components m) memory. "graph" solves the same exact problem by GMRES
+        preconditioned with a sparse LU of the graph term and the Nystrom + diagonal approximation of the kernels
+        (:mod:`mvl.graph_solver`): for the graph regime (gamma_W / gamma_A >= 1e4, narrow or moderate kernels)
+        where "cg" does not converge; exact to ``tol``; needs ``n_neighbors`` when gamma_W > 0. "auto":
+        precomputed kernels -> "structured"; feature views -> "structured" up to 5,000 training points (if its
+        memory fits); up to 20,000: in the graph regime ((gamma_B m + gamma_W 2^k) / gamma_A >= 1e4, k =
+        laplacian_power, a kNN graph; :func:`mvl.graph_solver.regime_ratio`) "structured" while its memory fits,
+        else "graph"; otherwise "cg"; "nystrom" beyond. "dense" is the textbook (u+l)m system solved by one LU, for
+        tests and benchmarks.
     n_components : int >= 1, default 1000
         Nystrom centres (uniformly drawn training points, seeded by ``random_state``): the approximation of
         "nystrom" and the preconditioner of "cg" (typical 500-4000; more is more accurate and costs
         O(n n_components m) memory).
     tol : float in (0, 1), default 1e-6
-        "cg": stop when the relative residual ||r - (B + l gamma_A I) a|| / ||r|| of the system (68) is <= tol
-        for every output column.
+        "cg", "graph": stop when the relative residual ||r - (B + l gamma_A I) a|| / ||r|| of the system (68) is
+        <= tol for every output column.
     max_iter : int >= 1, default 500
-        "cg": iteration limit; reaching it warns (``ConvergenceWarning``) with the residual.
+        "cg", "graph": iteration limit; reaching it warns (``ConvergenceWarning``) with the residual.
     max_memory : float > 0 or None, default None
         Bytes the kernels of "cg" may keep (above it they are recomputed per product), and the budget of
         "auto"; None: half of the memory available at fit time.
     random_state : int, RandomState or None, default None
-        Seed of the Nystrom centres ("cg", "nystrom").
+        Seed of the Nystrom centres ("cg", "nystrom", "graph").
     verbose : int >= 0, default 0
         "cg": print the residual after every iteration.
     between_weights : array (n,) of non-negative numbers, or None, default None
@@ -469,7 +485,7 @@ class MVLLeastSquares(MVLClassifier):
     centres_ : array (M,) or None
         "nystrom": indices of the training points that carry the coefficients (coef_ is then (m, M, P)).
     n_iter_, residual_ : int, float or None
-        "cg": iterations and the final relative residual of (68); the direct solvers: 1 and None.
+        "cg", "graph": iterations and the final relative residual of (68); the direct solvers: 1 and None.
     n_views_ : int
     n_train_ : int
         Training samples n (columns of the kernels at prediction).
@@ -582,9 +598,14 @@ class MVLLeastSquares(MVLClassifier):
         budget = memory_budget(self)
         n, m = sample_and_view_counts(self, X)
         l = n if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
-        solver = choose_solver(self.solver, self.kernel, n, m, l, budget)
+        regime = None
+        if self.n_neighbors is not None and isinstance(self.laplacian, str) and self.gamma_W > 0 and self.gamma_A > 0:
+            from .graph_solver import regime_ratio
+
+            regime = regime_ratio(self.gamma_A, self.gamma_B, self.gamma_W, self._laplacian_power(), m)
+        solver = choose_solver(self.solver, self.kernel, n, m, l, budget, regime)
         self.solver_ = solver
-        if solver in ("cg", "nystrom"):
+        if solver in ("cg", "nystrom", "graph"):
             return self._fit_scalable(X, y, solver, budget)
         if solver in ("structured", "dense"):  # before the kernels are computed (feature views) or used
             self._check_memory(dense_bytes(n, m) if solver == "dense" else structured_bytes(n, m, l),
@@ -628,7 +649,9 @@ class MVLLeastSquares(MVLClassifier):
         return self
 
     def _fit_scalable(self, X, y, solver, budget):
-        """solver "cg" or "nystrom" (:mod:`mvl.scalable`) on a kernel operator without n x n arrays."""
+        """solver "cg", "nystrom" (:mod:`mvl.scalable`) or "graph" (:mod:`mvl.graph_solver`) on a kernel operator
+        without n x n arrays."""
+        from .graph_solver import solve_graph
         from .scalable import solve_cg, solve_nystrom
 
         t0 = time.perf_counter()
@@ -638,6 +661,18 @@ class MVLLeastSquares(MVLClassifier):
         if solver == "nystrom":
             coef = solve_nystrom(system, basis)
             self.centres_ = centres
+        elif solver == "graph":
+            coef, info = solve_graph(system, kernels, basis, tol=float(self.tol), max_iter=int(self.max_iter),
+                                     verbose=self.verbose, keep_bytes=0.25 * budget)
+            self.n_iter_, self.residual_ = info["n_iter"], info["residual"]
+            self.centres_ = None
+            if not info["converged"]:
+                from sklearn.exceptions import ConvergenceWarning
+
+                warnings.warn(f'solver="graph" stopped after max_iter = {info["n_iter"]} iterations at relative '
+                              f'residual {info["residual"]:.2e} > tol = {self.tol:g}; increase max_iter or '
+                              'n_components, or use solver="structured" (exact, if n m^2 fits memory)',
+                              ConvergenceWarning, stacklevel=3)
         else:
             coef, info = solve_cg(system, kernels, basis, tol=float(self.tol), max_iter=int(self.max_iter),
                                   verbose=self.verbose)

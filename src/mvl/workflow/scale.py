@@ -17,21 +17,25 @@ import time
 
 import numpy as np
 
-from .settings import SCALE_METHODS
-
-__all__ = ["PRESETS", "METHODS", "N_TEST", "NEIGHBOR_RULES", "graph_neighbors", "fit_one", "write_fit", "write_summary",
-           "growth_exponents", "plot_scale", "scale_fit", "scale_summary", "scale_report"]
+__all__ = ["PRESETS", "METHODS", "REGISTRY", "N_TEST", "NEIGHBOR_RULES", "graph_neighbors", "fit_one", "write_fit",
+           "write_summary", "growth_exponents", "plot_scale", "scale_fit", "scale_summary", "scale_report"]
 
 N_TEST = 2000
 PRESETS = {"graph": dict(bw=0.1, gamma_A=1e-4, gamma_B=1e-6, gamma_W=1.0),
-           "smooth": dict(bw=1.0, gamma_A=1e-5, gamma_B=1e-6, gamma_W=1e-2)}
+           "smooth": dict(bw=1.0, gamma_A=1e-5, gamma_B=1e-6, gamma_W=1e-2),
+           # issue 28's data and setting: 6 classes, views of 20/30/40 features standardised on the training points,
+           # Gaussian sigma = 1 (absolute), L^2 of a 10-NN graph; gamma_W / gamma_A = 1e6 and 1e4
+           "graph6": dict(bw=1.0, gamma_A=1e-6, gamma_B=0.0, gamma_W=1.0, classes=6, features=(20, 30, 40),
+                          standardise=True, absolute_bw=True, power=2, knn=10),
+           "graph6-1e4": dict(bw=1.0, gamma_A=1e-4, gamma_B=0.0, gamma_W=1.0, classes=6, features=(20, 30, 40),
+                              standardise=True, absolute_bw=True, power=2, knn=10)}
 """Hyperparameters fixed for every n: ``graph`` chosen on a validation split at n = 2,000 (exact solver 0.961),
-``smooth`` the paper's order of gammas with the median bandwidth (see benchmarks/README.md)."""
-METHODS = SCALE_METHODS
-"""structured / cg / nystrom: MVL-LS (Theorem 10) by each solver; labelonly: MVL-LS on the labelled points;
-labelspreading: scikit-learn's LabelSpreading (kNN, transductive); ridge: supervised Nystroem + RidgeClassifier.
-In the config and file names "nystrom_<M>" names nystrom with M centres
-(:class:`mvl.workflow.settings.ScaleSettings`)."""
+``smooth`` the paper's order of gammas with the median bandwidth (see benchmarks/README.md); ``graph6`` and
+``graph6-1e4`` issue 28's data (6 classes, 3 standardised views of 20, 30, 40 features) and setting (sigma = 1,
+gamma_A = 1e-6 or 1e-4, gamma_W = 1, 10-NN graphs, Laplacian squared), with their own graph size (``knn``)."""
+
+DATA_DEFAULTS = dict(classes=4, features=(20, 20, 20), standardise=False, absolute_bw=False, power=1, knn=None)
+"""What a preset may set besides the gammas and bw (the ``graph``/``smooth`` data of issue 20 by default)."""
 
 
 NEIGHBOR_RULES = ("scaled", "fixed")
@@ -55,74 +59,166 @@ def graph_neighbors(n, rule="scaled"):
     return int(min(max(round(KNN_FRACTION * n), KNN_MIN), KNN_MAX))
 
 
-def _data(n, seed, labels):
+def _data(n, seed, labels, classes=4, features=(20, 20, 20), standardise=False):
+    """Training views (n, sum d) with ``labels`` labelled points per class (-1 elsewhere), N_TEST test points, the view
+    sizes. Views of different widths: one draw of max(features) features per view, the first d_p kept (the same
+    latent curves); ``standardise``: each feature centred and scaled on the training points."""
     from ..data.synthetic import make_multiview_manifold
 
-    d = make_multiview_manifold(n + N_TEST, n_classes=4, n_views=3, n_features=20, random_state=seed)
+    d = make_multiview_manifold(n + N_TEST, n_classes=classes, n_views=len(features), n_features=max(features),
+                                random_state=seed)
+    views = [V[:, :f] for V, f in zip(d.views, features, strict=True)]
+    if standardise:
+        views = [(V - V[:n].mean(axis=0)) / V[:n].std(axis=0) for V in views]
+    X = np.hstack(views)
     ytr = np.full(n, -1)
-    for k in range(4):
+    for k in range(classes):
         ytr[np.flatnonzero(d.y[:n] == k)[:labels]] = k
-    return d.X[:n], ytr, d.X[n:], d.y[n:], d.view_sizes
+    return X[:n], ytr, X[n:], d.y[n:], list(features)
+
+
+class _Context:
+    """What a method of the registry gets: the data, the MVL-LS keyword arguments, the solver settings."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def _mvl(solver):
+    def fit(ctx):
+        from .. import MVLLeastSquares
+
+        extra = {} if solver == "structured" else dict(n_components=ctx.n_components)
+        if solver in ("cg", "graph"):
+            extra.update(tol=ctx.tol, max_iter=ctx.max_iter)
+        est = MVLLeastSquares(solver=solver, **extra, **ctx.kw).fit(ctx.X, ctx.ytr)
+        info = {}
+        if solver in ("cg", "graph"):
+            info = dict(n_iter=est.n_iter_, residual=est.residual_, converged=est.residual_ <= ctx.tol)
+        return est.predict(ctx.Xt), info
+
+    return fit
+
+
+def _labelonly(ctx):
+    from .. import MVLLeastSquares
+
+    lab = ctx.ytr >= 0
+    est = MVLLeastSquares(solver="structured", **{**ctx.kw, "gamma_B": 0.0, "gamma_W": 0.0})
+    return est.fit(ctx.X[lab], ctx.ytr[lab]).predict(ctx.Xt), {}
+
+
+def _transductive_inputs(ctx):
+    from sklearn.preprocessing import StandardScaler
+
+    Z = StandardScaler().fit_transform(np.vstack([ctx.X, ctx.Xt]))
+    yy = np.concatenate([ctx.ytr, -np.ones(len(ctx.yt), dtype=int)])
+    return Z, yy
+
+
+def _labelspreading(ctx):  # transductive: fitted on train + test points, test labels hidden
+    from sklearn.semi_supervised import LabelSpreading
+
+    Z, yy = _transductive_inputs(ctx)
+    return LabelSpreading(kernel="knn", n_neighbors=ctx.knn, max_iter=1000).fit(Z, yy).transduction_[ctx.n:], {}
+
+
+def _graphlearning(kind):
+    def fit(ctx):  # graphlearning 1.7.5 (Calder): its kNN Gaussian weights, transductive like LabelSpreading
+        try:
+            import graphlearning as gl
+        except ImportError as exc:
+            raise Unavailable("graphlearning is not installed: pip install 'mvl[peers]'") from exc
+        from sklearn.neighbors import NearestNeighbors
+
+        Z, yy = _transductive_inputs(ctx)
+        # exact neighbours (self first) from scikit-learn: graphlearning's own search needs the annoy package
+        dist, ind = NearestNeighbors(n_neighbors=ctx.knn + 1, algorithm="kd_tree" if Z.shape[1] <= 40 else "auto"
+                                     ).fit(Z).kneighbors(Z)
+        W = gl.weightmatrix.knn(Z, ctx.knn, knn_data=(ind, dist))
+        model = gl.ssl.laplace(W) if kind == "laplace" else gl.ssl.poisson(W)
+        lab = np.flatnonzero(yy >= 0)
+        return np.asarray(model.fit_predict(lab, yy[lab]))[ctx.n:], {}
+
+    return fit
+
+
+def _ridge(ctx):  # supervised Nystroem + RidgeClassifier, concatenated standardised views
+    from sklearn.kernel_approximation import Nystroem
+    from sklearn.linear_model import RidgeClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    lab = ctx.ytr >= 0
+    pipe = make_pipeline(StandardScaler(), Nystroem(n_components=int(lab.sum()), random_state=0),
+                         RidgeClassifier(alpha=1e-3))
+    return pipe.fit(ctx.X[lab], ctx.ytr[lab]).predict(ctx.Xt), {}
+
+
+class Unavailable(RuntimeError):
+    """A peer method whose optional dependency is missing: reported as unavailable, not as an error."""
+
+
+REGISTRY = {
+    "structured": (_mvl("structured"), "MVL-LS, structured solver (exact)"),
+    "cg": (_mvl("cg"), "MVL-LS, cg (exact to tol)"),
+    "nystrom": (_mvl("nystrom"), "MVL-LS, Nystrom restriction"),
+    "graph": (_mvl("graph"), "MVL-LS, graph solver (exact to tol)"),
+    "labelonly": (_labelonly, "MVL-LS on the labelled points only"),
+    "labelspreading": (_labelspreading, "LabelSpreading (scikit-learn, kNN)"),
+    "laplace": (_graphlearning("laplace"), "Laplace learning (graphlearning)"),
+    "poisson": (_graphlearning("poisson"), "Poisson learning (graphlearning)"),
+    "ridge": (_ridge, "Nystroem + RidgeClassifier (labelled only)"),
+}
+"""The scale profile's methods: name -> (fit function of a :class:`_Context` returning (test predictions, extra
+record fields), label). :data:`METHODS` (and ``mvl.workflow.settings.SCALE_METHODS``) and the report read it."""
+METHODS = tuple(REGISTRY)
+"""structured / cg / nystrom / graph: MVL-LS (Theorem 10) by each solver; labelonly: MVL-LS on the labelled points;
+labelspreading: scikit-learn's LabelSpreading (kNN, transductive); laplace / poisson: graphlearning's Laplace and
+Poisson learning (transductive, optional extra ``peers``); ridge: supervised Nystroem + RidgeClassifier. In the
+config and file names "nystrom_<M>" names nystrom with M centres (:class:`mvl.workflow.settings.ScaleSettings`)."""
+CENTRED = ("cg", "nystrom", "graph")
+"""Methods whose ``n_components`` matters (Nystrom centres)."""
 
 
 def fit_one(method, n, preset="graph", seed=1, labels=5, n_components=1000, tol=1e-6, max_iter=300, neighbors="scaled",
             **overrides):
-    """Fit and score one method at n training points; returns a dict (method, n, n_components, n_neighbors, seconds,
-    accuracy, n_iter, residual, converged). ``method`` in :data:`METHODS`; "nystrom" uses ``n_components``
-    centres, "cg" as many for its preconditioner; the kNN graphs (MVL-LS and LabelSpreading) have
-    :func:`graph_neighbors` (n, ``neighbors``) neighbours. Keyword overrides of the preset: bw, gamma_A, gamma_B,
-    gamma_W."""
+    """Fit and score one method at n training points; returns (a dict: method, n, n_components, n_neighbors, seconds,
+    accuracy, n_iter, residual, converged, unavailable; the test predictions). ``method`` in :data:`METHODS`
+    (dispatched through :data:`REGISTRY`); "nystrom" uses ``n_components`` centres, "cg" and "graph" as many for
+    their preconditioners; the kNN graphs (MVL-LS and the graph peers) have the preset's ``knn`` neighbours or
+    :func:`graph_neighbors` (n, ``neighbors``). Keyword overrides of the preset: bw, gamma_A, gamma_B, gamma_W. A peer
+    whose package is missing gives ``unavailable`` True and accuracy NaN."""
     import warnings
 
-    from .. import MVLLeastSquares
     from ..kernels import gaussian_bandwidth
 
-    hp = {**PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}}
-    knn = graph_neighbors(n, neighbors)
-    X, ytr, Xt, yt, sizes = _data(n, seed, labels)
+    if method not in REGISTRY:
+        raise ValueError(f"unknown method {method!r}; one of {METHODS}")
+    hp = {**DATA_DEFAULTS, **PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}}
+    knn = hp["knn"] or graph_neighbors(n, neighbors)
+    X, ytr, Xt, yt, sizes = _data(n, seed, labels, hp["classes"], hp["features"], hp["standardise"])
     t0 = time.perf_counter()
     off = np.concatenate([[0], np.cumsum(sizes)])
-    bws = [hp["bw"] * gaussian_bandwidth(X[:, off[p]:off[p + 1]], "median") for p in range(len(sizes))]
+    bws = [hp["bw"] if hp["absolute_bw"] else hp["bw"] * gaussian_bandwidth(X[:, off[p]:off[p + 1]], "median")
+           for p in range(len(sizes))]
     kw = dict(kernel="rbf", views=sizes, bandwidth=bws, gamma_A=hp["gamma_A"], gamma_B=hp["gamma_B"],
-              gamma_W=hp["gamma_W"], n_neighbors=knn, laplacian_power=1, random_state=0)
-    row = dict(method=method, n=int(n), n_components=int(n_components) if method in ("cg", "nystrom") else 0,
+              gamma_W=hp["gamma_W"], n_neighbors=knn, laplacian_power=hp["power"], random_state=0)
+    row = dict(method=method, n=int(n), n_components=int(n_components) if method in CENTRED else 0,
                n_neighbors=knn if method not in ("labelonly", "ridge") else 0, n_iter=np.nan, residual=np.nan,
-               converged=True)
+               converged=True, unavailable=False)
+    ctx = _Context(X=X, ytr=ytr, Xt=Xt, yt=yt, n=n, kw=kw, knn=knn, tol=tol, max_iter=max_iter,
+                   n_components=n_components)
     pred = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if method == "structured":
-            pred = MVLLeastSquares(solver="structured", **kw).fit(X, ytr).predict(Xt)
-        elif method == "cg":
-            est = MVLLeastSquares(solver="cg", tol=tol, max_iter=max_iter, n_components=n_components, **kw).fit(X, ytr)
-            pred = est.predict(Xt)
-            row.update(n_iter=est.n_iter_, residual=est.residual_, converged=est.residual_ <= tol)
-        elif method == "nystrom":
-            pred = MVLLeastSquares(solver="nystrom", n_components=n_components, **kw).fit(X, ytr).predict(Xt)
-        elif method == "labelonly":
-            lab = ytr >= 0
-            pred = MVLLeastSquares(solver="structured", **{**kw, "gamma_B": 0.0, "gamma_W": 0.0}).fit(
-                X[lab], ytr[lab]).predict(Xt)
-        elif method == "labelspreading":  # transductive: fitted on train + test points, test labels hidden
-            from sklearn.preprocessing import StandardScaler
-            from sklearn.semi_supervised import LabelSpreading
-
-            Z = StandardScaler().fit_transform(np.vstack([X, Xt]))
-            yy = np.concatenate([ytr, -np.ones(len(yt), dtype=int)])
-            pred = LabelSpreading(kernel="knn", n_neighbors=knn, max_iter=1000).fit(Z, yy).transduction_[n:]
-        elif method == "ridge":  # supervised Nystroem + RidgeClassifier, concatenated standardised views
-            from sklearn.kernel_approximation import Nystroem
-            from sklearn.linear_model import RidgeClassifier
-            from sklearn.pipeline import make_pipeline
-            from sklearn.preprocessing import StandardScaler
-
-            lab = ytr >= 0
-            pred = make_pipeline(StandardScaler(), Nystroem(n_components=int(lab.sum()), random_state=0),
-                                 RidgeClassifier(alpha=1e-3)).fit(X[lab], ytr[lab]).predict(Xt)
-        else:
-            raise ValueError(f"unknown method {method!r}; one of {METHODS}")
+        try:
+            pred, extra = REGISTRY[method][0](ctx)
+            row.update(extra)
+        except Unavailable as exc:
+            row.update(unavailable=True, note=str(exc))
     row["seconds"] = time.perf_counter() - t0
-    row["accuracy"] = float(np.mean(pred == yt))
+    row["accuracy"] = float(np.mean(pred == yt)) if pred is not None else np.nan
     row["warnings"] = "; ".join(str(w.message)[:160] for w in caught
                                 if type(w.message).__name__ == "ConvergenceWarning")
     return row, pred
@@ -177,7 +273,9 @@ def write_summary(inputs, out):
 
 
 def label(method, M):
-    return f"{method} (M = {M})" if method in ("cg", "nystrom") else method
+    """The method's name in tables and legends (with its centres where they matter); :data:`REGISTRY` holds the
+    long labels."""
+    return f"{method} (M = {M})" if method in CENTRED else method
 
 
 def plot_scale(df, png, pdf=None):

@@ -313,8 +313,9 @@ class CoregSettings:
     seeds: tuple = ()
 
 
-SCALE_METHODS = ("structured", "cg", "nystrom", "labelonly", "labelspreading", "ridge")
-"""Methods of the scale profile (:mod:`mvl.workflow.scale`); "nystrom_<M>" names nystrom with M centres."""
+from .scale import METHODS as SCALE_METHODS  # noqa: E402  (the one registry: mvl.workflow.scale.REGISTRY)
+
+"""Methods of the scale profile (:data:`mvl.workflow.scale.REGISTRY`); "nystrom_<M>" names nystrom with M centres."""
 
 
 class ScaleSettings(NamedTuple):

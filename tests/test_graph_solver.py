@@ -1,0 +1,214 @@
+"""solver="graph" (issue 28, :mod:`mvl.graph_solver`) against independent references.
+
+- the sparse operator M against M written out densely from its definition (Kronecker products);
+- the coefficients of the GMRES solve against the structured solver (Theorem 10 view by view) and the dense
+  textbook system (eq 67-68, one LU), in the graph regime (gamma_W / gamma_A = 1e5-1e6) and the smooth regime,
+  gamma_B = 0 (M singular for m > 1) and > 0, Laplacian powers 1 and 2, P = 1, 2, 4 output columns, with and
+  without per-point between-view weights; tolerance: relative residual 1e-8 of (68) (GMRES's attainable accuracy
+  in the graph regime is ~1e-10: the iteration's rounding is amplified by ||M|| / delta), then the training values
+  F = K a within 1e-6 (relative to max |F|) of both references;
+- the estimator: the same decision values as solver="structured" (feature views and precomputed kernels), the
+  ConvergenceWarning that names the better choice, bad input, and the "auto" rule.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import linalg
+from scipy.spatial.distance import cdist
+from sklearn.exceptions import ConvergenceWarning
+
+from mvl import MVLLeastSquares
+from mvl.base import encode_targets
+from mvl.data.synthetic import make_multiview_manifold
+from mvl.graph import sparse_knn_weights, sparse_laplacian
+from mvl.graph_solver import GRAPH_REGIME, regime_ratio, solve_graph, sparse_operator
+from mvl.kernel_blocks import ViewKernels
+from mvl.least_squares import choose_solver, solve_dense, solve_structured
+from mvl.scalable import MVLSystem, NystromBasis
+
+N = 240
+
+
+def _gauss(X, Z, s):
+    return np.exp(-cdist(X, Z, "sqeuclidean") / (2 * s * s))
+
+
+@pytest.fixture(scope="module")
+def data():
+    """240 training points of three 5-feature views (4 classes on curves), 3 labels per class, 60 test points;
+    narrow Gaussian kernels (0.3 x the median distance)."""
+    d = make_multiview_manifold(N + 60, n_classes=4, n_views=3, n_features=5, random_state=5)
+    views = [V[:N] for V in d.views]
+    tests = [V[N:] for V in d.views]
+    y = d.y[:N]
+    labelled = np.concatenate([np.flatnonzero(y == k)[:3] for k in range(4)])
+    scales = [0.3 * np.median(cdist(V, V)[np.triu_indices(N, 1)]) for V in views]
+    K = np.stack([_gauss(V, V, s) for V, s in zip(views, scales, strict=True)])
+    return dict(views=views, tests=tests, y=y, labelled=labelled, scales=scales, K=K, yt=d.y[N:])
+
+
+def _problem(data, gammas, power, P=4, m=3, weights=None, c=None):
+    lab = data["labelled"]
+    Y_L = encode_targets(data["y"][lab], 4)[:, :P]
+    kernels = ViewKernels(data["views"][:m], "rbf", data["scales"][:m], max_memory=0, block=64)
+    Ls = [sparse_laplacian(sparse_knn_weights(kernels, p, 6)) for p in range(m)]
+    Ld = np.stack([np.linalg.matrix_power(Lp.toarray(), power) for Lp in Ls])
+    c = np.full(m, 1.0 / m) if c is None else np.asarray(c)
+    system = MVLSystem(N, lab, Y_L, c, **dict(zip(("gamma_A", "gamma_B", "gamma_W"), gammas, strict=True)), laplacians=Ls,
+                       laplacian_power=power, between_weights=weights)
+    return kernels, system, Ld, Y_L, c
+
+
+@pytest.mark.parametrize("power", [1, 2, 3])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_sparse_operator_equals_dense_definition(data, power, weighted):
+    """M = cc^T (x) J + beta (m I - 11^T) (x) D + omega blockdiag(L_p^k), view-major, written out densely."""
+    lab = data["labelled"]
+    w = np.linspace(0.5, 1.5, N) if weighted else None
+    c = np.array([0.5, 0.3, 0.2])
+    _, system, Ld, _, _ = _problem(data, (1e-4, 1e-3, 1e-2), power, weights=w, c=c)
+    m = 3
+    J = np.zeros((N, N))
+    J[lab, lab] = 1.0
+    D = np.diag(np.ones(N) if w is None else w)
+    ref = (np.kron(np.outer(c, c), J) + system.beta * np.kron(m * np.eye(m) - np.ones((m, m)), D)
+           + system.omega * linalg.block_diag(*Ld))
+    M = sparse_operator(system).toarray()
+    assert np.abs(M - ref).max() <= 1e-12 * np.abs(ref).max()
+    # and the operator of mvl.scalable (what GMRES iterates with) agrees with it
+    F = np.random.default_rng(0).normal(size=(m, N, 2))
+    MF = (M @ F.reshape(m * N, 2)).reshape(m, N, 2)
+    assert np.abs(MF - system.apply(F)).max() <= 1e-10 * np.abs(MF).max()
+
+
+CASES = [
+    # (gamma_A, gamma_B, gamma_W), power, P, m: the graph regime (gamma_W / gamma_A = 1e5-1e6) and the smooth one
+    ((1e-6, 0.0, 1.0), 2, 4, 3),       # the issue's setting: M singular (gamma_B = 0, m > 1)
+    ((1e-6, 1e-3, 1.0), 2, 2, 3),
+    ((1e-6, 0.0, 1.0), 1, 1, 2),
+    ((1e-5, 1e-4, 1.0), 1, 4, 1),      # one view: no between-view term
+    ((1e-4, 1e-3, 1e-2), 2, 4, 3),     # smooth regime
+    ((1e-4, 0.0, 1e-2), 1, 2, 3),
+]
+
+
+@pytest.mark.parametrize("gammas,power,P,m", CASES)
+def test_graph_equals_structured_and_dense(data, gammas, power, P, m):
+    K, lab = data["K"][:m], data["labelled"]
+    kernels, system, Ld, Y_L, c = _problem(data, gammas, power, P=P, m=m)
+    basis = NystromBasis(kernels, np.arange(0, N, 2))
+    a, info = solve_graph(system, kernels, basis, tol=1e-8, max_iter=600)
+    assert info["converged"] and info["residual"] <= 1e-8
+    # the residual it reports is the true one of (68)
+    rho = system.rhs() - system.apply(np.einsum("pij,pjk->pik", K, a)) - system.delta * a
+    r = system.rhs()
+    assert np.max(np.sqrt((rho ** 2).sum(axis=(0, 1))) / np.sqrt((r ** 2).sum(axis=(0, 1)))) <= 1.01e-8
+    ref = solve_structured(K, lab, Y_L, c, *gammas, Ld)
+    dense = solve_dense(K, lab, Y_L, c, *gammas, Ld)
+    F, Fr, Fd = (np.einsum("pij,pjk->pik", K, A) for A in (a, ref, dense))
+    scale = np.abs(Fr).max()
+    assert np.abs(F - Fr).max() <= 1e-6 * scale
+    assert np.abs(F - Fd).max() <= 1e-6 * scale
+
+
+def test_graph_between_weights(data):
+    """Co-regularization on the unlabelled points (between_weights = indicator) in the graph regime."""
+    K, lab = data["K"], data["labelled"]
+    w = np.ones(N)
+    w[lab] = 0.0
+    gammas = (1e-6, 1e-3, 1.0)
+    kernels, system, Ld, Y_L, c = _problem(data, gammas, 2, weights=w)
+    a, info = solve_graph(system, kernels, NystromBasis(kernels, np.arange(0, N, 2)), tol=1e-8, max_iter=600)
+    assert info["converged"]
+    ref = solve_structured(K, lab, Y_L, c, *gammas, Ld, between_weights=w)
+    F, Fr = np.einsum("pij,pjk->pik", K, a), np.einsum("pij,pjk->pik", K, ref)
+    assert np.abs(F - Fr).max() <= 1e-6 * np.abs(Fr).max()
+
+
+def test_every_point_a_centre_is_one_iteration(data):
+    """Z Z^T = K when the centres are all the points (D = 0 up to rounding): Q is T^{-1}, GMRES stops at once."""
+    kernels, system, Ld, Y_L, c = _problem(data, (1e-6, 0.0, 1.0), 2)
+    a, info = solve_graph(system, kernels, NystromBasis(kernels, np.arange(N)), tol=1e-8, max_iter=50)
+    assert info["converged"] and info["n_iter"] <= 3
+
+
+def test_iteration_limit_and_warm_start(data):
+    kernels, system, Ld, Y_L, c = _problem(data, (1e-6, 0.0, 1.0), 2)
+    basis = NystromBasis(kernels, np.arange(0, N, 2))
+    _, short = solve_graph(system, kernels, basis, tol=1e-14, max_iter=2)
+    assert not short["converged"] and short["n_iter"] == 2 and short["residual"] > 1e-14
+    a, info = solve_graph(system, kernels, basis, tol=1e-8, max_iter=600)
+    a2, info2 = solve_graph(system, kernels, basis, tol=1e-8, max_iter=600, x0=a)
+    assert info["converged"] and info2["n_iter"] == 0 and np.abs(a2 - a).max() == 0.0
+
+
+# ---------------------------------------------------------------- the estimator
+
+
+def _labels(data):
+    y = np.full(N, -1)
+    y[data["labelled"]] = data["y"][data["labelled"]]
+    return y
+
+
+GRAPH_KW = dict(gamma_A=1e-6, gamma_B=0.0, gamma_W=1.0, n_neighbors=6, laplacian_power=2)
+
+
+def test_estimator_graph_equals_structured(data):
+    X, Xt, y = np.hstack(data["views"]), np.hstack(data["tests"]), _labels(data)
+    kw = dict(kernel="rbf", views=[5, 5, 5], bandwidth=data["scales"], **GRAPH_KW)
+    ref = MVLLeastSquares(solver="structured", **kw).fit(X, y)
+    est = MVLLeastSquares(solver="graph", tol=1e-8, n_components=120, random_state=0, max_iter=600, **kw).fit(X, y)
+    assert est.solver_ == "graph" and est.n_iter_ >= 1 and est.residual_ <= 1e-8 and est.centres_ is None
+    Fr = ref.decision_function(Xt)
+    assert np.abs(est.decision_function(Xt) - Fr).max() <= 1e-6 * np.abs(Fr).max()
+    np.testing.assert_array_equal(est.predict(Xt), ref.predict(Xt))
+    # precomputed kernels: the same solver on the Gram matrices
+    K = np.moveaxis(data["K"], 0, -1)
+    Kt = np.stack([_gauss(T, V, s) for T, V, s in zip(data["tests"], data["views"], data["scales"], strict=True)],
+                  axis=-1)
+    pre = MVLLeastSquares(kernel="precomputed", solver="graph", tol=1e-8, n_components=120, random_state=0,
+                          max_iter=600, **GRAPH_KW).fit(K, y)
+    assert np.abs(pre.decision_function(Kt) - Fr).max() <= 1e-6 * np.abs(Fr).max()
+
+
+def test_estimator_errors_and_warnings(data):
+    X, y = np.hstack(data["views"]), _labels(data)
+    base = dict(kernel="rbf", views=[5, 5, 5], bandwidth=data["scales"], gamma_A=1e-6, gamma_W=1.0)
+    with pytest.raises(ValueError, match="needs a sparse kNN graph"):
+        MVLLeastSquares(solver="graph", n_neighbors=None, **base).fit(X, y)
+    with pytest.raises(ValueError, match="laplacian must be"):
+        MVLLeastSquares(solver="graph", n_neighbors=5, laplacian=np.eye(N), **base).fit(X, y)
+    for bad in (dict(tol=0), dict(max_iter=0), dict(n_components=0)):
+        with pytest.raises(ValueError):
+            MVLLeastSquares(solver="graph", n_neighbors=5, **bad, **base).fit(X, y)
+    with pytest.raises(ValueError):
+        MVLLeastSquares(solver="graphs", n_neighbors=5, **base).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match=r'solver="graph" stopped after max_iter = 1 .*solver="structured"'):
+        MVLLeastSquares(solver="graph", n_neighbors=5, max_iter=1, tol=1e-12, n_components=20, **base).fit(X, y)
+
+
+def test_auto_chooses_graph_in_the_graph_regime(data, monkeypatch):
+    # the rule: beyond the structured solver's size (up to AUTO_CG_MAX), the graph regime iff the bound >= GRAPH_REGIME
+    assert regime_ratio(1e-6, 0.0, 1.0, 2, 3) == pytest.approx(4.0 / 1e-6)
+    assert regime_ratio(1e-5, 1e-6, 1e-2, 1, 3) == pytest.approx((3e-6 + 2e-2) / 1e-5)  # the smooth preset: 2e3
+    # graph regime: the structured solver while its memory fits (faster than "graph" where measured), else "graph"
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=4e6) == "structured"
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e9, regime=4e6) == "graph"
+    assert choose_solver("auto", "rbf", 20_000, 3, 30, 1e9, regime=GRAPH_REGIME) == "graph"
+    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=4e6) == "nystrom"
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=2e3) == "cg"  # the smooth preset
+    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=None) == "nystrom"
+    assert choose_solver("auto", "rbf", 2000, 3, 30, 1e12, regime=4e6) == "structured"
+    assert choose_solver("auto", "precomputed", 10**5, 3, 30, 1e12, regime=4e6) == "structured"
+    import mvl.least_squares
+
+    X, y = np.hstack(data["views"]), _labels(data)
+    monkeypatch.setattr(mvl.least_squares, "AUTO_STRUCTURED_MAX", 100)
+    kw = dict(kernel="rbf", views=[5, 5, 5], bandwidth=data["scales"], n_components=120, random_state=0, max_memory=1e6,
+              max_iter=600)
+    assert MVLLeastSquares(**kw, **GRAPH_KW).fit(X, y).solver_ == "graph"
+    smooth = dict(gamma_A=1e-4, gamma_B=0.0, gamma_W=1e-2, n_neighbors=6, laplacian_power=1)
+    assert MVLLeastSquares(**kw, **smooth).fit(X, y).solver_ == "cg"
