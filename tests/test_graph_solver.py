@@ -56,8 +56,8 @@ def _problem(data, gammas, power, P=4, m=3, weights=None, c=None):
     Ls = [sparse_laplacian(sparse_knn_weights(kernels, p, 6)) for p in range(m)]
     Ld = np.stack([np.linalg.matrix_power(Lp.toarray(), power) for Lp in Ls])
     c = np.full(m, 1.0 / m) if c is None else np.asarray(c)
-    system = MVLSystem(N, lab, Y_L, c, **dict(zip(("gamma_A", "gamma_B", "gamma_W"), gammas, strict=True)), laplacians=Ls,
-                       laplacian_power=power, between_weights=weights)
+    named = dict(zip(("gamma_A", "gamma_B", "gamma_W"), gammas, strict=True))
+    system = MVLSystem(N, lab, Y_L, c, **named, laplacians=Ls, laplacian_power=power, between_weights=weights)
     return kernels, system, Ld, Y_L, c
 
 
