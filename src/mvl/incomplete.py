@@ -64,8 +64,9 @@ from scipy.linalg import lapack
 
 from .blocks import factor_view, rcond, view_Q
 
-__all__ = ["combination_weights", "feature_presence", "precomputed_presence", "precomputed_test_presence",
-           "solve_structured_incomplete", "solve_dense_incomplete", "view_operators", "MISSING_SOLVERS"]
+__all__ = ["combination_weights", "combination_scales", "feature_presence", "precomputed_presence",
+           "precomputed_test_presence", "solve_structured_incomplete", "solve_dense_incomplete", "view_operators",
+           "MISSING_SOLVERS"]
 
 MISSING_SOLVERS = ("auto", "structured", "dense")
 """MVL-LS solvers that take incomplete views (NaN rows)."""
@@ -176,6 +177,18 @@ def combination_weights(c, mask):
     c = np.asarray(c, dtype=np.float64)
     mask = np.asarray(mask, dtype=bool)
     cm = np.where(mask, c[None, :], 0.0)
+    out = cm * combination_scales(c, mask)[:, None]
+    out[mask.all(axis=1)] = c  # exactly c where nothing is missing
+    return out
+
+
+def combination_scales(c, mask):
+    """s_i (n,) of :func:`combination_weights`: c~_ip = s_i c_p for p in V_i. s_i = (sum_q c_q) / (sum_{q in V_i}
+    c_q) where that ratio is positive and finite, else ||c|| / ||c_{V_i}||, 0 if every present c_q is 0; exactly 1
+    for a complete row. s_i depends on c only through its direction (c~ is positively homogeneous of degree 1)."""
+    c = np.asarray(c, dtype=np.float64)
+    mask = np.asarray(mask, dtype=bool)
+    cm = np.where(mask, c[None, :], 0.0)
     tot = float(c.sum())
     sub = cm.sum(axis=1)
     scale = np.zeros(mask.shape[0])
@@ -184,9 +197,8 @@ def combination_weights(c, mask):
     norms = np.sqrt((cm * cm).sum(axis=1))
     fb = ~ok & (norms > 0)
     scale[fb] = np.linalg.norm(c) / norms[fb]
-    out = cm * scale[:, None]
-    out[mask.all(axis=1)] = c  # exactly c where nothing is missing
-    return out
+    scale[mask.all(axis=1)] = 1.0
+    return scale
 
 
 def view_operators(K, mask, laplacian, n_neighbors, *, gamma_W, laplacian_power, graph_weights):
