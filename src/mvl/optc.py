@@ -46,12 +46,18 @@ c~_ip(c) = s_i(c) c_p (:func:`mvl.incomplete.combination_weights`), and the regu
   c~_ip = s_i(c') c_p is linear in c and g becomes ||A(c') c - b||^2 with the columns of A(c') the vec of
   s_i(c') F_ip over the present (i, p), exactly problem (86): its global minimiser on the sphere is
   :func:`mvl.sphere.sphere_least_squares` (eq 87-92). :func:`incomplete_c_step` takes as candidates the current
-  c, the frozen-s sphere solution at c and a few fixed-point passes of it (s refrozen at the last solution),
-  polishes the best candidates by a local quasi-Newton descent of g(alpha v / ||v||) (scipy BFGS, finite-
-  difference gradient; g is piecewise smooth where the renormalisation switches branch), and returns the
-  candidate with the smallest g. The current c being a candidate, g never increases, so neither does the
-  objective (84) across an alternation (f-step: exact minimiser; c-step: g(c_new) <= g(c)). The c-step is
-  therefore a local method: on tiny problems (m = 2, 3) the tests compare it with a fine grid of the sphere.
+  c, the frozen-s sphere solution at c and a few fixed-point passes of it (s refrozen at the last solution) and
+  the best of 100 m fixed pseudo-random points of the sphere, polishes the best three by a local quasi-Newton
+  descent of g(alpha v / ||v||) (scipy BFGS, finite-difference gradient), and returns the candidate with the
+  smallest g. The current c being a candidate, g never increases, so neither does the objective (84) across an
+  alternation (f-step: exact minimiser; c-step: g(c_new) <= g(c)). g is smooth only inside the cells cut out of
+  the sphere by the hyperplanes sum_q c_q = 0 and sum_{q in V_i} c_q = 0 (i labelled, incomplete), where s_i
+  switches branch: it has poles (sum_{V_i} c -> 0 with the sign of sum c) and jumps there, and its infimum can
+  lie on a hyperplane without being attained (as sum c -> 0 the combined output of every incomplete sample tends
+  to 0); at c_p = 0 exactly, the samples that have only view p get c~_i = 0 and leave the data term (an
+  isolated lower value, deliberately not searched for). So the c-step is a heuristic, not a global solver: on
+  tiny problems (m = 2, 3; tests/test_incomplete_optc.py) it reached the minimum of a fine grid of the sphere
+  whenever that minimum lies inside a cell, and came within 2 % of it otherwise.
   With nothing missing s_i = 1, g is eq (86) and the frozen-s solution is the global one; the estimator then
   runs the complete code above unchanged.
 - Cost: an f-step is one incomplete fit, O(sum_p n_p^3), per alternation and restart (the factors of H_p do not
@@ -325,12 +331,14 @@ def incomplete_c_objective(c, FL, Y_L, mask_L):
     return float(np.sum(E * E))
 
 
-def incomplete_c_step(FL, Y_L, mask_L, c0, alpha, n_fixed_point=3):
+def incomplete_c_step(FL, Y_L, mask_L, c0, alpha, n_fixed_point=3, n_probe=None, n_polish=3):
     """The c-step of MVL-LS-optC on incomplete views: c on ||c|| = alpha with g(c) <= g(c0) (module docstring).
 
     Candidates: c0; the global minimiser on the sphere (:func:`mvl.sphere.sphere_least_squares`, eq 86-92) of the
     linear problem with s_i frozen at c0, and ``n_fixed_point`` - 1 further passes with s_i refrozen at the last
-    solution; the two best are polished by BFGS on g(alpha v / ||v||). Returns (c, g(c))."""
+    solution; the best of ``n_probe`` fixed pseudo-random points of the sphere (default 100 m; g has poles and jumps
+    where a sum_{q in V_i} c_q or sum_q c_q changes sign, which a local descent does not cross); the ``n_polish``
+    best candidates are polished by BFGS on g(alpha v / ||v||). Returns (c, g(c)), the smallest g found."""
     from scipy import optimize
 
     c0 = np.asarray(c0, dtype=np.float64)
@@ -354,8 +362,13 @@ def incomplete_c_step(FL, Y_L, mask_L, c0, alpha, n_fixed_point=3):
         nv = np.linalg.norm(v)
         return g(alpha * v / nv) if nv > 0 else np.inf
 
+    probes = np.random.default_rng(12345).standard_normal((100 * m if n_probe is None else int(n_probe), m))
+    probes *= alpha / np.linalg.norm(probes, axis=1, keepdims=True)
+    gp = np.array([g(c) for c in probes])
+    for j in np.argsort(gp)[:n_polish]:
+        cands.append((gp[j], len(cands), probes[j]))
     cands.sort(key=lambda t: (t[0], t[1]))
-    for _, _k, start in list(cands[:2]):
+    for _, _k, start in list(cands[:n_polish]):
         res = optimize.minimize(h, start / alpha, method="BFGS", options={"gtol": 1e-10, "maxiter": 200})
         v = np.asarray(res.x)
         if np.all(np.isfinite(v)) and np.linalg.norm(v) > 0:
