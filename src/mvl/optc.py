@@ -533,6 +533,17 @@ class MVLLeastSquaresOptC(MVLClassifier):
     MVLLeastSquares : the same problem with a fixed combination c.
     MVLLeastSquaresCV : the graph and the gammas selected by cross-validation.
 
+    Notes
+    -----
+    Missing views (incomplete multi-view data, :mod:`mvl.incomplete`): a row of NaN across a view's columns (a NaN
+    row and column of a precomputed view) marks a missing view, as in :class:`mvl.MVLLeastSquares`; with solver
+    "structured" ("auto" up to 5,000 samples) the alternation then runs on the incomplete model: the f-step is
+    Theorem 10 on incomplete data, the c-step minimises the data term of (84) with c renormalised over each
+    sample's present views, which is not eq (86)'s quadratic; it is solved by the sphere solution of eq (86)-(92)
+    with the renormalisation frozen, probes of the sphere and a local descent, never increasing (84) (module
+    docstring: the choice, its limits and cost, one incomplete fit per alternation). "cg" and "nystrom" refuse
+    missing views.
+
     References
     ----------
     .. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
