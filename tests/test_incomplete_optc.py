@@ -254,3 +254,24 @@ def test_nan_convention_errors():
         model.predict(Zp)
     with pytest.raises(ValueError, match="missing views"):
         MVLLeastSquaresOptC(**{**kw, "gamma_W": 0.0}, solver="cg").fit(apply_mask(X, mask), y)
+
+
+def test_cached_factors_give_the_uncached_solution():
+    """solve_structured_incomplete with a cache shared across calls that differ in c (the f-steps of optC) returns
+    what a fresh solve returns, and the masked textbook solution."""
+    from mvl.incomplete import solve_structured_incomplete
+
+    X, mask, y, Lfull, rng = _problem(seed=5)
+    K = np.stack([np.where(np.outer(mask[:, p], mask[:, p]), X[p] @ X[p].T, 0.0) for p in range(3)])
+    lab = np.flatnonzero(y >= 0)
+    Y = -np.ones((lab.size, 3))
+    Y[np.arange(lab.size), y[lab]] = 1.0
+    Ls = [Lfull[:, :, p][np.ix_(S, S)] for p in range(3) for S in [np.flatnonzero(mask[:, p])]]
+    cache = {}
+    for c in (np.array([0.6, 0.3, 0.1]), np.array([1.0, -0.4, 0.3]), rng.standard_normal(3)):
+        A = solve_structured_incomplete(K, mask, lab, Y, c, 1e-2, 1e-2, 5e-2, Ls, cache=cache)
+        assert len(cache) == 3
+        B = solve_structured_incomplete(K, mask, lab, Y, c, 1e-2, 1e-2, 5e-2, Ls)
+        R = solve_dense_incomplete(K, mask, lab, Y, c, 1e-2, 1e-2, 5e-2, Ls)
+        assert np.array_equal(A, B)
+        np.testing.assert_allclose(A, R, rtol=0, atol=1e-9 * np.abs(R).max())

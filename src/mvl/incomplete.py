@@ -232,13 +232,16 @@ def _between_weights(between_weights, n):
 
 
 def solve_structured_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, info=None,
-                                between_weights=None):
+                                between_weights=None, cache=None):
     """MVL-LS (Theorem 10) on incomplete views, view by view; returns A (m, n, P), zero at absent (sample, view).
 
     ``K`` (m, n, n): the views' Gram matrices (only the blocks S_p x S_p are read); ``mask`` (n, m) bool: sample i
     has view p; ``L``: list of m per-view operators (n_p, n_p) on S_p (:func:`view_operators`) or None (gamma_W = 0);
     ``between_weights`` (n,): w of M_B = diag(w) (x) M_{V_i}. The system and its derivation are in the module
-    docstring; cost O(sum_p n_p^3). ``info["rcond"]``: the smallest reciprocal condition estimate."""
+    docstring; cost O(sum_p n_p^3). ``info["rcond"]``: the smallest reciprocal condition estimate. ``cache``: a dict
+    kept by the caller across calls that differ only in c (MVL-LS-optC): the LU of each H_p and Q_p, which do not
+    depend on c, are stored in it on the first call and reused (then the cost per call is O((l + |U|)^3 +
+    sum_p n_p^2 P)); the condition estimates of the cached factors are not recomputed."""
     rconds = [] if info is not None else None
     m, n, _ = K.shape
     mask = np.asarray(mask, dtype=bool)
@@ -270,11 +273,16 @@ def solve_structured_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gam
         if idx.size == 0:
             factors.append(None)
             continue
-        Kp = np.ascontiguousarray(K[p][np.ix_(idx, idx)])
-        dp = (wt * counts)[idx] if beta > 0 else None
-        lu, piv = factor_view(Kp, None if L is None else L[p], 1, delta, beta, omega, p, rconds, dp)
+        if cache is not None and p in cache:
+            lu, piv, Qp = cache[p]
+        else:
+            Kp = np.ascontiguousarray(K[p][np.ix_(idx, idx)])
+            dp = (wt * counts)[idx] if beta > 0 else None
+            lu, piv = factor_view(Kp, None if L is None else L[p], 1, delta, beta, omega, p, rconds, dp)
+            Qp = view_Q(lu, piv, Kp).T  # symmetric
+            if cache is not None:
+                cache[p] = (lu, piv, Qp)
         factors.append((idx, lu, piv))
-        Qp = view_Q(lu, piv, Kp).T  # symmetric
         li = np.flatnonzero(posL[idx] >= 0)
         lg = posL[idx[li]]
         cl = Ct[idx[li], p]

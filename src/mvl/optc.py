@@ -60,8 +60,9 @@ c~_ip(c) = s_i(c) c_p (:func:`mvl.incomplete.combination_weights`), and the regu
   whenever that minimum lies inside a cell, and came within 2 % of it otherwise.
   With nothing missing s_i = 1, g is eq (86) and the frozen-s solution is the global one; the estimator then
   runs the complete code above unchanged.
-- Cost: an f-step is one incomplete fit, O(sum_p n_p^3), per alternation and restart (the factors of H_p do not
-  depend on c and could be shared as in :class:`OptCSystem`; not done yet).
+- Cost: the LU of each H_p and Q_p (O(sum_p n_p^3)) do not depend on c and are computed once per fit; an f-step
+  then assembles and solves the coupled (l + |U|) system of :mod:`mvl.incomplete` (O((l + |U|)^3)), not batched
+  over the restarts as :class:`OptCSystem` does.
 - A view missing for every training sample: at any c the f-step is the MVL-LS fit without that view at the
   combination c~_{-p}(c) (the limit tested in :mod:`mvl.incomplete`), but c~_{-p}(c) = c_{-p} sum(c) /
   sum(c_{-p}) is not on the sphere of radius alpha: its norm varies with c_p. So the fit is not the optC fit
@@ -541,7 +542,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
     Theorem 10 on incomplete data, the c-step minimises the data term of (84) with c renormalised over each
     sample's present views, which is not eq (86)'s quadratic; it is solved by the sphere solution of eq (86)-(92)
     with the renormalisation frozen, probes of the sphere and a local descent, never increasing (84) (module
-    docstring: the choice, its limits and cost, one incomplete fit per alternation). "cg" and "nystrom" refuse
+    docstring: the choice, its limits and cost). "cg" and "nystrom" refuse
     missing views.
 
     References
@@ -877,8 +878,10 @@ class MVLLeastSquaresOptC(MVLClassifier):
         mask_L = mask[labelled]
         t0 = time.perf_counter()
 
+        cache = {}  # the LU of each H_p and Q_p: independent of c, shared by every f-step and restart
+
         def fstep(c):
-            A = solve_structured_incomplete(K, mask, labelled, Y_L, c, **gammas, L=L)
+            A = solve_structured_incomplete(K, mask, labelled, Y_L, c, **gammas, L=L, cache=cache)
             FL = np.einsum("pln,pnk->plk", K[:, labelled], A) * mask_L.T[:, :, None]  # f^p at the labelled x_i
             return A, FL
 
