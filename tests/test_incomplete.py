@@ -301,8 +301,11 @@ def test_nan_convention_errors():
     Xm = apply_mask(X, mask_at_random(40, 3, 0.3, 0), sizes)
     with pytest.raises(ValueError, match="missing views"):
         MVLLeastSquaresCV(views=sizes).fit(Xm, y)
-    with pytest.raises(ValueError, match="NaN"):  # not (yet) on incomplete data
-        MVLLeastSquaresOptC(views=sizes).fit(Xm, y)
+    for solver in ("cg", "nystrom"):  # MVL-LS-optC takes missing views with its structured f-step only
+        with pytest.raises(ValueError, match="missing views"):
+            MVLLeastSquaresOptC(views=sizes, solver=solver, n_restarts=2).fit(Xm, y)
+    with pytest.raises(ValueError, match=r"Input X contains NaN: view 1 of sample\(s\) \[3\].*partial NaN"):
+        MVLLeastSquaresOptC(views=sizes, n_restarts=2).fit(Xp, y)
 
 
 def test_complete_fit_predicts_samples_that_miss_views():

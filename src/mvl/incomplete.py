@@ -64,8 +64,9 @@ from scipy.linalg import lapack
 
 from .blocks import factor_view, rcond, view_Q
 
-__all__ = ["combination_weights", "feature_presence", "precomputed_presence", "precomputed_test_presence",
-           "solve_structured_incomplete", "solve_dense_incomplete", "view_operators", "MISSING_SOLVERS"]
+__all__ = ["combination_weights", "combination_scales", "feature_presence", "precomputed_presence",
+           "precomputed_test_presence", "solve_structured_incomplete", "solve_dense_incomplete", "view_operators",
+           "MISSING_SOLVERS"]
 
 MISSING_SOLVERS = ("auto", "structured", "dense")
 """MVL-LS solvers that take incomplete views (NaN rows)."""
@@ -176,6 +177,18 @@ def combination_weights(c, mask):
     c = np.asarray(c, dtype=np.float64)
     mask = np.asarray(mask, dtype=bool)
     cm = np.where(mask, c[None, :], 0.0)
+    out = cm * combination_scales(c, mask)[:, None]
+    out[mask.all(axis=1)] = c  # exactly c where nothing is missing
+    return out
+
+
+def combination_scales(c, mask):
+    """s_i (n,) of :func:`combination_weights`: c~_ip = s_i c_p for p in V_i. s_i = (sum_q c_q) / (sum_{q in V_i}
+    c_q) where that ratio is positive and finite, else ||c|| / ||c_{V_i}||, 0 if every present c_q is 0; exactly 1
+    for a complete row. s_i depends on c only through its direction (c~ is positively homogeneous of degree 1)."""
+    c = np.asarray(c, dtype=np.float64)
+    mask = np.asarray(mask, dtype=bool)
+    cm = np.where(mask, c[None, :], 0.0)
     tot = float(c.sum())
     sub = cm.sum(axis=1)
     scale = np.zeros(mask.shape[0])
@@ -184,9 +197,8 @@ def combination_weights(c, mask):
     norms = np.sqrt((cm * cm).sum(axis=1))
     fb = ~ok & (norms > 0)
     scale[fb] = np.linalg.norm(c) / norms[fb]
-    out = cm * scale[:, None]
-    out[mask.all(axis=1)] = c  # exactly c where nothing is missing
-    return out
+    scale[mask.all(axis=1)] = 1.0
+    return scale
 
 
 def view_operators(K, mask, laplacian, n_neighbors, *, gamma_W, laplacian_power, graph_weights):
@@ -220,13 +232,16 @@ def _between_weights(between_weights, n):
 
 
 def solve_structured_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, info=None,
-                                between_weights=None):
+                                between_weights=None, cache=None):
     """MVL-LS (Theorem 10) on incomplete views, view by view; returns A (m, n, P), zero at absent (sample, view).
 
     ``K`` (m, n, n): the views' Gram matrices (only the blocks S_p x S_p are read); ``mask`` (n, m) bool: sample i
     has view p; ``L``: list of m per-view operators (n_p, n_p) on S_p (:func:`view_operators`) or None (gamma_W = 0);
     ``between_weights`` (n,): w of M_B = diag(w) (x) M_{V_i}. The system and its derivation are in the module
-    docstring; cost O(sum_p n_p^3). ``info["rcond"]``: the smallest reciprocal condition estimate."""
+    docstring; cost O(sum_p n_p^3). ``info["rcond"]``: the smallest reciprocal condition estimate. ``cache``: a dict
+    kept by the caller across calls that differ only in c (MVL-LS-optC): the LU of each H_p and Q_p, which do not
+    depend on c, are stored in it on the first call and reused (then the cost per call is O((l + |U|)^3 +
+    sum_p n_p^2 P)); the condition estimates of the cached factors are not recomputed."""
     rconds = [] if info is not None else None
     m, n, _ = K.shape
     mask = np.asarray(mask, dtype=bool)
@@ -258,11 +273,16 @@ def solve_structured_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gam
         if idx.size == 0:
             factors.append(None)
             continue
-        Kp = np.ascontiguousarray(K[p][np.ix_(idx, idx)])
-        dp = (wt * counts)[idx] if beta > 0 else None
-        lu, piv = factor_view(Kp, None if L is None else L[p], 1, delta, beta, omega, p, rconds, dp)
+        if cache is not None and p in cache:
+            lu, piv, Qp = cache[p]
+        else:
+            Kp = np.ascontiguousarray(K[p][np.ix_(idx, idx)])
+            dp = (wt * counts)[idx] if beta > 0 else None
+            lu, piv = factor_view(Kp, None if L is None else L[p], 1, delta, beta, omega, p, rconds, dp)
+            Qp = view_Q(lu, piv, Kp).T  # symmetric
+            if cache is not None:
+                cache[p] = (lu, piv, Qp)
         factors.append((idx, lu, piv))
-        Qp = view_Q(lu, piv, Kp).T  # symmetric
         li = np.flatnonzero(posL[idx] >= 0)
         lg = posL[idx[li]]
         cl = Ct[idx[li], p]

@@ -32,6 +32,42 @@ At Flowers-17 scale on 2 cores an f-step for 20 restarts took 0.15 s this way an
 workers busy-wait after every call, taking a core from the step that follows.
 At the optimum of the f-step the objective equals
 (1/l) <Y_L, E_L> (a quadratic's minimum value), so it is tracked at no cost.
+
+Incomplete views (issue 30, :mod:`mvl.incomplete`). With a presence mask V_i (a NaN row marks a missing view)
+problem (84) keeps the incomplete model of :mod:`mvl.incomplete`: the data term is
+1/l sum_{i<=l} ||y_i - sum_{p in V_i} c~_ip(c) f^p(x_i)||^2 with the per-sample renormalised combination
+c~_ip(c) = s_i(c) c_p (:func:`mvl.incomplete.combination_weights`), and the regularisers do not involve c.
+
+- f-step (c fixed): Theorem 10 on incomplete data, :func:`mvl.incomplete.solve_structured_incomplete`; the
+  objective after it is again (1/l) <Y_L, E_L> (a quadratic's minimum).
+- c-step (f fixed): minimise g(c) = sum_{i<=l} ||y_i - sum_{p in V_i} c~_ip(c) F_ip||^2 over ||c|| = alpha
+  (the analogue of eq 85). s_i(c) = sum_q c_q / sum_{q in V_i} c_q (or its norm fallback) depends on c, so g is
+  not the quadratic of eq (86) and Theorems 15-16 do not give its global minimiser. With s frozen at a point c',
+  c~_ip = s_i(c') c_p is linear in c and g becomes ||A(c') c - b||^2 with the columns of A(c') the vec of
+  s_i(c') F_ip over the present (i, p), exactly problem (86): its global minimiser on the sphere is
+  :func:`mvl.sphere.sphere_least_squares` (eq 87-92). :func:`incomplete_c_step` takes as candidates the current
+  c, the frozen-s sphere solution at c and a few fixed-point passes of it (s refrozen at the last solution) and
+  the best of 100 m fixed pseudo-random points of the sphere, polishes the best three by a local quasi-Newton
+  descent of g(alpha v / ||v||) (scipy BFGS, finite-difference gradient), and returns the candidate with the
+  smallest g. The current c being a candidate, g never increases, so neither does the objective (84) across an
+  alternation (f-step: exact minimiser; c-step: g(c_new) <= g(c)). g is smooth only inside the cells cut out of
+  the sphere by the hyperplanes sum_q c_q = 0 and sum_{q in V_i} c_q = 0 (i labelled, incomplete), where s_i
+  switches branch: it has poles (sum_{V_i} c -> 0 with the sign of sum c) and jumps there, and its infimum can
+  lie on a hyperplane without being attained (as sum c -> 0 the combined output of every incomplete sample tends
+  to 0); at c_p = 0 exactly, the samples that have only view p get c~_i = 0 and leave the data term (an
+  isolated lower value, deliberately not searched for). So the c-step is a heuristic, not a global solver: on
+  tiny problems (m = 2, 3; tests/test_incomplete_optc.py) it reached the minimum of a fine grid of the sphere
+  whenever that minimum lies inside a cell, and came within 2 % of it otherwise.
+  With nothing missing s_i = 1, g is eq (86) and the frozen-s solution is the global one; the estimator then
+  runs the complete code above unchanged.
+- Cost: the LU of each H_p and Q_p (O(sum_p n_p^3)) do not depend on c and are computed once per fit; an f-step
+  then assembles and solves the coupled (l + |U|) system of :mod:`mvl.incomplete` (O((l + |U|)^3)), not batched
+  over the restarts as :class:`OptCSystem` does.
+- A view missing for every training sample: at any c the f-step is the MVL-LS fit without that view at the
+  combination c~_{-p}(c) (the limit tested in :mod:`mvl.incomplete`), but c~_{-p}(c) = c_{-p} sum(c) /
+  sum(c_{-p}) is not on the sphere of radius alpha: its norm varies with c_p. So the fit is not the optC fit
+  without the view; what holds is that its objective's minimum is at most that fit's (c_p = 0 gives c~ = c on
+  the smaller sphere) and that at the returned c_ it is exactly the (m-1)-view MVL-LS fit at c~_{-p}(c_).
 """
 
 from __future__ import annotations
@@ -61,10 +97,11 @@ from .base import (
     take_samples,
 )
 from .blocks import factor_view, view_Q
+from .incomplete import combination_scales, combination_weights
 from .least_squares import MEMORY_ADVICE, solve_structured
 from .sphere import sphere_least_squares
 
-__all__ = ["MVLLeastSquaresOptC", "OptCSystem"]
+__all__ = ["MVLLeastSquaresOptC", "OptCSystem", "incomplete_c_objective", "incomplete_c_step"]
 
 
 class OptCSystem:
@@ -270,14 +307,76 @@ class OptCSystem:
         return A
 
 
-def _restart_outputs(K_x, C, A):
+def _restart_outputs(K_x, C, A, mask=None):
     """Outputs (R, v, P) of every restart on points x, kernels K_x (m, v, n), coefficients A (m, n, R, P):
-    sum_p c_p K^p_x a_p (eq 50-52)."""
+    sum_p c_p K^p_x a_p (eq 50-52); with a presence ``mask`` (v, m) of the points, sum_{p in V_x} c~_xp K^p_x a_p
+    (c renormalised over the present views, :func:`mvl.incomplete.combination_weights`)."""
     m, n, R, P = A.shape
     out = np.zeros((K_x.shape[1], R, P))
+    if mask is not None:
+        W = np.stack([combination_weights(C[r], mask) for r in range(R)], axis=1)  # (v, R, m)
     for p in range(m):
-        out += (K_x[p] @ A[p].reshape(n, R * P)).reshape(-1, R, P) * C[None, :, p, None]
+        if mask is None:
+            out += (K_x[p] @ A[p].reshape(n, R * P)).reshape(-1, R, P) * C[None, :, p, None]
+        else:
+            out += (K_x[p] @ A[p].reshape(n, R * P)).reshape(-1, R, P) * W[:, :, p, None]
     return out.transpose(1, 0, 2)
+
+
+def incomplete_c_objective(c, FL, Y_L, mask_L):
+    """g(c) = sum_{i<=l} ||y_i - sum_{p in V_i} c~_ip(c) F_ip||^2: the data term of (84) times l on incomplete
+    views, for labelled per-view outputs FL (m, l, P) (any values where absent: masked here), targets Y_L (l, P)
+    and the labelled samples' presence mask_L (l, m)."""
+    Ct = combination_weights(c, mask_L)
+    E = Y_L - np.einsum("lp,plk->lk", Ct, FL)
+    return float(np.sum(E * E))
+
+
+def incomplete_c_step(FL, Y_L, mask_L, c0, alpha, n_fixed_point=3, n_probe=None, n_polish=3):
+    """The c-step of MVL-LS-optC on incomplete views: c on ||c|| = alpha with g(c) <= g(c0) (module docstring).
+
+    Candidates: c0; the global minimiser on the sphere (:func:`mvl.sphere.sphere_least_squares`, eq 86-92) of the
+    linear problem with s_i frozen at c0, and ``n_fixed_point`` - 1 further passes with s_i refrozen at the last
+    solution; the best of ``n_probe`` fixed pseudo-random points of the sphere (default 100 m; g has poles and jumps
+    where a sum_{q in V_i} c_q or sum_q c_q changes sign, which a local descent does not cross); the ``n_polish``
+    best candidates are polished by BFGS on g(alpha v / ||v||). Returns (c, g(c)), the smallest g found."""
+    from scipy import optimize
+
+    c0 = np.asarray(c0, dtype=np.float64)
+    m = c0.size
+    FL = np.where(mask_L.T[:, :, None], FL, 0.0)
+    g = functools.partial(incomplete_c_objective, FL=FL, Y_L=Y_L, mask_L=mask_L)
+    b = Y_L.T.ravel()
+    cands = [(g(c0), 0, c0)]
+    c = c0
+    for k in range(n_fixed_point):
+        s = combination_scales(c, mask_L)
+        Ab = np.empty((b.size, m + 1), order="F")
+        Ab[:, :m] = (FL * s[None, :, None]).transpose(0, 2, 1).reshape(m, -1).T  # (P, l) order, as b
+        Ab[:, m] = b
+        lwork = max(1, int(lapack.dgeqrf_lwork(b.size, m + 1)[0]))
+        R_, q_ = _triangle(Ab, m, lwork)
+        c = sphere_least_squares(R_, q_, alpha)
+        cands.append((g(c), k + 1, c))
+
+    def h(v):
+        nv = np.linalg.norm(v)
+        return g(alpha * v / nv) if nv > 0 else np.inf
+
+    probes = np.random.default_rng(12345).standard_normal((100 * m if n_probe is None else int(n_probe), m))
+    probes *= alpha / np.linalg.norm(probes, axis=1, keepdims=True)
+    gp = np.array([g(c) for c in probes])
+    for j in np.argsort(gp)[:n_polish]:
+        cands.append((gp[j], len(cands), probes[j]))
+    cands.sort(key=lambda t: (t[0], t[1]))
+    for _, _k, start in list(cands[:n_polish]):
+        res = optimize.minimize(h, start / alpha, method="BFGS", options={"gtol": 1e-10, "maxiter": 200})
+        v = np.asarray(res.x)
+        if np.all(np.isfinite(v)) and np.linalg.norm(v) > 0:
+            c = alpha * v / np.linalg.norm(v)
+            cands.append((g(c), len(cands), c))
+    best = min(cands, key=lambda t: (t[0], t[1]))
+    return best[2].copy(), best[0]
 
 
 def _combine(Wc, S, out, threads):
@@ -435,6 +534,17 @@ class MVLLeastSquaresOptC(MVLClassifier):
     MVLLeastSquares : the same problem with a fixed combination c.
     MVLLeastSquaresCV : the graph and the gammas selected by cross-validation.
 
+    Notes
+    -----
+    Missing views (incomplete multi-view data, :mod:`mvl.incomplete`): a row of NaN across a view's columns (a NaN
+    row and column of a precomputed view) marks a missing view, as in :class:`mvl.MVLLeastSquares`; with solver
+    "structured" ("auto" up to 5,000 samples) the alternation then runs on the incomplete model: the f-step is
+    Theorem 10 on incomplete data, the c-step minimises the data term of (84) with c renormalised over each
+    sample's present views, which is not eq (86)'s quadratic; it is solved by the sphere solution of eq (86)-(92)
+    with the renormalisation frozen, probes of the sphere and a local descent, never increasing (84) (module
+    docstring: the choice, its limits and cost). "cg" and "nystrom" refuse
+    missing views.
+
     References
     ----------
     .. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
@@ -480,6 +590,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         "verbose": ["verbose"],
     }
     _memory_advice = MEMORY_ADVICE
+    _missing_views = True  # NaN rows mark missing views (mvl.incomplete; the structured f-step only)
 
     def __init__(self, *, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
                  laplacian="normalized", random_state=None, n_neighbors=5, n_classes=None, laplacian_power=None,
@@ -621,6 +732,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         self._scalable = None
         self.centres_ = None
         self.validation_indices_ = None
+        self.view_mask_ = None
         if (X_val is None) != (y_val is None):
             raise ValueError("give both X_val and y_val, or neither")
         if X_val is not None and self.validation_fraction is not None:
@@ -636,6 +748,8 @@ class MVLLeastSquaresOptC(MVLClassifier):
         K = self._fit_kernels(X)
         m, n, _ = K.shape
         y_enc, labelled = self._fit_labels(y, n)
+        if self.view_mask_ is not None:  # missing views: the incomplete alternation (complete path below unchanged)
+            return self._fit_incomplete(K, y_enc, labelled, X_val, y_val, alpha)
         classes = self.classes_
         l_all = len(labelled)
         self._check_memory(8.0 * (2 * m * n * n + 3 * n * n + 2 * m * l_all * n + m * (m + 1) // 2 * l_all ** 2),
@@ -646,8 +760,9 @@ class MVLLeastSquaresOptC(MVLClassifier):
         C = rng.standard_normal((self.n_restarts, m))  # drawn first: the same restarts with or without a split
         C *= alpha / np.linalg.norm(C, axis=1, keepdims=True)
         held = None
+        mask_val = None
         if X_val is not None:
-            K_val = self._test_kernels(X_val, name="X_val")
+            K_val, mask_val = self._test_kernels(X_val, name="X_val", presence=True)  # mask: X_val misses views
             y_val = column_or_1d(y_val)
             if y_val.shape != (K_val.shape[1],):
                 raise ValueError(f"y_val has shape {y_val.shape}, X_val has {K_val.shape[1]} samples")
@@ -705,7 +820,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
             scores = None
             if K_val is not None:  # coefficients of every restart, scored on the validation points
                 A_all = system.coefficients_batch(C, E)
-                out = _restart_outputs(K_val, C, A_all)  # (restarts, v, P)
+                out = _restart_outputs(K_val, C, A_all, mask_val)  # (restarts, v, P)
                 scores = np.mean(classes[np.argmax(out, axis=2)] == y_val[None], axis=1)
                 best = int(np.lexsort((final_obj, -scores))[0])  # best validation accuracy, then objective
                 coef = A_all[:, :, best]
@@ -725,6 +840,91 @@ class MVLLeastSquaresOptC(MVLClassifier):
         self._set_restarts(C, best, history, final_obj, scores)
         self.n_labelled_ = len(labelled)
         self._check_regularization(K, labelled, y_enc[labelled])
+        return self
+
+    def _fit_incomplete(self, K, y_enc, labelled, X_val, y_val, alpha):
+        """The alternation of Section 6 on incomplete views (module docstring): f-step by
+        :func:`mvl.incomplete.solve_structured_incomplete`, c-step by :func:`incomplete_c_step`; restarts, their
+        choice and the ``validation_fraction`` refit as in the complete path."""
+        from .incomplete import solve_structured_incomplete
+
+        mask = self.view_mask_
+        m, n, _ = K.shape
+        classes = self.classes_
+        Y_all, L = self._mvl_inputs(K, y_enc, labelled, mask)
+        gammas = self._gammas()
+        rng = np.random.default_rng(self.random_state)
+        C = rng.standard_normal((self.n_restarts, m))  # the same draws as the complete path
+        C *= alpha / np.linalg.norm(C, axis=1, keepdims=True)
+        held = None
+        mask_val = None
+        if X_val is not None:
+            K_val, mask_val = self._test_kernels(X_val, name="X_val", presence=True)
+            y_val = column_or_1d(y_val)
+            if y_val.shape != (K_val.shape[1],):
+                raise ValueError(f"y_val has shape {y_val.shape}, X_val has {K_val.shape[1]} samples")
+        elif self.validation_fraction is not None:
+            held = _stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)
+            K_val = np.ascontiguousarray(K[:, labelled[held]])
+            mask_val = mask[labelled[held]]
+            y_val = classes[y_enc[labelled[held]]]
+            keep = np.setdiff1d(np.arange(len(labelled)), held)
+            labelled_all, labelled, Y_L = labelled, labelled[keep], Y_all[keep]
+        else:
+            K_val = None
+        if held is None:
+            Y_L = Y_all
+        l = len(labelled)
+        mask_L = mask[labelled]
+        t0 = time.perf_counter()
+
+        cache = {}  # the LU of each H_p and Q_p: independent of c, shared by every f-step and restart
+
+        def fstep(c):
+            A = solve_structured_incomplete(K, mask, labelled, Y_L, c, **gammas, L=L, cache=cache)
+            FL = np.einsum("pln,pnk->plk", K[:, labelled], A) * mask_L.T[:, :, None]  # f^p at the labelled x_i
+            return A, FL
+
+        history = np.full((self.n_restarts, self.n_iter), np.nan)
+        final_obj = np.empty(self.n_restarts)
+        coefs = np.empty((m, n, self.n_restarts, Y_L.shape[1]))
+        for r in range(self.n_restarts):
+            prev = np.inf
+            for it in range(self.n_iter):
+                _, FL = fstep(C[r])
+                g_f = incomplete_c_objective(C[r], FL, Y_L, mask_L)
+                E = Y_L - np.einsum("lp,plk->lk", combination_weights(C[r], mask_L), FL)
+                J_f = float(np.sum(Y_L * E)) / l  # objective (84) at the f-step's optimum
+                C[r], g_new = incomplete_c_step(FL, Y_L, mask_L, C[r], alpha)
+                J = J_f + (g_new - g_f) / l
+                history[r, it] = J
+                if it > 0 and prev - J <= self.tol * abs(prev):
+                    break
+                prev = J
+            A, FL = fstep(C[r])
+            E = Y_L - np.einsum("lp,plk->lk", combination_weights(C[r], mask_L), FL)
+            final_obj[r] = float(np.sum(Y_L * E)) / l
+            coefs[:, :, r] = A
+        scores = None
+        if K_val is not None:
+            out = _restart_outputs(K_val, C, coefs, mask_val)
+            scores = np.mean(classes[np.argmax(out, axis=2)] == y_val[None], axis=1)
+            best = int(np.lexsort((final_obj, -scores))[0])
+        else:
+            best = int(np.argmin(final_obj))
+        coef = coefs[:, :, best]
+        if held is not None:  # c of the kept restart; f from every labelled sample (Theorem 10 at that c)
+            coef = solve_structured_incomplete(K, mask, labelled_all, Y_all, C[best], **gammas, L=L)
+            labelled = labelled_all
+            self.validation_indices_ = labelled_all[held]
+        self.coef_ = np.ascontiguousarray(coef)
+        if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
+            raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {gammas['gamma_A']:g}); increase gamma_A "
+                                     "or check K")
+        self.fit_seconds_ = time.perf_counter() - t0
+        self._set_restarts(C, best, history, final_obj, scores)
+        self.n_labelled_ = len(labelled)
+        self._check_regularization(K, labelled, y_enc[labelled], mask)
         return self
 
     def _set_restarts(self, C, best, history, final_obj, scores):
