@@ -118,10 +118,11 @@ def test_kfold_selects_best_mean_fold_accuracy_by_brute_force(mfeat_problem):
     ref = MVLLeastSquares(gamma_A=chosen[0], gamma_B=chosen[1], gamma_W=chosen[2], solver="dense",
                           kernel="precomputed", **PAPER_GRAPH).fit(K, ytr).score(K_te, yte)
     assert row["accuracy"] == pytest.approx(ref, abs=1e-12)
-    assert row["gamma_choice"] == "2-fold" and row["graph_used"] == "normalized-dense"
+    assert row["gamma_choice"] == "selected" and row["selected_by"] == "2-fold CV"
+    assert row["graph_used"] == "normalized-dense"
     (one,) = run_method("mvl_ls_kfold", Kp, Kt, y, split, 1, 0, RUN, views, **DRAW)
     (val,) = run_method("mvl_ls_cvgraph", Kp, Kt, y, split, 1, 0, RUN, views, **DRAW)
-    assert one["gamma_choice"] == "validation" and one["setting"] == "supervised"
+    assert one["selected_by"] == "validation set" and one["setting"] == "supervised"
     assert (one["gamma_A"], one["gamma_B"], one["gamma_W"], one["accuracy"]) == (
         val["gamma_A"], val["gamma_B"], val["gamma_W"], val["accuracy"])
 

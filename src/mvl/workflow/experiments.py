@@ -287,7 +287,7 @@ def _run_kfold(r):
     on the whole training set. What a user of the estimators does on their own data (Section 7.3 selects once on a
     validation set of 5 per class instead, where a small validation set ties at 100 % and the tie-break decides).
     With one labelled sample per class there is nothing to cross-validate: the selection is then made on the
-    draw's validation set, at this l_c (:func:`select_gammas_on_draw`), and the row says so (``gamma_choice``)."""
+    draw's validation set, at this l_c (:func:`select_gammas_on_draw`), and the row says so (``selected_by``)."""
     from ..model_selection import MVLLeastSquaresCV
 
     d, grid = r.d, r.run.grid
@@ -295,7 +295,7 @@ def _run_kfold(r):
     t0 = time.perf_counter()
     if folds < 2:
         sel = select_gammas_on_draw(d, r.l_c, r.u_c, r.run).graph_selected
-        gammas, graph, choice, score = sel.gammas, sel.graph, "validation", sel.val_accuracy
+        gammas, graph, selected_by, score = sel.gammas, sel.graph, "validation set", sel.val_accuracy
     else:
         cfg = r.run.graph
         # supervised: gamma_B = 0 only; on labelled samples alone the between-view term hardly matters, and its
@@ -307,11 +307,11 @@ def _run_kfold(r):
         best = cv.fit(d["K_tr"], d["y_train"]).best_params_
         gammas = Gammas(best["gamma_A"], best["gamma_B"], best["gamma_W"])
         graph = cfg.with_knn(best["n_neighbors"], best["laplacian_power"])
-        choice, score = f"{folds}-fold", float(cv.best_score_)
+        selected_by, score = f"{folds}-fold CV", float(cv.best_score_)
     seconds = time.perf_counter() - t0
     size = grid.size if folds < 2 else len(grid.graphs) * len(grid.A) * len(gammas_B) * len(grid.W)
-    r.fit_eval(gammas, choice, dict(val_accuracy=score, grid_seconds=seconds, grid_size=size,
-                                    selected_at_l_c=int(r.l_c)), graph=graph)
+    r.fit_eval(gammas, "selected", dict(selected_by=selected_by, val_accuracy=score, grid_seconds=seconds,
+                                        grid_size=size, selected_at_l_c=int(r.l_c)), graph=graph)
     return r.rows
 
 

@@ -259,7 +259,7 @@ REGISTRY = [
            columns=_SELECTION_COLUMNS + ("graph_used",)),
     # k-fold CV over the grid: per fold one eigendecomposition per view and graph (mvl.grid), ~2 fits per graph
     Method("mvl_ls_kfold", "ls", "MVL-LS, graph and gammas by k-fold CV", needs_validation=True, fits=12,
-           run="kfold", color="C6", sections=("main",), columns=_SELECTION_COLUMNS + ("graph_used",)),
+           run="kfold", color="C6", sections=("main",), columns=_SELECTION_COLUMNS + ("graph_used", "selected_by")),
     Method("mvl_svm", "svm", "MVL-SVM", fits=2, estimator="MVLSVM", color="C1",
            sections=("main", "comparison_reference"), panel=_MVL_PANEL, published=("MVL-SVM",),
            columns=("n_iter", "kkt_violation")),
