@@ -150,12 +150,13 @@ def main():
     nys = [f"nystrom-{M}" for M in args.nystrom]
     methods = args.methods or ["structured", "cg", *nys, "labelonly", "labelspreading",
                                "nystroem-ridge"]
-    absolute, knn = PRESETS[args.preset].get("absolute_bw", False), PRESETS[args.preset].get("knn")
+    absolute = PRESETS[args.preset].get("absolute_bw", False)
+    n_neighbors = PRESETS[args.preset].get("n_neighbors")
     print(f"bench_scale: preset {args.preset}, sizes {sizes}, methods {methods}, gammas A={args.gamma_A} "
           f"B={args.gamma_B} W={args.gamma_W}, sigma = {args.bw}{'' if absolute else ' x median'}, kNN "
-          f"{'fixed by the preset' if knn else args.neighbors} (k = "
-          f"{', '.join(str(knn or graph_neighbors(n, args.neighbors)) for n in sizes)}), {args.labels} labels per "
-          f"class, cpus {os.cpu_count()}", flush=True)
+          f"{'fixed by the preset' if n_neighbors else args.neighbors} (k = "
+          f"{', '.join(str(n_neighbors or graph_neighbors(n, args.neighbors)) for n in sizes)}), {args.labels} "
+          f"labels per class, cpus {os.cpu_count()}", flush=True)
     rows = []
     import tempfile
 

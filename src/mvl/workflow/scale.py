@@ -26,15 +26,16 @@ PRESETS = {"graph": dict(bw=0.1, gamma_A=1e-4, gamma_B=1e-6, gamma_W=1.0),
            # issue 28's data and setting: 6 classes, views of 20/30/40 features standardised on the training points,
            # Gaussian sigma = 1 (absolute), L^2 of a 10-NN graph; gamma_W / gamma_A = 1e6 and 1e4
            "graph6": dict(bw=1.0, gamma_A=1e-6, gamma_B=0.0, gamma_W=1.0, classes=6, features=(20, 30, 40),
-                          standardise=True, absolute_bw=True, power=2, knn=10),
+                          standardise=True, absolute_bw=True, laplacian_power=2, n_neighbors=10),
            "graph6-1e4": dict(bw=1.0, gamma_A=1e-4, gamma_B=0.0, gamma_W=1.0, classes=6, features=(20, 30, 40),
-                              standardise=True, absolute_bw=True, power=2, knn=10)}
+                              standardise=True, absolute_bw=True, laplacian_power=2, n_neighbors=10)}
 """Hyperparameters fixed for every n: ``graph`` chosen on a validation split at n = 2,000 (exact solver 0.961),
 ``smooth`` the paper's order of gammas with the median bandwidth (see benchmarks/README.md); ``graph6`` and
 ``graph6-1e4`` issue 28's data (6 classes, 3 standardised views of 20, 30, 40 features) and setting (sigma = 1,
-gamma_A = 1e-6 or 1e-4, gamma_W = 1, 10-NN graphs, Laplacian squared), with their own graph size (``knn``)."""
+gamma_A = 1e-6 or 1e-4, gamma_W = 1, 10-NN graphs, Laplacian squared), with their own graph size (``n_neighbors``)."""
 
-DATA_DEFAULTS = dict(classes=4, features=(20, 20, 20), standardise=False, absolute_bw=False, power=1, knn=None)
+DATA_DEFAULTS = dict(classes=4, features=(20, 20, 20), standardise=False, absolute_bw=False, laplacian_power=1,
+                     n_neighbors=None)
 """What a preset may set besides the gammas and bw (the ``graph``/``smooth`` data of issue 20 by default)."""
 
 
@@ -120,7 +121,7 @@ def _labelspreading(ctx):  # transductive: fitted on train + test points, test l
     from sklearn.semi_supervised import LabelSpreading
 
     Z, yy = _transductive_inputs(ctx)
-    return LabelSpreading(kernel="knn", n_neighbors=ctx.knn, max_iter=1000).fit(Z, yy).transduction_[ctx.n:], {}
+    return LabelSpreading(kernel="knn", n_neighbors=ctx.n_neighbors, max_iter=1000).fit(Z, yy).transduction_[ctx.n:], {}
 
 
 def _graphlearning(kind):
@@ -133,9 +134,9 @@ def _graphlearning(kind):
 
         Z, yy = _transductive_inputs(ctx)
         # exact neighbours (self first) from scikit-learn: graphlearning's own search needs the annoy package
-        dist, ind = NearestNeighbors(n_neighbors=ctx.knn + 1, algorithm="kd_tree" if Z.shape[1] <= 40 else "auto"
-                                     ).fit(Z).kneighbors(Z)
-        W = gl.weightmatrix.knn(Z, ctx.knn, knn_data=(ind, dist))
+        algorithm = "kd_tree" if Z.shape[1] <= 40 else "auto"
+        dist, ind = NearestNeighbors(n_neighbors=ctx.n_neighbors + 1, algorithm=algorithm).fit(Z).kneighbors(Z)
+        W = gl.weightmatrix.knn(Z, ctx.n_neighbors, knn_data=(ind, dist))
         model = gl.ssl.laplace(W) if kind == "laplace" else gl.ssl.poisson(W)
         lab = np.flatnonzero(yy >= 0)
         return np.asarray(model.fit_predict(lab, yy[lab]))[ctx.n:], {}
@@ -186,7 +187,7 @@ def fit_one(method, n, preset="graph", seed=1, labels=5, n_components=1000, tol=
     """Fit and score one method at n training points; returns (a dict: method, n, n_components, n_neighbors, seconds,
     accuracy, n_iter, residual, converged, unavailable; the test predictions). ``method`` in :data:`METHODS`
     (dispatched through :data:`REGISTRY`); "nystrom" uses ``n_components`` centres, "cg" and "graph" as many for
-    their preconditioners; the kNN graphs (MVL-LS and the graph peers) have the preset's ``knn`` neighbours or
+    their preconditioners; the kNN graphs (MVL-LS and the graph peers) have the preset's ``n_neighbors`` neighbours or
     :func:`graph_neighbors` (n, ``neighbors``). Keyword overrides of the preset: bw, gamma_A, gamma_B, gamma_W. A peer
     whose package is missing gives ``unavailable`` True and accuracy NaN."""
     import warnings
@@ -196,18 +197,18 @@ def fit_one(method, n, preset="graph", seed=1, labels=5, n_components=1000, tol=
     if method not in REGISTRY:
         raise ValueError(f"unknown method {method!r}; one of {METHODS}")
     hp = {**DATA_DEFAULTS, **PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}}
-    knn = hp["knn"] or graph_neighbors(n, neighbors)
+    n_neighbors = hp["n_neighbors"] or graph_neighbors(n, neighbors)
     X, ytr, Xt, yt, sizes = _data(n, seed, labels, hp["classes"], hp["features"], hp["standardise"])
     t0 = time.perf_counter()
     off = np.concatenate([[0], np.cumsum(sizes)])
     bws = [hp["bw"] if hp["absolute_bw"] else hp["bw"] * gaussian_bandwidth(X[:, off[p]:off[p + 1]], "median")
            for p in range(len(sizes))]
     kw = dict(kernel="rbf", views=sizes, bandwidth=bws, gamma_A=hp["gamma_A"], gamma_B=hp["gamma_B"],
-              gamma_W=hp["gamma_W"], n_neighbors=knn, laplacian_power=hp["power"], random_state=0)
+              gamma_W=hp["gamma_W"], n_neighbors=n_neighbors, laplacian_power=hp["laplacian_power"], random_state=0)
     row = dict(method=method, n=int(n), n_components=int(n_components) if method in CENTRED else 0,
-               n_neighbors=knn if method not in ("labelonly", "ridge") else 0, n_iter=np.nan, residual=np.nan,
+               n_neighbors=n_neighbors if method not in ("labelonly", "ridge") else 0, n_iter=np.nan, residual=np.nan,
                converged=True, unavailable=False)
-    ctx = _Context(X=X, ytr=ytr, Xt=Xt, yt=yt, n=n, kw=kw, knn=knn, tol=tol, max_iter=max_iter,
+    ctx = _Context(X=X, ytr=ytr, Xt=Xt, yt=yt, n=n, kw=kw, n_neighbors=n_neighbors, tol=tol, max_iter=max_iter,
                    n_components=n_components)
     pred = None
     with warnings.catch_warnings(record=True) as caught:
