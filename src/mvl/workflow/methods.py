@@ -22,8 +22,23 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-__all__ = ["FAMILIES", "RUNS", "SECTIONS", "REFERENCE", "ESTIMATORS", "Method", "Pattern", "REGISTRY", "method",
-           "lookup", "method_attribute", "rank", "methods_in", "register"]
+__all__ = ["SCALE_METHODS", "FAMILIES", "RUNS", "SECTIONS", "REFERENCE", "ESTIMATORS", "Method", "Pattern", "REGISTRY",
+           "method", "lookup", "method_attribute", "rank", "methods_in", "register"]
+
+SCALE_METHODS = {
+    "structured": "MVL-LS, structured solver (exact)",
+    "cg": "MVL-LS, cg (exact to tol)",
+    "nystrom": "MVL-LS, Nystrom restriction",
+    "graph": "MVL-LS, graph solver (exact to tol)",
+    "labelonly": "MVL-LS on the labelled points only",
+    "labelspreading": "LabelSpreading (scikit-learn, kNN)",
+    "laplace": "Laplace learning (graphlearning)",
+    "poisson": "Poisson learning (graphlearning)",
+    "ridge": "Nystroem + RidgeClassifier (labelled only)",
+}
+"""The scale profile's methods (issue 20's study, :mod:`mvl.workflow.scale`), name -> label: the one list of their
+names, read by the settings (config check), the schema test and the scale report; :data:`mvl.workflow.scale.REGISTRY`
+adds each one's fit function. "nystrom_<M>" in the config names nystrom with M centres."""
 
 FAMILIES = ("ls", "svm", "optc", "comparison")
 """Families of methods, each run as one job per (dataset, split): MVL-LS and its selections, ablations,

@@ -17,6 +17,8 @@ import time
 
 import numpy as np
 
+from .methods import SCALE_METHODS
+
 __all__ = ["PRESETS", "METHODS", "REGISTRY", "N_TEST", "NEIGHBOR_RULES", "graph_neighbors", "fit_one", "write_fit",
            "write_summary", "growth_exponents", "plot_scale", "scale_fit", "scale_summary", "scale_report"]
 
@@ -160,19 +162,23 @@ class Unavailable(RuntimeError):
     """A peer method whose optional dependency is missing: reported as unavailable, not as an error."""
 
 
-REGISTRY = {
-    "structured": (_mvl("structured"), "MVL-LS, structured solver (exact)"),
-    "cg": (_mvl("cg"), "MVL-LS, cg (exact to tol)"),
-    "nystrom": (_mvl("nystrom"), "MVL-LS, Nystrom restriction"),
-    "graph": (_mvl("graph"), "MVL-LS, graph solver (exact to tol)"),
-    "labelonly": (_labelonly, "MVL-LS on the labelled points only"),
-    "labelspreading": (_labelspreading, "LabelSpreading (scikit-learn, kNN)"),
-    "laplace": (_graphlearning("laplace"), "Laplace learning (graphlearning)"),
-    "poisson": (_graphlearning("poisson"), "Poisson learning (graphlearning)"),
-    "ridge": (_ridge, "Nystroem + RidgeClassifier (labelled only)"),
+_FITS = {
+    "structured": _mvl("structured"),
+    "cg": _mvl("cg"),
+    "nystrom": _mvl("nystrom"),
+    "graph": _mvl("graph"),
+    "labelonly": _labelonly,
+    "labelspreading": _labelspreading,
+    "laplace": _graphlearning("laplace"),
+    "poisson": _graphlearning("poisson"),
+    "ridge": _ridge,
 }
+if set(_FITS) != set(SCALE_METHODS):  # names and labels: the light registry module, read while the Snakefile is parsed
+    raise RuntimeError(f"scale fits {sorted(_FITS)} and methods.SCALE_METHODS {sorted(SCALE_METHODS)} differ")
+REGISTRY = {name: (_FITS[name], label) for name, label in SCALE_METHODS.items()}
 """The scale profile's methods: name -> (fit function of a :class:`_Context` returning (test predictions, extra
-record fields), label). :data:`METHODS` (and ``mvl.workflow.settings.SCALE_METHODS``) and the report read it."""
+record fields), label); names and labels from :data:`mvl.workflow.methods.SCALE_METHODS` (which the settings read
+while the Snakefile is parsed, without numpy), the fit functions here. :data:`METHODS` and the report read it."""
 METHODS = tuple(REGISTRY)
 """structured / cg / nystrom / graph: MVL-LS (Theorem 10) by each solver; labelonly: MVL-LS on the labelled points;
 labelspreading: scikit-learn's LabelSpreading (kNN, transductive); laplace / poisson: graphlearning's Laplace and

@@ -313,9 +313,9 @@ class CoregSettings:
     seeds: tuple = ()
 
 
-from .scale import METHODS as SCALE_METHODS  # noqa: E402  (the one registry: mvl.workflow.scale.REGISTRY)
-
-"""Methods of the scale profile (:data:`mvl.workflow.scale.REGISTRY`); "nystrom_<M>" names nystrom with M centres."""
+SCALE_METHODS = tuple(registry.SCALE_METHODS)
+"""Methods of the scale profile (:data:`mvl.workflow.methods.SCALE_METHODS`); "nystrom_<M>" names nystrom with M
+centres."""
 
 
 class ScaleSettings(NamedTuple):
