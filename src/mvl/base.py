@@ -530,7 +530,7 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
 
         m, n = self.n_views_, self.n_train_
         if self.kernel == "precomputed":
-            shape = np.shape(X)
+            shape = np.asarray(X).shape  # np.asarray, not np.shape: array-likes without __array_function__
             if len(shape) not in (2, 3) or shape[1] != n or (len(shape) == 3 and shape[2] != m) or \
                     (len(shape) == 2 and m != 1):
                 return None, None, None  # the complete path reports NaN/inf, then the shape
