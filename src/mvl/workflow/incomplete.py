@@ -377,19 +377,12 @@ def incomplete_summary(smk):
 def incomplete_report(smk):
     """Rule ``incomplete_report``: the jupytext notebook executed with papermill (parameters: the results and
     summary CSVs, the figure paths, the settings as JSON)."""
-    import jupytext
-    import papermill
-
-    from ..fileio import atomic_path
-    from .jobs import logged
+    from .jobs import execute_notebook, logged
 
     with logged(smk):
         out = smk.output.notebook
         parameters = {"results_csv": smk.input.results, "summary_csv": smk.input.summary,
                       "fig_png": smk.output.png, "fig_pdf": smk.output.pdf,
                       "settings": json.dumps(smk.params.settings._asdict())}
-        with atomic_path(out, ".ipynb") as tmp:  # the converted source, then the executed notebook, renamed
-            jupytext.write(jupytext.read(smk.input.notebook), str(tmp), fmt="ipynb")
-            papermill.execute_notebook(str(tmp), str(tmp), parameters=parameters, kernel_name="python3",
-                                       progress_bar=False, log_output=False)
+        execute_notebook(smk.input.notebook, out, parameters)
         print(f"[incomplete_report] -> {out}")

@@ -184,12 +184,20 @@ def coreg_run(smk):
         write_coreg(smk.wildcards.cds, int(smk.wildcards.seed), smk.output[0], data_config=smk.config.get("data"))
 
 
-def _execute(notebook, out, parameters):
-    """Run ``notebook`` (.ipynb) with papermill into ``out``, atomically (nothing half-written)."""
+def execute_notebook(notebook, out, parameters):
+    """Run the report ``notebook`` with papermill into ``out``, atomically (nothing half-written): an .ipynb as it
+    is, a jupytext script (.py) converted to .ipynb into the temporary file first. The one way every report rule
+    executes its notebook (cell tagged ``parameters``)."""
     import papermill
 
     with atomic_path(out, ".ipynb") as tmp:
-        papermill.execute_notebook(str(notebook), str(tmp), parameters=parameters, kernel_name="python3",
+        source = str(notebook)
+        if not source.endswith(".ipynb"):
+            import jupytext
+
+            jupytext.write(jupytext.read(source), str(tmp), fmt="ipynb")
+            source = str(tmp)
+        papermill.execute_notebook(source, str(tmp), parameters=parameters, kernel_name="python3",
                                    progress_bar=False, log_output=False)
 
 
@@ -197,13 +205,9 @@ def report(smk):
     """Rule ``report``: the jupytext report script converted to a notebook beside the output, executed with
     papermill (parameters: the inputs, the figure paths and the run's settings table, params ``report``, a
     :class:`mvl.workflow.settings.ReportSettings`), renamed into place."""
-    import jupytext
-
     with logged(smk):
         out = smk.output.notebook
         settings = smk.params.report
-        src = Path(f"{out}.src.ipynb")
-        jupytext.write(jupytext.read(smk.input.notebook), str(src), fmt="ipynb")
         parameters = {
             "dataset": settings.dataset, "source": settings.source,
             "results_csv": smk.input.results, "summary_csv": smk.input.summary,
@@ -212,17 +216,14 @@ def report(smk):
             "fig_comparison_metric": smk.output.comparison_metric,
             "settings": json.dumps([list(row) for row in settings.rows]),
         }
-        try:
-            _execute(src, out, parameters)
-        finally:
-            src.unlink(missing_ok=True)
+        execute_notebook(smk.input.notebook, out, parameters)
         print(f"[report] {settings.dataset} -> {out}")
 
 
 def coreg_report(smk):
     """Rule ``coreg_report``: the co-regularization notebook executed with papermill."""
     with logged(smk):
-        _execute(smk.input.notebook, smk.output.notebook,
+        execute_notebook(smk.input.notebook, smk.output.notebook,
                  {"results_csv": smk.input.results, "summary_csv": smk.output.summary})
         print(f"[coreg_report] -> {smk.output.notebook}")
 

@@ -34,7 +34,6 @@ import time
 
 import numpy as np
 
-from ..fileio import atomic_path
 from . import io
 from .settings import PEER_METHODS
 
@@ -354,19 +353,13 @@ def peers_report(smk):
     paths, the settings as JSON)."""
     import json
 
-    import jupytext
-    import papermill
-
-    from .jobs import logged
+    from .jobs import execute_notebook, logged
 
     with logged(smk):
         out = smk.output.notebook
         parameters = {"results_csv": smk.input.results, "summary_csv": smk.input.summary, "fig_png": smk.output.png,
                       "fig_pdf": smk.output.pdf, "settings": json.dumps(smk.params.settings._asdict())}
-        with atomic_path(out, ".ipynb") as tmp:  # the converted source, then the executed notebook, renamed
-            jupytext.write(jupytext.read(smk.input.notebook), str(tmp), fmt="ipynb")
-            papermill.execute_notebook(str(tmp), str(tmp), parameters=parameters, kernel_name="python3",
-                                       progress_bar=False, log_output=False)
+        execute_notebook(smk.input.notebook, out, parameters)
         print(f"[peers_report] -> {out}")
 
 

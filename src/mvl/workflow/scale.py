@@ -346,18 +346,11 @@ def scale_summary(smk):
 def scale_report(smk):
     """Rule ``scale_report``: the jupytext notebook executed with papermill (parameters: the results CSV, the
     figure paths, the settings as JSON)."""
-    import jupytext
-    import papermill
-
-    from ..fileio import atomic_path
-    from .jobs import logged
+    from .jobs import execute_notebook, logged
 
     with logged(smk):
         out = smk.output.notebook
         parameters = {"results_csv": smk.input.results, "fig_png": smk.output.png, "fig_pdf": smk.output.pdf,
                       "settings": json.dumps(smk.params.settings)}
-        with atomic_path(out, ".ipynb") as tmp:  # the converted source, then the executed notebook, renamed
-            jupytext.write(jupytext.read(smk.input.notebook), str(tmp), fmt="ipynb")
-            papermill.execute_notebook(str(tmp), str(tmp), parameters=parameters, kernel_name="python3",
-                                       progress_bar=False, log_output=False)
+        execute_notebook(smk.input.notebook, out, parameters)
         print(f"[scale_report] -> {out}")
