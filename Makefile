@@ -11,8 +11,9 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
 
+# the peers extra: graphlearning (Laplace and Poisson learning), whose comparison the main job's report shows
 setup: $(BIN)/python
-	$(BIN)/python -m pip install -e .
+	$(BIN)/python -m pip install -e '.[peers]'
 
 setup-test: $(BIN)/python
 	$(BIN)/python -m pip install -e '.[test]'
