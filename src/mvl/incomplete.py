@@ -231,6 +231,21 @@ def _between_weights(between_weights, n):
     return w
 
 
+def _add_view_blocks(Qp, idx, c_view, posL, posU, LL, LU, UU):
+    """Add view p's part of the coupled system: Q_p (on its samples ``idx``) into Q_cc[L, L] (``LL``, weighted by the
+    renormalised combination ``c_view`` = c~_{., p} on both sides), Q_c[L, U] (``LU``, on the labelled side) and
+    Q_1[U, U] (``UU``); ``posL``/``posU`` (n,) map a sample to its row among the labelled / between-view rows (-1:
+    none), ``posU`` None when there is no between-view term."""
+    li = np.flatnonzero(posL[idx] >= 0)
+    lg, cl = posL[idx[li]], c_view[idx[li]]
+    LL[np.ix_(lg, lg)] += cl[:, None] * Qp[np.ix_(li, li)] * cl[None, :]
+    if posU is not None:
+        ui = np.flatnonzero(posU[idx] >= 0)
+        ug = posU[idx[ui]]
+        LU[np.ix_(lg, ug)] += cl[:, None] * Qp[np.ix_(li, ui)]
+        UU[np.ix_(ug, ug)] += Qp[np.ix_(ui, ui)]
+
+
 def solve_structured_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, info=None,
                                 between_weights=None, cache=None):
     """MVL-LS (Theorem 10) on incomplete views, view by view; returns A (m, n, P), zero at absent (sample, view).
@@ -265,7 +280,7 @@ def solve_structured_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gam
     posL = np.full(n, -1)
     posL[labelled] = np.arange(l)
     posU = np.full(n, -1)
-    posU[U] = l + np.arange(u)
+    posU[U] = np.arange(u)
     S = np.zeros((l + u, l + u))
     factors = []
     for p in range(m):
@@ -283,15 +298,7 @@ def solve_structured_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gam
             if cache is not None:
                 cache[p] = (lu, piv, Qp)
         factors.append((idx, lu, piv))
-        li = np.flatnonzero(posL[idx] >= 0)
-        lg = posL[idx[li]]
-        cl = Ct[idx[li], p]
-        S[np.ix_(lg, lg)] += cl[:, None] * Qp[np.ix_(li, li)] * cl[None, :]
-        if beta > 0:
-            ui = np.flatnonzero(posU[idx] >= 0)
-            ug = posU[idx[ui]]
-            S[np.ix_(lg, ug)] += cl[:, None] * Qp[np.ix_(li, ui)]
-            S[np.ix_(ug, ug)] += Qp[np.ix_(ui, ui)]
+        _add_view_blocks(Qp, idx, Ct[:, p], posL, posU if beta > 0 else None, S[:l, :l], S[:l, l:], S[l:, l:])
         del Qp
     if beta > 0:
         S[l:, :l] = -wt[U][:, None] * S[:l, l:].T
@@ -438,14 +445,7 @@ def build_svm_dual_incomplete(K, mask, labelled, c, gamma_A, gamma_B, gamma_W, L
                               (wt * counts)[idx] if beta > 0 else None)
         factors.append((idx, lu, piv))
         Qp = view_Q(lu, piv, Kp).T
-        li = np.flatnonzero(posL[idx] >= 0)
-        lg, cl = posL[idx[li]], Ct[idx[li], p]
-        Q_G[np.ix_(lg, lg)] += cl[:, None] * Qp[np.ix_(li, li)] * cl[None, :]
-        if beta > 0:
-            ui = np.flatnonzero(posU[idx] >= 0)
-            ug = posU[idx[ui]]
-            Qc_LU[np.ix_(lg, ug)] += cl[:, None] * Qp[np.ix_(li, ui)]
-            Q1[np.ix_(ug, ug)] += Qp[np.ix_(ui, ui)]
+        _add_view_blocks(Qp, idx, Ct[:, p], posL, posU if beta > 0 else None, Q_G, Qc_LU, Q1)
         del Qp
     lu_Z = None
     if beta > 0:
