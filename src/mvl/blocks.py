@@ -268,6 +268,20 @@ def rcond(lu, anorm):
     return float(r) if info == 0 else 0.0
 
 
+def solve_coupled(A, rhs, rconds=None, trans=0):
+    """x with op(A) x = rhs by one LU of A (LAPACK dgetrf, in place where A is Fortran-ordered; dgetrs), op = A or
+    A^T (``trans`` 0 or 1): the coupled (E_L, T) system of Theorem 10's structured solvers. A singular system is an
+    error; with a list ``rconds`` the reciprocal 1-norm condition estimate of A is appended (:func:`rcond`)."""
+    anorm = float(np.abs(A).sum(axis=0).max()) if rconds is not None else 0.0  # the 1-norm of A
+    lu, piv, err = lapack.dgetrf(A, overwrite_a=True)
+    if err != 0:
+        raise np.linalg.LinAlgError(f"coupled system is singular (dgetrf info {err})")
+    if rconds is not None:
+        rconds.append(rcond(lu, anorm))
+    x, err = lapack.dgetrs(lu, piv, rhs, trans=trans)
+    return x
+
+
 def view_Q(lu, piv, Kp):
     """Q_p = K^p H_p^{-1} = H_p^{-T} K^p (push-through identity; Q_p is symmetric), Fortran order.
 

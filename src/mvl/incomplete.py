@@ -62,7 +62,7 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from .blocks import factor_view, rcond, view_Q
+from .blocks import factor_view, solve_coupled, view_Q
 
 __all__ = ["combination_weights", "combination_scales", "feature_presence", "precomputed_presence",
            "precomputed_test_presence", "solve_structured_incomplete", "solve_dense_incomplete", "view_operators",
@@ -307,13 +307,7 @@ def solve_structured_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gam
     S[np.diag_indices(l + u)] += 1.0
     rhs = np.zeros((l + u, P))
     rhs[:l] = Y_L
-    anorm = float(np.abs(S).sum(axis=0).max()) if rconds is not None else 0.0
-    lu_S, piv_S, err = lapack.dgetrf(S, overwrite_a=True)
-    if err != 0:
-        raise np.linalg.LinAlgError(f"coupled system is singular (dgetrf info {err})")
-    if rconds is not None:
-        rconds.append(rcond(lu_S, anorm))
-    sol, err = lapack.dgetrs(lu_S, piv_S, rhs)
+    sol = solve_coupled(S, rhs, rconds)
     E = np.zeros((n, P))
     E[labelled] = sol[:l]
     Z = np.zeros((n, P))

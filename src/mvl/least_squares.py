@@ -59,7 +59,7 @@ from .base import (
     take_samples,
     unlabelled_mask,
 )
-from .blocks import factor_view, rcond, view_Q
+from .blocks import factor_view, solve_coupled, view_Q
 from .validation import check_combination
 
 __all__ = [
@@ -139,26 +139,14 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, inf
         rhs = np.zeros((l + u, P))
         rhs[:l] = Y_L
         # S is C-ordered: solve with S^T's LU (Fortran view, no copy) and trans=1
-        anorm = float(np.abs(S).sum(axis=1).max()) if rconds is not None else 0.0  # 1-norm of S^T
-        lu_S, piv_S, err = lapack.dgetrf(S.T, overwrite_a=True)
-        if err != 0:
-            raise np.linalg.LinAlgError(f"coupled system is singular (dgetrf info {err})")
-        if rconds is not None:
-            rconds.append(rcond(lu_S, anorm))
-        sol, err = lapack.dgetrs(lu_S, piv_S, rhs, trans=1)
+        sol = solve_coupled(S.T, rhs, rconds, trans=1)
         E_L, T = sol[:l], sol[l:]
         if U is not None:  # D T on all n points, zero outside U
             T = np.zeros((n, P))
             T[U] = sol[l:]
     else:
         Qcc_LL[np.diag_indices(l)] += 1.0
-        anorm = float(np.abs(Qcc_LL).sum(axis=0).max()) if rconds is not None else 0.0
-        lu_S, piv_S, err = lapack.dgetrf(Qcc_LL, overwrite_a=True)
-        if err != 0:
-            raise np.linalg.LinAlgError(f"coupled system is singular (dgetrf info {err})")
-        if rconds is not None:
-            rconds.append(rcond(lu_S, anorm))
-        E_L, err = lapack.dgetrs(lu_S, piv_S, np.asarray(Y_L, dtype=np.float64))
+        E_L = solve_coupled(Qcc_LL, np.asarray(Y_L, dtype=np.float64), rconds)
         T = None
     E = np.zeros((n, P))
     E[labelled] = E_L
