@@ -290,8 +290,9 @@ def _fit(cls, K, y, **kw):
         ({"laplacian_power": True}, "'laplacian_power' parameter of .* must be None or an int in .* Got True"),
         ({"graph_weights": "foo"}, "'graph_weights' parameter of .* must be a str among"),
         ({"graph_weights": "binary", "n_neighbors": None}, "graph_weights='binary' needs a kNN graph: set n_neighbors"),
-        ({"n_neighbors": 2.5}, "'n_neighbors' parameter of .* must be None or an int in the range \\[1, inf\\)"),
-        ({"n_neighbors": 0}, "'n_neighbors' parameter of .* must be None or an int in the range"),
+        ({"n_neighbors": 2.5}, "'n_neighbors' parameter of .* must be None, an int in the range \\[1, inf\\) or a str "
+                               "among {'auto'}"),
+        ({"n_neighbors": 0}, "'n_neighbors' parameter of .* must be None, an int in the range"),
         ({"laplacian": "explicit", "graph_weights": "binary", "n_neighbors": None},
          "graph_weights .* explicit laplacian"),
     ],

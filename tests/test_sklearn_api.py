@@ -319,7 +319,7 @@ def test_degenerate_input_gets_a_clear_error(mfeat):
                                          r"range \(0\.0, inf\)\. Got True instead"):  # the constraint rejects bool
         MVLLeastSquares(kernel="precomputed", gamma_A=True).fit(K, y)
     for bad in (2.5, 3.0, "5"):
-        with pytest.raises(ValueError, match="'n_neighbors' parameter of MVLLeastSquares must be None or an int"):
+        with pytest.raises(ValueError, match="'n_neighbors' parameter of MVLLeastSquares must be None, an int"):
             MVLLeastSquares(kernel="precomputed", gamma_W=1e-3, n_neighbors=bad).fit(K, y)
     for est in (MVLLeastSquares(kernel="rbf"), MVLLeastSquares(kernel="precomputed")):
         with pytest.raises(TypeError, match=r"sparse input is not supported, call \.toarray\(\)"):

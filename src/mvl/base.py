@@ -749,7 +749,7 @@ class MVLClassifier(MultiViewClassifier):
         "gamma_W": [NON_NEGATIVE],
         "c": [None, "array-like"],
         "laplacian": [LaplacianOption()],
-        "n_neighbors": [None, COUNT],
+        "n_neighbors": [None, COUNT, StrOptions({"auto"})],
         "n_classes": [None, StrictInterval(Integral, 2, None, closed="left")],
         "laplacian_power": [None, COUNT],
         "graph_weights": [StrOptions({"kernel", "binary"})],
@@ -758,11 +758,18 @@ class MVLClassifier(MultiViewClassifier):
     _memory_advice = ("use fewer training samples (every unlabelled sample adds a row and a column to each view's "
                       "n x n matrices)")
 
-    def _graph(self):
+    def _graph(self, n=None):
         """The graph parameters, checked together (each alone is checked by its constraint), in one place for every
         solver: returns (laplacian, n_neighbors), ``laplacian`` "normalized"/"unnormalized" or an explicit array in
-        the solvers' per-view layout (m, n, n), for which n_neighbors is None (the graph is given)."""
+        the solvers' per-view layout (m, n, n), for which n_neighbors is None (the graph is given);
+        ``n_neighbors="auto"`` resolved for ``n`` training samples (:func:`mvl.graph.auto_neighbors`)."""
         laplacian, n_neighbors = self.laplacian, self.n_neighbors
+        if isinstance(n_neighbors, str):  # "auto" (the constraint admits no other string)
+            from .graph import auto_neighbors
+
+            if n is None:
+                raise RuntimeError('n_neighbors="auto" needs the number of training samples')
+            n_neighbors = auto_neighbors(n)
         if isinstance(laplacian, str):
             if self.graph_weights == "binary" and n_neighbors is None:
                 raise ValueError("graph_weights='binary' needs a kNN graph: set n_neighbors to a positive integer "
@@ -790,7 +797,7 @@ class MVLClassifier(MultiViewClassifier):
 
         _check_unlabelled_marker(y_enc, labelled, self.classes_, K.shape[0], gamma_B=self.gamma_B,
                                  gamma_W=self.gamma_W)
-        laplacian, n_neighbors = self._graph()
+        laplacian, n_neighbors = self._graph(K.shape[1])
         graph = dict(gamma_W=self.gamma_W, laplacian_power=self._laplacian_power(), graph_weights=self.graph_weights)
         if mask is None:
             L = within_view_operators(K, laplacian, n_neighbors, **graph)

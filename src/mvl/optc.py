@@ -441,13 +441,14 @@ class MVLLeastSquaresOptC(MVLClassifier):
         L^i = I - D^-1/2 W D^-1/2 (the authors' code) or D - W of each view's graph W (built from the view's
         Gram matrix, see ``n_neighbors``), or the Laplacians themselves, sample-first like the kernels (then
         ``n_neighbors`` is not used, ``graph_weights`` must be "kernel", and ``laplacian_power`` None means 1).
-    n_neighbors : int >= 1 or None, default 5
+    n_neighbors : int >= 1, "auto" or None, default 5
         The graph: a symmetrised kNN graph of each view's kernel with this many neighbours (typical 5 to 20;
         5 selected by the validation study), or None for the paper's dense kernel weights W = K (Section 7.1):
         ``n_neighbors=None`` alone gives the paper's model (with ``laplacian_power`` None then meaning 1).
-        With many unlabelled points let it grow with n (e.g. 0.5 % of n): with a fixed k the neighbourhoods shrink
-        as n grows and the graph term stops informing the fit (measured in benchmarks/README.md, "bench_scale.py":
-        32,000 manifold points, 20 labels, 0.58 at k = 10 against 0.94 at k = 160).
+        With many unlabelled points let it grow with n: "auto" takes 0.5 % of the training samples within [10, 500]
+        (:func:`mvl.graph.auto_neighbors`); with a fixed k the neighbourhoods shrink as n grows and the graph term
+        stops informing the fit (measured in benchmarks/README.md, "bench_scale.py": 32,000 manifold points, 20
+        labels, 0.58 at k = 10 against 0.94 at k = 160).
     laplacian_power : int >= 1 or None, default None
         p of the iterated Laplacian (L^i)^p in M_W (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg
         2008, Table 4) in place of L of eq (60)-(63). None: 2 for a kNN graph (selected by the validation

@@ -31,6 +31,7 @@ SCALE_METHODS = {
     "nystrom": "MVL-LS, Nystrom restriction",
     "graph": "MVL-LS, graph solver (exact to tol)",
     "labelonly": "MVL-LS on the labelled points only",
+    "transductive": "MVL-LS, test points in the fit (transductive, as the graph peers)",
     "labelspreading": "LabelSpreading (scikit-learn, kNN)",
     "laplace": "Laplace learning (graphlearning)",
     "poisson": "Poisson learning (graphlearning)",

@@ -42,24 +42,26 @@ DATA_DEFAULTS = dict(classes=4, features=(20, 20, 20), standardise=False, absolu
 
 
 NEIGHBOR_RULES = ("scaled", "fixed")
-KNN_FRACTION, KNN_MIN, KNN_MAX = 0.005, 10, 500
+KNN_MIN = 10
 
 
 def graph_neighbors(n, rule="scaled"):
-    """k of the kNN graphs at n training points: ``"fixed"`` 10 at every n; ``"scaled"`` 0.5 % of n within [10, 500]
-    (10 up to n = 2,000, 40 at 8,000, 160 at 32,000, 500 from 100,000 on).
+    """k of the kNN graphs at n training points: ``"fixed"`` 10 at every n; ``"scaled"`` the estimators'
+    ``n_neighbors="auto"`` (:func:`mvl.graph.auto_neighbors`: 0.5 % of n within [10, 500]; 10 up to n = 2,000, 40 at
+    8,000, 160 at 32,000, 500 from 100,000 on).
 
     Why scaled: with k fixed the neighbourhoods shrink as n grows and the graph term stops informing the fit;
     measured on this data (benchmarks/README.md, validation draw seed 7, n = 32,000, narrow kernels): nystrom with
     1,000 centres 0.575 at k = 10 whatever gamma_W (1e-2 to 1e4) or Laplacian power (1-3), against 0.592 for the
     labelled points alone, and 0.942 at k = 160. The same degeneration of graph Laplacian regularization with few
-    labels and growing unlabelled data is the subject of Nadler, Srebro & Zhou (NIPS 2009). The cap keeps the graphs'
-    memory (n k nonzeros per view) and the kNN search within the profile's budget."""
+    labels and growing unlabelled data is the subject of Nadler, Srebro & Zhou (NIPS 2009)."""
+    from ..graph import auto_neighbors
+
     if rule not in NEIGHBOR_RULES:
         raise ValueError(f"neighbors must be one of {NEIGHBOR_RULES}, got {rule!r}")
     if rule == "fixed":
         return KNN_MIN
-    return int(min(max(round(KNN_FRACTION * n), KNN_MIN), KNN_MAX))
+    return auto_neighbors(n)
 
 
 def _data(n, seed, labels, classes=4, features=(20, 20, 20), standardise=False):
@@ -146,6 +148,17 @@ def _graphlearning(kind):
     return fit
 
 
+def _transductive(ctx):
+    """MVL-LS (exact, "structured") with the test points in the fit as unlabelled points, scored on them: the
+    protocol of the graph-only peers (transductive), where the other MVL-LS rows predict held-out points."""
+    from .. import MVLLeastSquares
+
+    X = np.vstack([ctx.X, ctx.Xt])
+    y = np.concatenate([ctx.ytr, -np.ones(len(ctx.yt), dtype=int)])
+    est = MVLLeastSquares(solver="structured", **ctx.kw).fit(X, y)
+    return est.predict(ctx.Xt), {}
+
+
 def _ridge(ctx):  # supervised Nystroem + RidgeClassifier, concatenated standardised views
     from sklearn.kernel_approximation import Nystroem
     from sklearn.linear_model import RidgeClassifier
@@ -168,6 +181,7 @@ _FITS = {
     "nystrom": _mvl("nystrom"),
     "graph": _mvl("graph"),
     "labelonly": _labelonly,
+    "transductive": _transductive,
     "labelspreading": _labelspreading,
     "laplace": _graphlearning("laplace"),
     "poisson": _graphlearning("poisson"),
@@ -181,6 +195,7 @@ record fields), label); names and labels from :data:`mvl.workflow.methods.SCALE_
 while the Snakefile is parsed, without numpy), the fit functions here. :data:`METHODS` and the report read it."""
 METHODS = tuple(REGISTRY)
 """structured / cg / nystrom / graph: MVL-LS (Theorem 10) by each solver; labelonly: MVL-LS on the labelled points;
+transductive: MVL-LS with the test points in the fit (unlabelled), as the graph-only peers;
 labelspreading: scikit-learn's LabelSpreading (kNN, transductive); laplace / poisson: graphlearning's Laplace and
 Poisson learning (transductive, optional extra ``peers``); ridge: supervised Nystroem + RidgeClassifier. In the
 config and file names "nystrom_<M>" names nystrom with M centres (:class:`mvl.workflow.settings.ScaleSettings`)."""
