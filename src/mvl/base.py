@@ -875,6 +875,9 @@ class MVLClassifier(MultiViewClassifier):
             from .incomplete import combination_weights, feature_presence
 
             mask = feature_presence(views, name="X")
+            train_mask = getattr(self, "view_mask_", None)
+            if train_mask is not None:  # views no training sample has carry f^p = 0: absent (:func:`_usable`)
+                mask = _usable(np.ones((t, self.n_views_), dtype=bool) if mask is None else mask, train_mask, "X")
             Ct = None if mask is None else combination_weights(self.c_, mask)
         for s in range(0, t, block):
             for p, Zp in enumerate(views):
