@@ -311,3 +311,48 @@ def test_errors_and_auto(data, monkeypatch):
     assert est.solver_ == "cg"
     monkeypatch.setattr(ls, "AUTO_CG_MAX", 100)
     assert MVLLeastSquares(**dict(graph_regime, gamma_W=1e-2)).fit(X, y).solver_ == "nystrom"
+
+
+# ---------------------------------------------------------------- cross-validation
+
+
+def test_cv_on_incomplete_views_equals_grid_search(data):
+    """MVLLeastSquaresCV on incomplete feature views: every grid point's mean fold accuracy equals scikit-learn's
+    GridSearchCV over MVLLeastSquares (each point and fold a separate incomplete fit) on the same folds, and the
+    refit is the estimator at the best point; precomputed kernels with NaN rows and columns: the fold scores of
+    separate precomputed fits."""
+    import warnings
+
+    from sklearn.model_selection import GridSearchCV
+
+    from mvl import MVLLeastSquaresCV
+    from mvl.model_selection import SemiSupervisedCV
+
+    X, y = np.hstack(apply_mask(data["views"], data["mask"])), _labels(data)
+    grid = dict(gammas_A=(1e-4, 1e-2), gammas_B=(0.0, 1e-3), gammas_W=(0.0, 1e-2), graphs=((5, 1), (8, 2)))
+    cv = MVLLeastSquaresCV(views=[5, 5, 5], cv=3, **grid).fit(X, y)
+    ref = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # swamped fits at the grid's corners warn alike in both
+        for nn, power in grid["graphs"]:
+            est = MVLLeastSquares(views=[5, 5, 5], solver="structured", n_neighbors=nn, laplacian_power=power)
+            gs = GridSearchCV(est, dict(gamma_A=[1e-4, 1e-2], gamma_B=[0.0, 1e-3], gamma_W=[0.0, 1e-2]),
+                              cv=SemiSupervisedCV(cv=3)).fit(X, y)
+            ref.append(gs.cv_results_["mean_test_score"])
+    ref = np.concatenate(ref)
+    np.testing.assert_allclose(cv.cv_results_["mean_test_score"], ref, rtol=0, atol=1e-12)
+    assert np.ptp(ref) > 0.1  # the grid points differ: a wrong fold solve would show
+    best = MVLLeastSquares(views=[5, 5, 5], **cv.best_params_).fit(X, y)
+    Xt = np.hstack(apply_mask(data["tests"], data["tmask"]))
+    np.testing.assert_array_equal(cv.decision_function(Xt), best.decision_function(Xt))
+    # precomputed
+    K = np.stack([_gauss(V, V, s) for V, s in zip(data["views"], data["scales"], strict=True)], axis=-1)
+    Km = apply_mask_kernels(K, data["mask"])
+    small = dict(gammas_A=(1e-4,), gammas_B=(0.0, 1e-3), gammas_W=(1e-2,), graphs=((6, 2),))
+    pre = MVLLeastSquaresCV(kernel="precomputed", cv=3, **small).fit(Km, y)
+    folds = list(SemiSupervisedCV(cv=3).split(Km, y))
+    for k, gb in enumerate((0.0, 1e-3)):
+        acc = [MVLLeastSquares(kernel="precomputed", gamma_A=1e-4, gamma_B=gb, gamma_W=1e-2, n_neighbors=6,
+                               laplacian_power=2).fit(Km[np.ix_(tr, tr)], y[tr]).score(Km[np.ix_(te, tr)], y[te])
+               for tr, te in folds]
+        assert abs(pre.cv_results_["mean_test_score"][k] - np.mean(acc)) <= 1e-12
