@@ -205,11 +205,23 @@ def test_estimator_cg_and_nystrom_equal_the_structured_incomplete_fit(data):
         assert est.bandwidths_ == ref.bandwidths_
         assert np.abs(est.decision_function(Xt) - Fr).max() <= 1e-7 * np.abs(Fr).max()
         np.testing.assert_array_equal(est.predict(Xt), ref.predict(Xt))
+        V, Vr = est.view_decision_function(Xt), ref.view_decision_function(Xt)
+        np.testing.assert_array_equal(np.isnan(V), np.isnan(Vr))  # NaN: the view is missing
+        assert np.isnan(Vr).any() and np.nanmax(np.abs(V - Vr)) <= 1e-7 * np.nanmax(np.abs(Vr))
     assert cg.solver_ == "cg" and cg.residual_ <= 1e-12 and np.all(cg.coef_[~data["mask"].T] == 0)
     acc = ref.score(Xt, data["yt"])
     assert acc >= 0.6  # chance: 1/3
     few = MVLLeastSquares(solver="nystrom", n_components=50, random_state=0, **KW).fit(X, y)
     assert few.coef_.shape == (3, 50, 3) and few.score(Xt, data["yt"]) >= acc - 0.1
+    # a Pipeline's StandardScaler passes the NaN rows through (fitted on the present values)
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    Xa, Xta = np.hstack(X), np.hstack(Xt)
+    pipe = make_pipeline(StandardScaler(), MVLLeastSquares(solver="cg", tol=1e-12, views=[5, 5, 5], **KW)).fit(Xa, y)
+    direct = MVLLeastSquares(solver="structured", views=[5, 5, 5], **KW).fit(pipe[0].transform(Xa), y)
+    Fd = direct.decision_function(pipe[0].transform(Xta))
+    assert np.abs(pipe.decision_function(Xta) - Fd).max() <= 1e-7 * np.abs(Fd).max()
 
 
 def test_estimator_precomputed_incomplete(data):

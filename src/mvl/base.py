@@ -909,7 +909,20 @@ class MVLClassifier(MultiViewClassifier):
             finally:
                 self.c_ = c
             out.append(F)
-        return np.stack(out, axis=1)
+        out = np.stack(out, axis=1)
+        if self._missing_views:  # a missing view has no output (NaN), as on the direct path above
+            if self.kernel == "precomputed":
+                mask = self._test_kernels(X, presence=True)[1]
+            else:
+                from .incomplete import feature_presence
+
+                mask = feature_presence(self._feature_views(X, reset=False), name="X")
+                train_mask = getattr(self, "view_mask_", None)
+                if train_mask is not None:
+                    mask = _usable(np.ones(out.shape[:2], dtype=bool) if mask is None else mask, train_mask, "X")
+            if mask is not None:
+                out[~mask] = np.nan
+        return out
 
     def _raw_outputs(self, X):
         F = self.decision_function(X)
