@@ -160,10 +160,12 @@ def test_nystrom_minimises_the_restricted_incomplete_objective(data):
     """M < n: view p's coefficients live on the centres that have view p and solve the normal equations of the
     incomplete objective restricted to them, formed densely here (K_C^T M K_C + delta K_CC, M of _dense_M)."""
     kernels, system, K, Ld, Y_L, c, mask = _low_level(data, 3, 3, c=[0.5, 0.3, 0.2])
-    centres = np.sort(np.random.default_rng(1).choice(N, 45, replace=False))
-    alpha = solve_nystrom(system, NystromBasis(kernels, centres, mask))
-    assert all(np.all(alpha[p][~mask[centres, p]] == 0) for p in range(3))
-    cols = [centres[mask[centres, p]] for p in range(3)]
+    rng = np.random.default_rng(1)
+    cols = [np.sort(rng.choice(np.flatnonzero(mask[:, p]), 30, replace=False)) for p in range(3)]  # per view
+    centres = np.unique(np.concatenate(cols))
+    alpha = solve_nystrom(system, NystromBasis(kernels, centres, mask, cols))
+    for p in range(3):
+        assert np.all(alpha[p][~np.isin(centres, cols[p])] == 0) and np.all(alpha[p][np.isin(centres, cols[p])] != 0)
     KC = linalg.block_diag(*[K[p][:, cols[p]] for p in range(3)])
     KCC = linalg.block_diag(*[K[p][np.ix_(cols[p], cols[p])] for p in range(3)])
     M = _dense_M(system, _embed(Ld, mask))
@@ -212,7 +214,11 @@ def test_estimator_cg_and_nystrom_equal_the_structured_incomplete_fit(data):
     acc = ref.score(Xt, data["yt"])
     assert acc >= 0.6  # chance: 1/3
     few = MVLLeastSquares(solver="nystrom", n_components=50, random_state=0, **KW).fit(X, y)
-    assert few.coef_.shape == (3, 50, 3) and few.score(Xt, data["yt"]) >= acc - 0.1
+    assert few.score(Xt, data["yt"]) >= acc - 0.1
+    # each view's 50 centres are drawn among its own samples; centres_ is their union
+    per_view = [few.centres_[np.any(few.coef_[p] != 0, axis=1)] for p in range(3)]
+    assert all(v.size == 50 and data["mask"][v, p].all() for p, v in enumerate(per_view))
+    assert few.coef_.shape == (3, few.centres_.size, 3) and few.centres_.size > 50
     # a Pipeline's StandardScaler passes the NaN rows through (fitted on the present values)
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler

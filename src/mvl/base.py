@@ -879,6 +879,10 @@ class MVLClassifier(MultiViewClassifier):
             if train_mask is not None:  # views no training sample has carry f^p = 0: absent (:func:`_usable`)
                 mask = _usable(np.ones((t, self.n_views_), dtype=bool) if mask is None else mask, train_mask, "X")
             Ct = None if mask is None else combination_weights(self.c_, mask)
+        vcols = None  # incomplete training views: view p's kernel columns only at the training samples that have it
+        if getattr(self, "view_mask_", None) is not None:
+            kept = self.view_mask_ if self.centres_ is None else self.view_mask_[self.centres_]
+            vcols = [np.flatnonzero(kept[:, p]) for p in range(self.n_views_)]
         for s in range(0, t, block):
             for p, Zp in enumerate(views):
                 if mask is None:
@@ -886,7 +890,10 @@ class MVLClassifier(MultiViewClassifier):
                     F[s:s + block] += self.c_[p] * (Kt @ self.coef_[p])
                     continue
                 rows = s + np.flatnonzero(mask[s:s + block, p])
-                if rows.size:
+                if rows.size and vcols is not None:
+                    Kt = self._scalable.cross(p, Zp[rows], vcols[p])
+                    F[rows] += Ct[rows, p][:, None] * (Kt @ self.coef_[p][vcols[p]])
+                elif rows.size:
                     Kt = self._scalable.cross(p, Zp[rows], cols)
                     F[rows] += Ct[rows, p][:, None] * (Kt @ self.coef_[p])
         return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F

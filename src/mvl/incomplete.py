@@ -61,8 +61,8 @@ quadratic part in F: data term sum_{i in L} ||sum_p c~_ip F_p(i)||^2, between te
 ||F_p(i)||^2 - ||T_i||^2), within term sum_p <F_p, L^p F_p>), so "cg" runs in <a, b>_K on the subspace of arrays
 that vanish outside the present pairs (every operator maps it into itself). L^p: the sparse kNN Laplacian of view
 p on its samples, zero rows and columns elsewhere (:func:`sparse_view_laplacians`). "nystrom": view p's function
-on the centres that have view p (the estimator draws the centres among all samples; view p keeps those in S_p,
-so every view keeps the same fraction of its samples; with n_components >= n the exact solution).
+on min(n_components, n_p) centres drawn among the samples that have view p (the estimator keeps their union;
+with n_components >= n the exact solution).
 
 **Literature.** Incomplete views are usually handled by filling them in: Trivedi, Rai, Daume III & DuVall
 ("Multiview clustering with incomplete views", NIPS 2010 workshop) complete the missing rows and columns of a view's

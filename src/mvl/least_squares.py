@@ -328,8 +328,8 @@ def scalable_problem(est, X, y, solver, budget, c=None, missing=False):
     Laplacians when gamma_W > 0), the Nystrom basis on ``n_components`` centres drawn with ``random_state``, the
     labelled indices and the centres. Sets ``classes_`` and the input state. ``missing``: incomplete views (NaN
     rows) are taken (:mod:`mvl.incomplete`: the masked kernels, the graphs on each view's samples, the system
-    with the presence mask ``est.view_mask_``; view p's Nystrom centres are the drawn centres that have view p),
-    otherwise refused."""
+    with the presence mask ``est.view_mask_``; view p draws min(n_components, n_p) Nystrom centres among the
+    samples that have it, the returned centres are their union), otherwise refused."""
     from sklearn.utils import check_random_state
 
     from .graph import sparse_knn_weights, sparse_laplacian
@@ -369,8 +369,16 @@ def scalable_problem(est, X, y, solver, budget, c=None, missing=False):
                        between_weights=w, mask=mask)
     M = min(int(est.n_components), n)
     rng = check_random_state(est.random_state)
-    centres = np.arange(n) if M >= n else np.sort(rng.choice(n, M, replace=False))
-    return kernels, system, NystromBasis(kernels, centres, mask), labelled, centres
+    view_centres = None
+    if mask is not None and M < n:  # each view draws min(M, n_p) centres among its own samples; centres: the union
+        view_centres = []
+        for p in range(m):
+            idx = np.flatnonzero(mask[:, p])
+            view_centres.append(np.sort(rng.choice(idx, min(M, idx.size), replace=False)) if idx.size else idx)
+        centres = np.unique(np.concatenate(view_centres))
+    else:
+        centres = np.arange(n) if M >= n else np.sort(rng.choice(n, M, replace=False))
+    return kernels, system, NystromBasis(kernels, centres, mask, view_centres), labelled, centres
 
 
 class IllConditionedWarning(UserWarning):
@@ -530,8 +538,9 @@ class MVLLeastSquares(MVLClassifier):
     c is renormalised over each sample's present views (the mean of the present views for the default c), the
     between-view term couples the views present together, each graph is built on its view's samples, and a
     test point is predicted from the views it has. Solvers "structured" (O(sum_p n_p^3)), "dense", "cg" and
-    "nystrom" (the same system, :mod:`mvl.scalable`; view p's Nystrom centres are the drawn centres that have view
-    p); "graph" needs complete views ("auto" then picks "cg"); scikit-learn's
+    "nystrom" (the same system, :mod:`mvl.scalable`; view p draws min(n_components, n_p) centres among its samples,
+    ``centres_`` is their union and ``coef_[p]`` is zero at the other views' centres); "graph" needs complete views
+    ("auto" then picks "cg"); scikit-learn's
     ``StandardScaler`` passes the NaN through in a ``Pipeline``. With views missing, gamma_B > 0 carries the labels
     across views at the unlabelled samples: 1e-4 on mfeat (``benchmarks/bench_incomplete.py``).
 

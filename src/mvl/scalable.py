@@ -261,14 +261,22 @@ class NystromBasis:
     largest dropped), so that Z_p Z_p^T is the Nystrom approximation of K^p and Z_p^T Z_p-coordinates are
     orthonormal in the RKHS (module docstring)."""
 
-    def __init__(self, kernels, centres, mask=None):
+    def __init__(self, kernels, centres, mask=None, view_centres=None):
         self.centres = np.asarray(centres)
         self.V, self.Z = [], []
-        # incomplete views (``mask`` (n, m)): view p's centres are the centres that have view p, ``view_pos[p]``
-        # their positions among ``centres`` (``kernels`` then zero outside S_p: MaskedViewKernels)
-        self.view_pos = None if mask is None else [np.flatnonzero(mask[self.centres, p]) for p in range(kernels.m)]
-        self.view_centres = [self.centres if mask is None else self.centres[pos] for pos in
-                             (self.view_pos or [None] * kernels.m)]
+        # incomplete views (``mask`` (n, m)): view p's centres are ``view_centres[p]`` (sorted, among ``centres`` and
+        # the samples that have view p; default: the centres that have view p), ``view_pos[p]`` their positions
+        # among ``centres`` (``kernels`` then zero outside S_p: MaskedViewKernels)
+        if mask is None:
+            self.view_pos, self.view_centres = None, [self.centres] * kernels.m
+        else:
+            if view_centres is None:
+                view_centres = [self.centres[mask[self.centres, p]] for p in range(kernels.m)]
+            self.view_centres = [np.asarray(v, dtype=np.intp) for v in view_centres]
+            for p, v in enumerate(self.view_centres):
+                if not (np.isin(v, self.centres).all() and mask[v, p].all()):
+                    raise ValueError(f"view_centres[{p}] must be centres that have view {p}")
+            self.view_pos = [np.searchsorted(self.centres, v) for v in self.view_centres]
         for p in range(kernels.m):
             cp = self.view_centres[p]
             if cp.size == 0:  # a view no centre has: no function
