@@ -495,7 +495,8 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
 
             mask = feature_presence(views, name="X")
             self.view_mask_ = mask
-            views = [np.where(mask[:, [p]], Xp, 0.0) for p, Xp in enumerate(views)]  # never read: masked
+            views = [Xp if mask[:, p].all() else np.where(mask[:, [p]], Xp, 0.0)  # 0 rows: never read (masked)
+                     for p, Xp in enumerate(views)]
         rules = self._bandwidths(len(views))
         scales = []
         for p, Xv in enumerate(views):
