@@ -28,6 +28,7 @@ draw (the machine may be shared: ratios only).
     python benchmarks/bench_incomplete.py --timing        # cost only: best of 5 interleaved fits per q
     python benchmarks/bench_incomplete.py --timing-cg     # solver "cg" on incomplete views: vs "structured", vs
                                                           # "cg" on the complete views (best of 3 interleaved)
+    python benchmarks/bench_incomplete.py --timing-cg-n 8000  # the same at n = 8000 (synthetic manifold views)
 """
 
 from __future__ import annotations
@@ -146,6 +147,39 @@ def timing_cg(X_all, y_all, sizes, args, reps=3):
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 
+def timing_cg_n(n, reps=2):
+    """"cg" and "nystrom" (1000 centres) at n training samples of :func:`mvl.data.synthetic.make_multiview_manifold`
+    (3 views of 10 features, 10 classes, 20 labels per class), the kernels recomputed by tiles in every product
+    (``max_memory`` below their size): fit time on incomplete views (q = 0.2, 0.4) over the complete fit, best of
+    ``reps``; the test accuracy of each."""
+    from mvl.data.synthetic import make_multiview_manifold
+
+    warnings.simplefilter("ignore")
+    d = make_multiview_manifold(n + 2000, n_classes=10, n_views=3, n_features=10, random_state=0)
+    Xtr, Xte = [V[:n] for V in d.views], [V[n:] for V in d.views]
+    y = np.full(n, -1)
+    for k in range(10):
+        lab = np.flatnonzero(d.y[:n] == k)[:20]
+        y[lab] = k
+    kw = dict(n_neighbors=10, max_memory=8.0 * n * n, random_state=0, gamma_B=1e-4)
+    print(f"n = {n}: | solver | q | fit complete (s) | fit incomplete (s) | ratio | iterations | accuracy complete | "
+          "accuracy incomplete |")
+    print("|---|---|---|---|---|---|---|---|")
+    for solver in ("cg", "nystrom"):
+        full = MVLLeastSquares(solver=solver, **kw)
+        tc = min(timed_fit(full, Xtr, y) for _ in range(reps))
+        acc_c = full.score(Xte, d.y[n:])
+        for q in (0.2, 0.4):
+            mrng = np.random.default_rng(7)
+            Xm = apply_mask(Xtr, mask_at_random(n, 3, q, mrng))
+            Xtm = apply_mask(Xte, mask_at_random(len(d.y) - n, 3, q, mrng))
+            inc = MVLLeastSquares(solver=solver, **kw)
+            ti = min(timed_fit(inc, Xm, y) for _ in range(reps))
+            print(f"| {solver} | {q:g} | {tc:.2f} | {ti:.2f} | {ti / tc:.2f} | {inc.n_iter_} (complete "
+                  f"{full.n_iter_}) | {100 * acc_c:.1f} | {100 * inc.score(Xtm, d.y[n:]):.1f} |", flush=True)
+    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--draws", type=int, default=5)
@@ -157,7 +191,10 @@ def main(argv=None):
     ap.add_argument("--sweep", action="store_true", help="select gamma_B on validation draws")
     ap.add_argument("--timing", action="store_true", help="fit time incomplete / complete, best of 5 interleaved")
     ap.add_argument("--timing-cg", action="store_true", help='solver "cg" on incomplete views: fit time ratios')
+    ap.add_argument("--timing-cg-n", type=int, default=0, help='"cg", "nystrom" at this n (synthetic views)')
     args = ap.parse_args(argv)
+    if args.timing_cg_n:
+        return timing_cg_n(args.timing_cg_n)
     draws = 1 if args.quick else args.draws
     ds = load_mfeat()
     X_all = np.hstack(ds.views)
