@@ -118,6 +118,12 @@ class ViewKernels:
         sq = None if self.sq[p] is None else self.sq[p][idx]
         return self._blocked(p, X[idx], sq, X, self.sq[p])
 
+    def square(self, p, idx):
+        """K^p on the points ``idx`` against themselves, (len(idx), len(idx))."""
+        if self.gram is not None:
+            return self.gram[p][np.ix_(idx, idx)]
+        return self.cross(p, self.views[p][idx], idx, None if self.sq[p] is None else self.sq[p][idx])
+
     def columns(self, p, cols):
         """Columns ``cols`` of K^p, (n, len(cols))."""
         if self.gram is not None:

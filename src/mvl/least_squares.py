@@ -440,8 +440,9 @@ class MVLLeastSquares(MVLClassifier):
         array unless the m kernels fit ``max_memory``, kernels recomputed in tiles per product otherwise; exact to
         ``tol``; needs a kNN graph (``n_neighbors``) when gamma_W > 0. "nystrom" restricts each view's function
         to the span of ``n_components`` training points (approximate; equal to the exact solution when
-        n_components >= n); O(n n_components m) memory. "graph" solves the same exact problem by GMRES
-        preconditioned with a sparse LU of the graph term and the Nystrom + diagonal approximation of the kernels
+        n_components >= n); O(n n_components m) memory. "graph" solves the same exact problem by conjugate
+        gradients on the symmetric pencil (K + l gamma_A M^{-1}) a = M^{-1} r, preconditioned with the graph term
+        exact (sparse LU) and the kernels by Nystrom + the block diagonal of the Nystrom residual
         (:mod:`mvl.graph_solver`): for the graph regime (gamma_W / gamma_A >= 1e4, narrow or moderate kernels)
         where "cg" does not converge; exact to ``tol``; needs ``n_neighbors`` when gamma_W > 0. "auto":
         precomputed kernels -> "structured"; feature views -> "structured" up to 5,000 training points (if its
