@@ -26,6 +26,9 @@ draw (the machine may be shared: ratios only).
     python benchmarks/bench_incomplete.py --sweep         # the selection of gamma_B on validation draws
     python benchmarks/bench_incomplete.py --quick         # 1 draw
     python benchmarks/bench_incomplete.py --timing        # cost only: best of 5 interleaved fits per q
+    python benchmarks/bench_incomplete.py --timing-cg     # solver "cg" on incomplete views: vs "structured", vs
+                                                          # "cg" on the complete views (best of 3 interleaved)
+    python benchmarks/bench_incomplete.py --timing-cg-n 3000  # cg, nystrom at n = 3000 (synthetic views)
 """
 
 from __future__ import annotations
@@ -108,6 +111,78 @@ def timing(X_all, y_all, sizes, args, reps=5):
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 
+def timing_cg(X_all, y_all, sizes, args, reps=3):
+    """Solver "cg" on incomplete views (:mod:`mvl.scalable` with the presence mask) at the same 550 training
+    samples: its fit time over the structured incomplete fit and over the "cg" fit of the complete views, best of
+    ``reps`` interleaved repetitions per q; its iterations, and the largest difference of its test decision values
+    from the structured incomplete fit's (relative to their largest value; tol 1e-8). A difference above the tol
+    is the graphs': the sparse kNN graph of "cg" (scikit-learn's NearestNeighbors on the features) and the dense
+    one of "structured" (ranking the kernel rows) can break ties between equally distant neighbours differently
+    (mfeat's 6-feature "mor" view has them); with the same Laplacians the two solutions agree to ~1e-10."""
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(1000)
+    train, test, y_train = draw(y_all, args.l_c, args.u_c, rng)
+    scaler = StandardScaler().fit(X_all[train])
+    Xtr, Xte = scaler.transform(X_all[train]), scaler.transform(X_all[test])
+    print("| q | structured incomplete (s) | cg incomplete (s) | cg / structured | cg complete (s) | "
+          "cg incomplete / complete | iterations incomplete, complete | max rel. diff. |")
+    print("|---|---|---|---|---|---|---|---|")
+    kw = dict(views=sizes, gamma_B=args.gamma_B)
+    cg = dict(solver="cg", tol=1e-8, random_state=0, **kw)
+    for q in (0.2, 0.4, 0.6):
+        mrng = np.random.default_rng(7)
+        Xm = apply_mask(Xtr, mask_at_random(len(train), len(sizes), q, mrng), sizes)
+        Xtm = apply_mask(Xte, mask_at_random(len(test), len(sizes), q, mrng), sizes)
+        best = {"s": np.inf, "i": np.inf, "c": np.inf}
+        models = {}
+        for _ in range(reps):
+            for key, data, params in (("s", Xm, dict(solver="structured", **kw)), ("i", Xm, cg), ("c", Xtr, cg)):
+                models[key] = MVLLeastSquares(**params)
+                best[key] = min(best[key], timed_fit(models[key], data, y_train))
+        F, Fs = models["i"].decision_function(Xtm), models["s"].decision_function(Xtm)
+        diff = np.abs(F - Fs).max() / np.abs(Fs).max()
+        print(f"| {q:g} | {best['s']:.3f} | {best['i']:.3f} | {best['i'] / best['s']:.2f} | {best['c']:.3f} | "
+              f"{best['i'] / best['c']:.2f} | {models['i'].n_iter_}, {models['c'].n_iter_} | {diff:.1e} |",
+              flush=True)
+    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
+def timing_cg_n(n, reps=3):
+    """"cg" and "nystrom" (1000 centres) at n training samples of :func:`mvl.data.synthetic.make_multiview_manifold`
+    (3 views of 10 features, 10 classes, 20 labels per class), the kernels recomputed by tiles in every product
+    (``max_memory`` below their size): fit time on incomplete views (q = 0.2, 0.4) over the complete fit, best of
+    ``reps`` interleaved repetitions (complete, q = 0.2, q = 0.4 in turn); the test accuracy of each."""
+    from mvl.data.synthetic import make_multiview_manifold
+
+    warnings.simplefilter("ignore")
+    d = make_multiview_manifold(n + 2000, n_classes=10, n_views=3, n_features=10, random_state=0)
+    Xtr, Xte = [V[:n] for V in d.views], [V[n:] for V in d.views]
+    y = np.full(n, -1)
+    for k in range(10):
+        lab = np.flatnonzero(d.y[:n] == k)[:20]
+        y[lab] = k
+    kw = dict(n_neighbors=10, max_memory=8.0 * n * n, random_state=0, gamma_B=1e-4)
+    data = {0.0: (Xtr, Xte)}
+    for q in (0.2, 0.4):
+        mrng = np.random.default_rng(7)
+        data[q] = (apply_mask(Xtr, mask_at_random(n, 3, q, mrng)), apply_mask(Xte, mask_at_random(len(d.y) - n, 3, q,
+                                                                                                   mrng)))
+    print(f"n = {n}: | solver | q | fit complete (s) | fit incomplete (s) | ratio | iterations | accuracy complete | "
+          "accuracy incomplete |")
+    print("|---|---|---|---|---|---|---|---|")
+    for solver in ("cg", "nystrom"):
+        best, models = {q: np.inf for q in data}, {}
+        for _ in range(reps):
+            for q, (Xa, _) in data.items():
+                models[q] = MVLLeastSquares(solver=solver, **kw)
+                best[q] = min(best[q], timed_fit(models[q], Xa, y))
+        acc = {q: 100 * models[q].score(data[q][1], d.y[n:]) for q in data}
+        for q in (0.2, 0.4):
+            print(f"| {solver} | {q:g} | {best[0.0]:.2f} | {best[q]:.2f} | {best[q] / best[0.0]:.2f} | "
+                  f"{models[q].n_iter_} (complete {models[0.0].n_iter_}) | {acc[0.0]:.1f} | {acc[q]:.1f} |", flush=True)
+    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--draws", type=int, default=5)
@@ -118,7 +193,11 @@ def main(argv=None):
     ap.add_argument("--qs", type=float, nargs="+", default=[0.0, 0.2, 0.4, 0.6])
     ap.add_argument("--sweep", action="store_true", help="select gamma_B on validation draws")
     ap.add_argument("--timing", action="store_true", help="fit time incomplete / complete, best of 5 interleaved")
+    ap.add_argument("--timing-cg", action="store_true", help='solver "cg" on incomplete views: fit time ratios')
+    ap.add_argument("--timing-cg-n", type=int, default=0, help='"cg", "nystrom" at this n (synthetic views)')
     args = ap.parse_args(argv)
+    if args.timing_cg_n:
+        return timing_cg_n(args.timing_cg_n)
     draws = 1 if args.quick else args.draws
     ds = load_mfeat()
     X_all = np.hstack(ds.views)
@@ -129,6 +208,8 @@ def main(argv=None):
         return sweep(X_all, y_all, sizes, args)
     if args.timing:
         return timing(X_all, y_all, sizes, args)
+    if args.timing_cg:
+        return timing_cg(X_all, y_all, sizes, args)
     params = dict(views=sizes, gamma_B=args.gamma_B)
     patterns = ([(f"random q={q:g}", q) for q in args.qs] + [("blocks: 10 x 2 views", "blocks")]
                 + [("class: 2 views/class", "class")])

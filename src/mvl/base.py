@@ -458,11 +458,16 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         not have, with the estimator's advice (``_memory_advice``)."""
         check_memory(nbytes, f"{type(self).__name__}: {what}", self._memory_advice)
 
-    def _fit_kernel_operator(self, X, max_memory):
+    def _fit_kernel_operator(self, X, max_memory, missing=False):
         """The training kernels as a :class:`mvl.kernel_blocks.ViewKernels` (scalable solvers): feature views keep
         their features and bandwidths (from a fixed subsample of the training points when n is large,
         :func:`mvl.kernels.bandwidth_sample`) and no n x n array unless ``m n^2`` float64s fit ``max_memory``;
-        precomputed kernels are validated and kept. Sets the same input state as :meth:`_fit_kernels`."""
+        precomputed kernels are validated and kept. Sets the same input state as :meth:`_fit_kernels`.
+
+        ``missing``: the caller takes incomplete views (NaN rows, :mod:`mvl.incomplete`); then ``view_mask_`` is
+        set, each view's bandwidth comes from its present rows, the missing rows are filled with 0 and the operator
+        is a :class:`mvl.incomplete.MaskedViewKernels` (precomputed: the Gram matrices with zero rows and columns
+        there). Otherwise NaN views are refused."""
         from .kernel_blocks import ViewKernels
         from .kernels import bandwidth_sample
 
@@ -470,18 +475,37 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         reject_sparse(X)
         if kind == "precomputed":
             K = self._fit_kernels(X)
-            if getattr(self, "view_mask_", None) is not None:
-                _refuse_missing_scalable()
+            mask = getattr(self, "view_mask_", None)
+            if mask is not None:
+                if not missing:
+                    _refuse_missing_scalable()
+                from .incomplete import MaskedViewKernels
+
+                return MaskedViewKernels(ViewKernels(gram=K), mask)
             return ViewKernels(gram=K)
         views = self._feature_views(X, reset=True)
         n = views[0].shape[0]
         if n < 2:
             raise ValueError(f"X has {n} samples; the scalable solvers need at least 2")
+        mask = None
         if self._missing_views and any(np.isnan(Xp).any() for Xp in views):
-            _refuse_missing_scalable()
+            if not missing:
+                _refuse_missing_scalable()
+            from .incomplete import feature_presence
+
+            mask = feature_presence(views, name="X")
+            self.view_mask_ = mask
+            views = [Xp if mask[:, p].all() else np.where(mask[:, [p]], Xp, 0.0)  # 0 rows: never read (masked)
+                     for p, Xp in enumerate(views)]
         rules = self._bandwidths(len(views))
         scales = []
-        for p, Xp in enumerate(views):
+        for p, Xv in enumerate(views):
+            Xp = Xv
+            if mask is not None:  # the view's own samples S_p set its scale (as the structured path)
+                Xp = Xv[mask[:, p]]
+                if Xp.shape[0] < 2:
+                    scales.append(None if kind == "linear" else 1.0 if isinstance(rules[p], str) else float(rules[p]))
+                    continue
             if np.ptp(Xp, axis=0).max(initial=0.0) == 0.0 and kind != "linear":
                 raise ValueError(f"view {p} is constant (every sample has the same features): its kernel carries no "
                                  "information; drop the view")
@@ -500,6 +524,10 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         self._fit_views = views
         self.n_views_ = len(views)
         self.n_train_ = n
+        if mask is not None:
+            from .incomplete import MaskedViewKernels
+
+            return MaskedViewKernels(ViewKernels(views, kind, scales, max_memory=max_memory), mask)
         return ViewKernels(views, kind, scales, max_memory=max_memory)
 
     def _test_kernels(self, X, name="X", presence=False):
@@ -609,8 +637,8 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
 def _refuse_missing_scalable():
     from .incomplete import MISSING_SOLVERS
 
-    raise ValueError(f"missing views (NaN) are supported by the solvers {MISSING_SOLVERS} (solver='auto' resolves "
-                     "to 'structured' then); the scalable solvers 'cg' and 'nystrom' need complete views")
+    raise ValueError(f"missing views (NaN) are supported by the MVL-LS solvers {MISSING_SOLVERS}; solver 'graph' "
+                     "and the scalable solvers of MVLLeastSquaresOptC ('cg', 'nystrom') need complete views")
 
 
 def _usable(mask, train_mask, name):
@@ -832,10 +860,15 @@ class MVLClassifier(MultiViewClassifier):
         After solver "cg" or "nystrom" on feature views computed by blocks of test rows (O(block n) memory)."""
         if getattr(self, "_scalable", None) is None or self.kernel == "precomputed":
             if getattr(self, "centres_", None) is not None and self.kernel == "precomputed":
-                Kt = self._test_kernels(X)
+                Kt, mask = self._test_kernels(X, presence=True)
                 full = np.zeros((self.n_views_, self.n_train_, self.coef_.shape[2]))
                 full[:, self.centres_] = self.coef_
-                F = np.einsum("ptn,pnk,p->tk", Kt, full, self.c_, optimize=True)
+                if mask is None:
+                    F = np.einsum("ptn,pnk,p->tk", Kt, full, self.c_, optimize=True)
+                else:  # test samples that miss views: c renormalised over the present ones
+                    from .incomplete import combination_weights
+
+                    F = np.einsum("ptn,pnk,tp->tk", Kt, full, combination_weights(self.c_, mask), optimize=True)
                 return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
             Kt, mask = self._test_kernels(X, presence=True)
             return self._decision(Kt) if mask is None else self._decision(Kt, mask)
@@ -850,7 +883,14 @@ class MVLClassifier(MultiViewClassifier):
             from .incomplete import combination_weights, feature_presence
 
             mask = feature_presence(views, name="X")
+            train_mask = getattr(self, "view_mask_", None)
+            if train_mask is not None:  # views no training sample has carry f^p = 0: absent (:func:`_usable`)
+                mask = _usable(np.ones((t, self.n_views_), dtype=bool) if mask is None else mask, train_mask, "X")
             Ct = None if mask is None else combination_weights(self.c_, mask)
+        vcols = None  # incomplete training views: view p's kernel columns only at the training samples that have it
+        if getattr(self, "view_mask_", None) is not None:
+            kept = self.view_mask_ if self.centres_ is None else self.view_mask_[self.centres_]
+            vcols = [np.flatnonzero(kept[:, p]) for p in range(self.n_views_)]
         for s in range(0, t, block):
             for p, Zp in enumerate(views):
                 if mask is None:
@@ -858,7 +898,10 @@ class MVLClassifier(MultiViewClassifier):
                     F[s:s + block] += self.c_[p] * (Kt @ self.coef_[p])
                     continue
                 rows = s + np.flatnonzero(mask[s:s + block, p])
-                if rows.size:
+                if rows.size and vcols is not None:
+                    Kt = self._scalable.cross(p, Zp[rows], vcols[p])
+                    F[rows] += Ct[rows, p][:, None] * (Kt @ self.coef_[p][vcols[p]])
+                elif rows.size:
                     Kt = self._scalable.cross(p, Zp[rows], cols)
                     F[rows] += Ct[rows, p][:, None] * (Kt @ self.coef_[p])
         return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
@@ -881,7 +924,20 @@ class MVLClassifier(MultiViewClassifier):
             finally:
                 self.c_ = c
             out.append(F)
-        return np.stack(out, axis=1)
+        out = np.stack(out, axis=1)
+        if self._missing_views:  # a missing view has no output (NaN), as on the direct path above
+            if self.kernel == "precomputed":
+                mask = self._test_kernels(X, presence=True)[1]
+            else:
+                from .incomplete import feature_presence
+
+                mask = feature_presence(self._feature_views(X, reset=False), name="X")
+                train_mask = getattr(self, "view_mask_", None)
+                if train_mask is not None:
+                    mask = _usable(np.ones(out.shape[:2], dtype=bool) if mask is None else mask, train_mask, "X")
+            if mask is not None:
+                out[~mask] = np.nan
+        return out
 
     def _raw_outputs(self, X):
         F = self.decision_function(X)

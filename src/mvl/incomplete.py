@@ -47,6 +47,23 @@ dearer. With nothing missing every formula is the complete one (c~ = c, |V_i| = 
 then call :func:`mvl.least_squares.solve_structured` itself. :func:`solve_dense_incomplete` is the textbook form:
 the (u+l)m system of eq (68) restricted to the present (sample, view) pairs, one LU.
 
+**The scalable solvers** ("cg", "nystrom", :mod:`mvl.scalable`) solve the same stationarity condition written as
+one operator equation on the (m, n, P) coefficient array with a_p = 0 outside S_p (the paper's (67)-(68) restricted
+to the present (sample, view) pairs): with Pi_p the projection on the rows S_p, K the masked kernels
+(Pi_p K^p Pi_p, :class:`MaskedViewKernels`) and F_p = Pi_p K^p a_p,
+
+    (M F)_p = Pi_p [C~_p J S~ + beta w (x) (|V| F_p - T) + omega L^p F_p],   S~ = sum_q C~_q F_q, T = sum_q F_q,
+    (M K + delta I) a = r,   r_p = C~_p J Y,
+
+(|V_i| F_p(i) - T_i = 0 at a one-view sample, so w~ = w there changes nothing); multiplying the view-p block by
+H_p^{-1} gives the view-by-view system above. M is symmetric positive semi-definite (it is the Hessian of the
+quadratic part in F: data term sum_{i in L} ||sum_p c~_ip F_p(i)||^2, between term sum_i w_i (|V_i| sum_p
+||F_p(i)||^2 - ||T_i||^2), within term sum_p <F_p, L^p F_p>), so "cg" runs in <a, b>_K on the subspace of arrays
+that vanish outside the present pairs (every operator maps it into itself). L^p: the sparse kNN Laplacian of view
+p on its samples, zero rows and columns elsewhere (:func:`sparse_view_laplacians`). "nystrom": view p's function
+on min(n_components, n_p) centres drawn among the samples that have view p (the estimator keeps their union;
+with n_components >= n the exact solution).
+
 **Literature.** Incomplete views are usually handled by filling them in: Trivedi, Rai, Daume III & DuVall
 ("Multiview clustering with incomplete views", NIPS 2010 workshop) complete the missing rows and columns of a view's
 kernel matrix from another view's Laplacian; Xu, Tao & Xu ("Multi-view learning with incomplete views", IEEE
@@ -66,9 +83,9 @@ from .blocks import factor_view, solve_coupled, view_Q
 
 __all__ = ["combination_weights", "combination_scales", "feature_presence", "precomputed_presence",
            "precomputed_test_presence", "solve_structured_incomplete", "solve_dense_incomplete", "view_operators",
-           "MISSING_SOLVERS"]
+           "MISSING_SOLVERS", "MaskedViewKernels", "sparse_view_laplacians"]
 
-MISSING_SOLVERS = ("auto", "structured", "dense")
+MISSING_SOLVERS = ("auto", "structured", "dense", "cg", "nystrom")
 """MVL-LS solvers that take incomplete views (NaN rows)."""
 
 PARTIAL_NAN = ("partial NaN is not a missing view: a missing view is a row of NaN across ALL that view's columns "
@@ -453,3 +470,72 @@ def build_svm_dual_incomplete(K, mask, labelled, c, gamma_A, gamma_B, gamma_W, L
         Q_G += beta * (Qc_LU @ Z)
     Q_G = 0.5 * (Q_G + Q_G.T)
     return SVMDualIncomplete(Q_G, factors, Ct, labelled, n, beta, U, wt[U], Qc_LU, lu_Z)
+
+
+class MaskedViewKernels:
+    """The kernel operator of :class:`mvl.kernel_blocks.ViewKernels` restricted to the present (sample, view) pairs:
+    K^p Z_p with the rows and columns outside S_p zeroed (Pi_p K^p Pi_p, module docstring), without an n x n array.
+
+    ``kernels``: a ViewKernels on the views with the missing rows filled with any finite value (the estimator
+    uses 0); ``mask`` (n, m). Products, columns and rows are the underlying ones masked after the product (the
+    input is masked before), so only the blocks S_p x S_p count."""
+
+    def __init__(self, kernels, mask):
+        self.base = kernels
+        self.mask = np.asarray(mask, dtype=bool)
+        self.m, self.n = kernels.m, kernels.n
+        self.kind, self.scales, self.views = kernels.kind, kernels.scales, kernels.views
+        self._w = self.mask.T.astype(np.float64)  # (m, n)
+
+    @property
+    def gram(self):
+        return self.base.gram
+
+    @gram.setter
+    def gram(self, value):
+        self.base.gram = value
+
+    def matmul(self, Z):
+        """Pi_p K^p Pi_p Z_p for every view: (m, n, k) -> (m, n, k)."""
+        out = self.base.matmul(np.asarray(Z, dtype=np.float64) * self._w[:, :, None])
+        out *= self._w[:, :, None]
+        return out
+
+    def columns(self, p, cols):
+        """Columns ``cols`` of Pi_p K^p Pi_p, (n, len(cols))."""
+        return self.base.columns(p, cols) * (self._w[p][:, None] * self._w[p][cols][None, :])
+
+    def rows(self, p, idx):
+        """Rows ``idx`` of Pi_p K^p Pi_p, (len(idx), n)."""
+        return self.base.rows(p, idx) * (self._w[p][idx][:, None] * self._w[p][None, :])
+
+    def diag(self, i):
+        return self.base.diag(i) * self._w[i]
+
+
+def sparse_view_laplacians(kernels, mask, n_neighbors, graph_weights="kernel", normalized=True):
+    """Per view the sparse kNN Laplacian of the view's samples S_p (:func:`mvl.graph.sparse_knn_weights` on the
+    rows S_p only, the graph of :func:`view_operators`), embedded in n x n (zero rows and columns outside S_p),
+    CSR. ``kernels``: a :class:`mvl.kernel_blocks.ViewKernels` on all n samples (missing rows filled with finite
+    values: never read) or its :class:`MaskedViewKernels`."""
+    from scipy import sparse
+
+    from .graph import sparse_knn_weights, sparse_laplacian
+    from .kernel_blocks import ViewKernels
+
+    base = getattr(kernels, "base", kernels)
+    n, m = base.n, base.m
+    out = []
+    for p in range(m):
+        idx = np.flatnonzero(mask[:, p])
+        if idx.size == 0:
+            out.append(sparse.csr_matrix((n, n)))
+            continue
+        if base.views is None:
+            sub = ViewKernels(gram=base.gram[p][np.ix_(idx, idx)][None])
+        else:
+            sub = ViewKernels([base.views[p][idx]], base.kind, [base.scales[p]], max_memory=0, block=base.block,
+                              threads=base.threads)
+        Lp = sparse_laplacian(sparse_knn_weights(sub, 0, n_neighbors, graph_weights), normalized=normalized).tocoo()
+        out.append(sparse.csr_matrix((Lp.data, (idx[Lp.row], idx[Lp.col])), shape=(n, n)))
+    return out

@@ -218,7 +218,8 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
     regime (``regime``, a bound of the graph terms' ||M|| / delta, :func:`mvl.graph_solver.regime_ratio`, at least
     :data:`mvl.graph_solver.GRAPH_REGIME`; None when there is no sparse graph term) "structured" while its memory
     fits (measured faster than "graph", benchmarks/README.md, issue 28) and "graph" when it does not ("cg" does not
-    converge there); otherwise "cg"; beyond AUTO_CG_MAX "nystrom"."""
+    converge there); otherwise "cg"; beyond AUTO_CG_MAX "nystrom". On incomplete views (NaN rows) MVLLeastSquares
+    replaces "graph" by "cg" (the other solvers take missing views)."""
     from .graph_solver import GRAPH_REGIME
 
     if solver != "auto":
@@ -232,6 +233,19 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
     if regime is not None and regime >= GRAPH_REGIME:
         return "structured" if structured_bytes(n, m, l) <= max_memory else "graph"
     return "cg"
+
+
+def _holds_nan(X):
+    """Whether the training input holds NaN (incomplete views); False for input that is not numeric (the
+    validation of the fit reports it)."""
+    from .base import is_view_list
+
+    try:
+        if is_view_list(X):
+            return any(bool(np.isnan(np.asarray(v, dtype=np.float64)).any()) for v in X)
+        return bool(np.isnan(np.asarray(X, dtype=np.float64)).any())
+    except (TypeError, ValueError):
+        return False
 
 
 MEMORY_ADVICE = ('use solver="cg" (exact, iterative: no n x n factorisation) or solver="nystrom" (approximate, '
@@ -308,19 +322,23 @@ def kept_for_prediction(est, kernels, centres=None):
     return ViewKernels(views, kernels.kind, kernels.scales, max_memory=0)
 
 
-def scalable_problem(est, X, y, solver, budget, c=None):
+def scalable_problem(est, X, y, solver, budget, c=None, missing=False):
     """What the scalable solvers need from an estimator's parameters and its training data: the kernel operator
     (:meth:`mvl.base.MultiViewClassifier._fit_kernel_operator`), the :class:`mvl.scalable.MVLSystem` (sparse kNN
     Laplacians when gamma_W > 0), the Nystrom basis on ``n_components`` centres drawn with ``random_state``, the
-    labelled indices and the centres. Sets ``classes_`` and the input state."""
+    labelled indices and the centres. Sets ``classes_`` and the input state. ``missing``: incomplete views (NaN
+    rows) are taken (:mod:`mvl.incomplete`: the masked kernels, the graphs on each view's samples, the system
+    with the presence mask ``est.view_mask_``; view p draws min(n_components, n_p) Nystrom centres among the
+    samples that have it, the returned centres are their union), otherwise refused."""
     from sklearn.utils import check_random_state
 
     from .graph import sparse_knn_weights, sparse_laplacian
     from .scalable import MVLSystem, NystromBasis
 
     # "nystrom" needs only the n x M columns on the centres: the n x n Gram matrices are never kept for it
-    kernels = est._fit_kernel_operator(X, budget if solver in ("cg", "graph") else 0)
+    kernels = est._fit_kernel_operator(X, budget if solver in ("cg", "graph") else 0, missing=missing)
     m, n = kernels.m, kernels.n
+    mask = getattr(est, "view_mask_", None) if missing else None
     y_enc, labelled = est._fit_labels(y, n)
     if not isinstance(est.laplacian, str):
         raise ValueError(f'solver="{solver}" builds sparse kNN Laplacians from the data: laplacian must be '
@@ -332,8 +350,14 @@ def scalable_problem(est, X, y, solver, budget, c=None):
         if n_neighbors is None:
             raise ValueError(f'solver="{solver}" needs a sparse kNN graph when gamma_W > 0: set n_neighbors '
                              '(e.g. 10); the dense graph W = K of the paper is an n x n matrix')
-        Ls = [sparse_laplacian(sparse_knn_weights(kernels, i, n_neighbors, est.graph_weights),
-                               normalized=(laplacian == "normalized")) for i in range(m)]
+        if mask is not None:
+            from .incomplete import sparse_view_laplacians
+
+            Ls = sparse_view_laplacians(kernels, mask, n_neighbors, est.graph_weights,
+                                        normalized=(laplacian == "normalized"))
+        else:
+            Ls = [sparse_laplacian(sparse_knn_weights(kernels, i, n_neighbors, est.graph_weights),
+                                   normalized=(laplacian == "normalized")) for i in range(m)]
     c = check_combination(getattr(est, "c", None) if c is None else c, m)
     w = getattr(est, "between_weights", None)
     if w is not None:
@@ -342,11 +366,19 @@ def scalable_problem(est, X, y, solver, budget, c=None):
             raise ValueError(f"between_weights must be {n} finite non-negative numbers (one per training point)")
     Y_L = encode_targets(y_enc[labelled], len(est.classes_))
     system = MVLSystem(n, labelled, Y_L, c, **gammas, laplacians=Ls, laplacian_power=est._laplacian_power(),
-                       between_weights=w)
+                       between_weights=w, mask=mask)
     M = min(int(est.n_components), n)
     rng = check_random_state(est.random_state)
-    centres = np.arange(n) if M >= n else np.sort(rng.choice(n, M, replace=False))
-    return kernels, system, NystromBasis(kernels, centres), labelled, centres
+    view_centres = None
+    if mask is not None and M < n:  # each view draws min(M, n_p) centres among its own samples; centres: the union
+        view_centres = []
+        for p in range(m):
+            idx = np.flatnonzero(mask[:, p])
+            view_centres.append(np.sort(rng.choice(idx, min(M, idx.size), replace=False)) if idx.size else idx)
+        centres = np.unique(np.concatenate(view_centres))
+    else:
+        centres = np.arange(n) if M >= n else np.sort(rng.choice(n, M, replace=False))
+    return kernels, system, NystromBasis(kernels, centres, mask, view_centres), labelled, centres
 
 
 class IllConditionedWarning(UserWarning):
@@ -507,7 +539,10 @@ class MVLLeastSquares(MVLClassifier):
     sample with no view. Each view's function is then learnt on the samples that have the view, the combination
     c is renormalised over each sample's present views (the mean of the present views for the default c), the
     between-view term couples the views present together, each graph is built on its view's samples, and a
-    test point is predicted from the views it has. Solvers "structured" (O(sum_p n_p^3)) and "dense"; scikit-learn's
+    test point is predicted from the views it has. Solvers "structured" (O(sum_p n_p^3)), "dense", "cg" and
+    "nystrom" (the same system, :mod:`mvl.scalable`; view p draws min(n_components, n_p) centres among its samples,
+    ``centres_`` is their union and ``coef_[p]`` is zero at the other views' centres); "graph" needs complete views
+    ("auto" then picks "cg"); scikit-learn's
     ``StandardScaler`` passes the NaN through in a ``Pipeline``. With views missing, gamma_B > 0 carries the labels
     across views at the unlabelled samples: 1e-4 on mfeat (``benchmarks/bench_incomplete.py``).
 
@@ -594,6 +629,8 @@ class MVLLeastSquares(MVLClassifier):
 
             regime = regime_ratio(self.gamma_A, self.gamma_B, self.gamma_W, self._laplacian_power(), m)
         solver = choose_solver(self.solver, self.kernel, n, m, l, budget, regime)
+        if solver == "graph" and self.solver == "auto" and _holds_nan(X):
+            solver = "cg"  # incomplete views: "graph" needs complete views (choose_solver)
         self.solver_ = solver
         if solver in ("cg", "nystrom", "graph"):
             return self._fit_scalable(X, y, solver, budget)
@@ -645,7 +682,8 @@ class MVLLeastSquares(MVLClassifier):
         from .scalable import solve_cg, solve_nystrom
 
         t0 = time.perf_counter()
-        kernels, system, basis, labelled, centres = scalable_problem(self, X, y, solver, budget)
+        kernels, system, basis, labelled, centres = scalable_problem(self, X, y, solver, budget,
+                                                                     missing=solver != "graph")
         c = system.c
         self.n_iter_, self.residual_ = 1, None  # "nystrom": a direct solve
         if solver == "nystrom":

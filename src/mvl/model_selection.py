@@ -82,6 +82,9 @@ class MVLLeastSquaresCV(MultiViewClassifier):
     is refitted on all the data: ``best_estimator_``, an :class:`mvl.MVLLeastSquares`, which predicts.
     The selection equals ``GridSearchCV(MVLLeastSquares(...), grid, cv=SemiSupervisedCV(cv=cv))`` over the
     same grid (tested), several times faster (``benchmarks/bench_cv.py``).
+    Incomplete views (NaN rows, :mod:`mvl.incomplete`): the same folds, each grid point one view-by-view
+    incomplete solve per fold (:func:`mvl.incomplete.solve_structured_incomplete`, each view's graph built once
+    per fold on its training samples; no shared eigendecompositions), again equal to that GridSearchCV (tested).
     Parameters
     ----------
     gammas_A : sequence of float > 0, default (1e-5, 1e-4, 1e-3, 1e-2)
@@ -236,6 +239,46 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         Kt = helper._test_kernels(take_samples(X, te))
         return np.moveaxis(Kf, 0, -1), np.moveaxis(Kt, 0, -1)
 
+    def _grid_incomplete(self, X, K, mask, y, tr, te, gA, gB, gW, graphs):
+        """The grid's combined outputs on one fold of incomplete views (:mod:`mvl.incomplete`), shape (graphs,
+        gammas_A, gammas_B, gammas_W, |te|, P), and the fold's classes: each view's graph once per graph and fold
+        (:func:`mvl.incomplete.view_operators`, on the view's training samples), then one view-by-view solve
+        (:func:`mvl.incomplete.solve_structured_incomplete`, O(sum_p n_p^3)) per grid point: the fit of
+        MVLLeastSquares(solver="structured") at that point, without the shared eigendecompositions of the
+        complete path. The fold's kernels are computed as MVLLeastSquares computes them (precomputed: sliced)."""
+        from .base import encode_targets
+        from .incomplete import combination_weights, solve_structured_incomplete, view_operators
+        from .validation import check_combination
+
+        if self.kernel == "precomputed":  # K: validated, zero at the missing views' rows and columns
+            Kf, Kt = K[:, tr][:, :, tr], K[:, te][:, :, tr]
+            fmask, tmask = mask[tr], mask[te] & mask[tr].any(axis=0)[None, :]
+        else:
+            fold = self._estimator()
+            Kf = fold._fit_kernels(take_samples(X, tr))
+            Kt, tmask = fold._test_kernels(take_samples(X, te), presence=True)
+            fmask = fold.view_mask_
+            fmask = np.ones(Kf.shape[:2][::-1], dtype=bool) if fmask is None else fmask
+            tmask = np.ones((Kt.shape[1], Kf.shape[0]), dtype=bool) if tmask is None else tmask
+        m, n = Kf.shape[0], Kf.shape[1]
+        classes, y_enc, labelled = encode_labels(y[tr], n)
+        Y_L = encode_targets(y_enc[labelled], len(classes))
+        c = check_combination(self.c, m)
+        Ct = combination_weights(c, tmask)
+        out = np.empty((len(graphs), len(gA), len(gB), len(gW), Kt.shape[1], len(classes)))
+        for g, (nn, power) in enumerate(graphs):
+            L = None
+            if any(w > 0 for w in gW):
+                L = view_operators(Kf, fmask, self.laplacian, nn, gamma_W=1.0, laplacian_power=power,
+                                   graph_weights="kernel" if nn is None else self.graph_weights)
+            for a, ga in enumerate(gA):
+                for b, gb in enumerate(gB):
+                    for k, gw in enumerate(gW):
+                        A = solve_structured_incomplete(Kf, fmask, labelled, Y_L, c, ga, gb, gw,
+                                                        L if gw > 0 else None)
+                        out[g, a, b, k] = np.einsum("ptn,pnk,tp->tk", Kt, A, Ct, optimize=True)
+        return out, classes
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Cross-validate the grid on X (see ``kernel``) and y (-1 = unlabelled), then refit the best point on all
@@ -245,9 +288,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         # the input checks and messages of MVLLeastSquares on all of X (and the kernels, for "precomputed")
         helper = self._estimator()
         K = helper._fit_kernels(X)
-        if helper.view_mask_ is not None:
-            raise ValueError("MVLLeastSquaresCV does not take missing views (NaN) yet; select the gammas with "
-                             "GridSearchCV(MVLLeastSquares(...), ...), which does")
+        incomplete = helper.view_mask_ is not None
         y = column_or_1d(y, warn=True)
         encode_labels(y, K.shape[1])  # the label checks and messages of every estimator, before any work
         graphs = [(None if n_neighbors is None else int(n_neighbors), int(laplacian_power))
@@ -258,6 +299,11 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         shape = (len(graphs), len(gA), len(gB), len(gW))
         scores = np.empty(shape + (len(folds),))
         for f, (tr, te) in enumerate(folds):
+            if incomplete:
+                out, classes = self._grid_incomplete(X, K, helper.view_mask_, y, tr, te, gA, gB, gW, graphs)
+                pred = classes[np.argmax(out, axis=-1)]
+                scores[..., f] = np.mean(pred == y[te], axis=-1)
+                continue
             Kf, Kt = self._fold_kernels(X, K, tr, te)
             out, classes = grid_decision_functions(Kf, y[tr], Kt, gA, gB, gW, c=self.c, laplacian=self.laplacian,
                                                    graph_weights=self.graph_weights, graphs=graphs)

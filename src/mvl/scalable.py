@@ -45,6 +45,21 @@ alpha_pj: in the coordinates w_p = diag(s_p)^{1/2} U_p^T alpha_p (so ||f^p||^2 =
 the M-space least squares problem with Hessian B + delta I and gradient Z^T r; solved directly (Cholesky of
 m r x m r); alpha_p = V_p w_p. With the centres = all training points it is the exact problem (tested
 against the structured solver). Prediction: O(t M m).
+
+**Incomplete views** (issue 30, :mod:`mvl.incomplete`): with a presence ``mask`` (n, m) the system is the one of
+:func:`mvl.incomplete.solve_structured_incomplete` (eq 67-68 restricted to the present (sample, view) pairs): the
+coefficient arrays keep their shape (m, n, P) with a_p = 0 outside S_p; the kernels are Pi_p K^p Pi_p
+(:class:`mvl.incomplete.MaskedViewKernels`), and M becomes
+
+    (M F)_p = Pi_p [C~_p J S~ + beta w (x) (|V| F_p - T) + omega L_p^d F_p],      r_p = C~_p J Y,
+
+with C~_p = diag(c~_ip) the combination renormalised over each sample's present views
+(:func:`mvl.incomplete.combination_weights`), S~ = sum_q C~_q F_q, |V_i| the number of views of sample i and L_p
+the kNN Laplacian of view p's samples (zero rows elsewhere). Every operator (M, K, the preconditioner) maps the
+arrays that vanish outside the present pairs into themselves, so CG stays in that subspace, where
+<a, b>_K is an inner product. In B = Z^T M Z the labelled term is [Z_p[L]^T C~_p C~_q Z_q[L]] and the between-view
+term beta (blockdiag(Z_p^T D (|V| - 1) Z_p) - [Z_p^T D Z_q]_{p != q}); the Nystrom basis of view p is built on the
+centres that have view p (its rows outside S_p are zero). With ``mask`` None every path is the complete one.
 """
 
 from __future__ import annotations
@@ -63,7 +78,7 @@ class MVLSystem:
     the sparse within-view operators and optional between-view point weights."""
 
     def __init__(self, n, labelled, Y_L, c, *, gamma_A, gamma_B, gamma_W, laplacians=None, laplacian_power=1,
-                 between_weights=None):
+                 between_weights=None, mask=None):
         self.n, self.m = n, len(c)
         self.labelled = np.asarray(labelled)
         self.l = len(self.labelled)
@@ -76,6 +91,17 @@ class MVLSystem:
         self.L = laplacians if self.omega > 0 else None
         self.laplacian_power = int(laplacian_power)
         self.w = None if between_weights is None else np.asarray(between_weights, dtype=np.float64)
+        self.mask = None if mask is None else np.asarray(mask, dtype=bool)  # (n, m): incomplete views
+        self._set_masked()
+
+    def _set_masked(self):
+        """C~ (n, m) and |V_i| of the incomplete-view system (module docstring), from ``mask`` and c."""
+        if self.mask is None:
+            return
+        from .incomplete import combination_weights
+
+        self.Ct = combination_weights(self.c, self.mask)
+        self.counts = self.mask.sum(axis=1).astype(np.float64)
 
     def with_c(self, c):
         """The same problem with another combination vector (optC)."""
@@ -83,11 +109,15 @@ class MVLSystem:
 
         other = copy.copy(self)
         other.c = np.asarray(c, dtype=np.float64)
+        other._set_masked()
         return other
 
     def rhs(self):
         """r_p = c_p J Y, shape (m, n, P)."""
         r = np.zeros((self.m, self.n, self.P))
+        if self.mask is not None:  # r_p = C~_p J Y
+            r[:, self.labelled] = self.Ct[self.labelled].T[:, :, None] * self.Y_L[None]
+            return r
         r[:, self.labelled] = self.c[:, None, None] * self.Y_L[None]
         return r
 
@@ -99,6 +129,8 @@ class MVLSystem:
 
     def apply(self, F):
         """M F for F (m, n, k)."""
+        if self.mask is not None:
+            return self._apply_masked(F)
         m = self.m
         out = np.empty_like(F)
         S_L = np.tensordot(self.c, F[:, self.labelled], axes=(0, 0))  # (l, k)
@@ -116,6 +148,51 @@ class MVLSystem:
                 out[p] += self.omega * self.apply_L(p, F[p])
         return out
 
+    def _apply_masked(self, F):
+        """M F on incomplete views: Pi_p [C~_p J S~ + beta w (x) (|V| F_p - T) + omega L_p^d F_p] (module
+        docstring)."""
+        lab = self.labelled
+        CL = self.Ct[lab]  # (l, m)
+        S_L = np.einsum("pik,ip->ik", F[:, lab], CL)  # (l, k)
+        T = F.sum(axis=0) if self.beta > 0 else None
+        out = np.zeros_like(F)
+        for p in range(self.m):
+            if self.beta > 0:
+                np.multiply(F[p], (self.beta * self.counts)[:, None], out=out[p])
+                out[p] -= self.beta * T
+                if self.w is not None:
+                    out[p] *= self.w[:, None]
+            out[p, lab] += CL[:, p][:, None] * S_L
+            if self.L is not None:
+                out[p] += self.omega * self.apply_L(p, F[p])
+            out[p] *= self.mask[:, p][:, None]
+        return out
+
+    def _projected_masked(self, Z):
+        """B = Z^T M Z on incomplete views (module docstring): Z_p with zero rows outside S_p."""
+        m, lab = self.m, self.labelled
+        sizes = [z.shape[1] for z in Z]
+        off = np.concatenate([[0], np.cumsum(sizes)])
+        sl = [slice(off[p], off[p + 1]) for p in range(m)]
+        ZcL = np.hstack([self.Ct[lab, p][:, None] * Z[p][lab] for p in range(m)])
+        B = ZcL.T @ ZcL
+        if self.beta > 0:
+            w = np.ones(self.n) if self.w is None else self.w
+            dg = w * (self.counts - 1.0)
+            for p in range(m):
+                B[sl[p], sl[p]] += self.beta * (Z[p].T @ (dg[:, None] * Z[p]))
+                for q in range(p + 1, m):
+                    G = Z[p].T @ (w[:, None] * Z[q])
+                    B[sl[p], sl[q]] -= self.beta * G
+                    B[sl[q], sl[p]] -= self.beta * G.T
+        if self.L is not None:
+            half = self.laplacian_power // 2
+            for p in range(m):
+                H = self.apply_L(p, Z[p], half) if half else Z[p]
+                G = H.T @ self.apply_L(p, H, 1) if self.laplacian_power % 2 else H.T @ H
+                B[sl[p], sl[p]] += self.omega * 0.5 * (G + G.T)
+        return 0.5 * (B + B.T)
+
     def projected(self, Z):
         """B = Z^T M Z for block-diagonal Z (a list of m arrays n x r_p), one dense (sum r) x (sum r) matrix.
 
@@ -125,6 +202,8 @@ class MVLSystem:
         ``laplacian_power`` even) or (L^((d-1)/2) Z_p)^T L (L^((d-1)/2) Z_p); for d = 1 the two diagonal terms in
         one GEMM,
         Z_p^T (beta (m - 1) D + omega L_p) Z_p. Cost O(n m^2 r^2) flops, memory O(n r) beyond the Z_p."""
+        if self.mask is not None:
+            return self._projected_masked(Z)
         m = self.m
         sizes = [z.shape[1] for z in Z]
         off = np.concatenate([[0], np.cumsum(sizes)])
@@ -182,12 +261,30 @@ class NystromBasis:
     largest dropped), so that Z_p Z_p^T is the Nystrom approximation of K^p and Z_p^T Z_p-coordinates are
     orthonormal in the RKHS (module docstring)."""
 
-    def __init__(self, kernels, centres):
+    def __init__(self, kernels, centres, mask=None, view_centres=None):
         self.centres = np.asarray(centres)
         self.V, self.Z = [], []
+        # incomplete views (``mask`` (n, m)): view p's centres are ``view_centres[p]`` (sorted, among ``centres`` and
+        # the samples that have view p; default: the centres that have view p), ``view_pos[p]`` their positions
+        # among ``centres`` (``kernels`` then zero outside S_p: MaskedViewKernels)
+        if mask is None:
+            self.view_pos, self.view_centres = None, [self.centres] * kernels.m
+        else:
+            if view_centres is None:
+                view_centres = [self.centres[mask[self.centres, p]] for p in range(kernels.m)]
+            self.view_centres = [np.asarray(v, dtype=np.intp) for v in view_centres]
+            for p, v in enumerate(self.view_centres):
+                if not (np.isin(v, self.centres).all() and mask[v, p].all()):
+                    raise ValueError(f"view_centres[{p}] must be centres that have view {p}")
+            self.view_pos = [np.searchsorted(self.centres, v) for v in self.view_centres]
         for p in range(kernels.m):
-            KnC = kernels.columns(p, self.centres)
-            KCC = 0.5 * (KnC[self.centres] + KnC[self.centres].T)
+            cp = self.view_centres[p]
+            if cp.size == 0:  # a view no centre has: no function
+                self.V.append(np.zeros((0, 0)))
+                self.Z.append(np.zeros((kernels.n, 0)))
+                continue
+            KnC = kernels.columns(p, cp)
+            KCC = 0.5 * (KnC[cp] + KnC[cp].T)
             s, U = linalg.eigh(KCC, check_finite=False, driver="evd")  # divide and conquer: ~3x evr here
             keep = s > 1e-12 * max(s.max(), 0.0) if s.max() > 0 else np.zeros(len(s), bool)
             if not keep.any():
@@ -225,6 +322,14 @@ def solve_nystrom(system, basis):
     """Coefficients on the centres, (m, M, P): the Nystrom-restricted problem (module docstring) solved directly."""
     B = system.projected(basis.Z)
     fac = _factor(B, system.delta)
+    if system.mask is not None:  # g_p = Z_p[L]^T C~_p Y_L; view p's coefficients on its own centres
+        g = np.vstack([basis.Z[p][system.labelled].T @ (system.Ct[system.labelled, p][:, None] * system.Y_L)
+                       for p in range(system.m)])
+        w = _solve(fac, g)
+        out = np.zeros((system.m, len(basis.centres), system.P))
+        for p, (V, wp) in enumerate(zip(basis.V, _split(w, basis.sizes), strict=True)):
+            out[p, basis.view_pos[p]] = V @ wp
+        return out
     g = np.vstack([system.c[p] * (basis.Z[p][system.labelled].T @ system.Y_L) for p in range(system.m)])
     w = _solve(fac, g)
     return np.stack([V @ wp for V, wp in zip(basis.V, _split(w, basis.sizes), strict=True)])
@@ -239,14 +344,14 @@ def nystrom_preconditioner(system, basis, solve_B=None):
 
         def solve_B(g):
             return _solve(fac, g)
-    sizes, cent = basis.sizes, basis.centres
+    sizes, cents = basis.sizes, basis.view_centres
 
     def apply(rho):
         g = np.vstack([basis.Z[p].T @ rho[p] for p in range(system.m)])
         h = solve_B(g) - g / delta
         z = rho / delta
         for p, hp in enumerate(_split(h, sizes)):
-            z[p, cent] += basis.V[p] @ hp
+            z[p, cents[p]] += basis.V[p] @ hp
         return z
 
     return apply
