@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import linalg
@@ -354,8 +356,8 @@ def test_generator_is_seeded_balanced_and_its_maps_do_not_depend_on_n():
 
 
 def test_optc_on_the_scalable_solvers_equals_the_structured_optc(manifold):
-    """Section 6's alternation with the f-step by "nystrom" (every point a centre) and by "cg" (tight tol): the
-    same objective (84) after every iteration, the same c and outputs as the structured optC."""
+    """Section 6's alternation with the f-step by "nystrom" (every point a centre), by "cg" and by "graph" (tight
+    tol): the same objective (84) after every iteration, the same c and outputs as the structured optC."""
     from mvl import MVLLeastSquaresOptC
 
     X = np.hstack(manifold["views"])
@@ -365,10 +367,33 @@ def test_optc_on_the_scalable_solvers_equals_the_structured_optc(manifold):
               gamma_W=1e-2, n_neighbors=8, n_restarts=3, n_iter=6, random_state=2)
     ref = MVLLeastSquaresOptC(solver="structured", **kw).fit(X, y)
     Fr = ref.decision_function(Xt)
-    for solver, extra in (("nystrom", dict(n_components=300)), ("cg", dict(cg_tol=1e-11, n_components=60))):
+    for solver, extra in (("nystrom", dict(n_components=300)), ("cg", dict(cg_tol=1e-11, n_components=60)),
+                          ("graph", dict(cg_tol=1e-11, n_components=60))):
         est = MVLLeastSquaresOptC(solver=solver, **extra, **kw).fit(X, y)
         assert est.solver_ == solver
         np.testing.assert_allclose(est.objective_history_, ref.objective_history_, rtol=1e-8, atol=1e-12)
         np.testing.assert_allclose(est.c_, ref.c_, atol=1e-8)
         assert np.abs(est.decision_function(Xt) - Fr).max() <= 1e-7 * np.abs(Fr).max()
         assert est.best_restart_ == ref.best_restart_
+
+
+def test_optc_graph_solver_in_the_graph_regime(manifold):
+    """The graph regime (gamma_W / gamma_A = 1e6, gamma_B = 0: M singular): optC with the f-step by solver="graph"
+    against the structured optC (objective history, c, decision values)."""
+    from mvl import MVLLeastSquaresOptC
+
+    X = np.hstack(manifold["views"])
+    Xt = np.hstack(manifold["tests"])
+    y = _labels(manifold)
+    kw = dict(kernel="rbf", views=[6, 6, 6], bandwidth=manifold["scales"], gamma_A=1e-6, gamma_B=0.0, gamma_W=1.0,
+              n_neighbors=8, laplacian_power=2, n_restarts=2, n_iter=4, random_state=2)
+    ref = MVLLeastSquaresOptC(solver="structured", **kw).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # every f-step converges (attainable here: ~5e-9)
+        est = MVLLeastSquaresOptC(solver="graph", cg_tol=1e-8, cg_max_iter=2000, n_components=100, **kw).fit(X, y)
+    assert est.solver_ == "graph"
+    np.testing.assert_allclose(est.objective_history_, ref.objective_history_, rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(est.c_, ref.c_, atol=1e-6)
+    Fr = ref.decision_function(Xt)
+    assert np.abs(est.decision_function(Xt) - Fr).max() <= 1e-5 * np.abs(Fr).max()
+    np.testing.assert_array_equal(est.predict(Xt), ref.predict(Xt))

@@ -477,16 +477,18 @@ class MVLLeastSquaresOptC(MVLClassifier):
         stopping estimators do; the held-out samples stay in the graph as unlabelled ones, and once the restart
         is chosen f is refitted with every labelled sample at its c (Theorem 10). Works inside ``Pipeline`` and
         ``GridSearchCV`` (it splits what the estimator receives). Typical 0.1 to 0.3. None: no split.
-    solver : "auto", "structured", "cg" or "nystrom", default "auto"
+    solver : "auto", "structured", "cg", "nystrom" or "graph", default "auto"
         The f-step (Theorem 10 with c fixed): as :class:`mvl.MVLLeastSquares` ("auto": precomputed kernels and
         feature views up to 5,000 points -> "structured", the batched solver of this module; "cg" up to 20,000;
-        "nystrom" beyond). "cg" and "nystrom" need a kNN graph when gamma_W > 0.
+        "nystrom" beyond). "cg", "nystrom" and "graph" need a kNN graph when gamma_W > 0. "graph" (the graph
+        regime, :mod:`mvl.graph_solver`; only when asked for) rebuilds its preconditioner at every f-step, its
+        graph term cc^T (x) J depending on c, and warm-starts from the restart's previous coefficients.
     n_components : int >= 1, default 1000
         As in :class:`mvl.MVLLeastSquares` ("cg", "nystrom").
     cg_tol : float in (0, 1), default 1e-6
-        Relative residual of each "cg" f-step (``tol`` is the alternation's).
+        Relative residual of each "cg" or "graph" f-step (``tol`` is the alternation's).
     cg_max_iter : int >= 1, default 500
-        Iteration limit of each "cg" f-step (``n_iter`` is the alternation's).
+        Iteration limit of each "cg" or "graph" f-step (``n_iter`` is the alternation's).
     max_memory : float > 0 or None, default None
         As in :class:`mvl.MVLLeastSquares` ("cg", "auto").
     verbose : int >= 0, default 0
@@ -583,7 +585,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         "tol": [NON_NEGATIVE],
         "random_state": SEED,
         "validation_fraction": [None, StrictInterval(Real, 0, 1, closed="neither")],
-        "solver": [StrOptions({"auto", "structured", "cg", "nystrom"})],
+        "solver": [StrOptions({"auto", "structured", "cg", "nystrom", "graph"})],
         "n_components": [COUNT],
         "cg_tol": [StrictInterval(Real, 0, 1, closed="neither")],
         "cg_max_iter": [COUNT],
@@ -622,13 +624,15 @@ class MVLLeastSquaresOptC(MVLClassifier):
         self.validation_fraction = validation_fraction
 
     def _fit_scalable(self, X, y, X_val, y_val, alpha, budget, check=True):
-        """The alternation of Section 6 with the f-step by solver "nystrom" or "cg" (:mod:`mvl.scalable`).
+        """The alternation of Section 6 with the f-step by solver "nystrom", "cg" (:mod:`mvl.scalable`) or "graph"
+        (:mod:`mvl.graph_solver`, its preconditioner rebuilt for every c).
 
         Same objective (84) and c-step as the structured path. The f-step for a new c reuses one factorisation
         (:class:`mvl.scalable.OptCNystrom`: B(c) = B_0 + U_c U_c^T); "cg" warm-starts each restart from its
         previous iterate and is preconditioned with that same factorisation. Labelled outputs: F_p[L] = Z_p[L] w_p
         ("nystrom") or K^p[L, :] a_p ("cg"). At the f-step's optimum the objective is (1/l) <Y_L, Y_L - S_L>.
         """
+        from .graph_solver import solve_graph
         from .least_squares import kept_for_prediction, scalable_problem
         from .scalable import OptCNystrom, nystrom_preconditioner, solve_cg
 
@@ -638,7 +642,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         m, l = system.m, system.l
         Y_L, _classes = system.Y_L, self.classes_
         engine = OptCNystrom(system, basis)
-        KL = np.stack([kernels.rows(p, labelled) for p in range(m)]) if solver == "cg" else None
+        KL = np.stack([kernels.rows(p, labelled) for p in range(m)]) if solver in ("cg", "graph") else None
         V = basis.V
 
         def fstep(c, state):
@@ -649,6 +653,12 @@ class MVLLeastSquaresOptC(MVLClassifier):
                 FL = np.stack([engine.ZL[p] @ parts[p] for p in range(m)])
                 return FL, np.stack([V[p] @ parts[p] for p in range(m)])
             sys_c = system.with_c(c)
+            if solver == "graph":
+                a, info = solve_graph(sys_c, kernels, basis, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
+                                      x0=state, verbose=self.verbose, keep_bytes=0.25 * budget)
+                if not info["converged"]:
+                    self._cg_unconverged = max(getattr(self, "_cg_unconverged", 0.0), info["residual"])
+                return np.einsum("pln,pnk->plk", KL, a), a
             a, info = solve_cg(sys_c, kernels, basis, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
                                x0=state, verbose=self.verbose,
                                precondition=nystrom_preconditioner(sys_c, basis, solve_B))
@@ -688,7 +698,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         if self._cg_unconverged:
             from sklearn.exceptions import ConvergenceWarning
 
-            warnings.warn(f'solver="cg": some f-steps stopped at cg_max_iter with relative residual up to '
+            warnings.warn(f'solver="{solver}": some f-steps stopped at cg_max_iter with relative residual up to '
                           f'{self._cg_unconverged:.2e} > cg_tol = {self.cg_tol:g}', ConvergenceWarning, stacklevel=3)
         self._scalable = kept_for_prediction(self, kernels, centres if solver == "nystrom" else None)
         self.centres_ = centres if solver == "nystrom" else None
@@ -943,6 +953,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         left after a seeded stratified hold-out (the held-out ones unlabelled), the restart chosen on the held-out
         ones, then f refitted with every labelled sample at the kept c (Theorem 10 by the same solver)."""
         from .base import encode_labels
+        from .graph_solver import solve_graph
         from .least_squares import kept_for_prediction, scalable_problem
         from .scalable import solve_cg, solve_nystrom
 
@@ -962,6 +973,9 @@ class MVLLeastSquaresOptC(MVLClassifier):
         kernels, system, basis, labelled, centres = scalable_problem(self, X, y, self.solver_, budget, c=self.c_)
         if self.solver_ == "nystrom":
             coef = solve_nystrom(system, basis)
+        elif self.solver_ == "graph":
+            coef, _info = solve_graph(system, kernels, basis, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
+                                      verbose=self.verbose, keep_bytes=0.25 * budget)
         else:
             coef, _info = solve_cg(system, kernels, basis, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
                                    verbose=self.verbose)
