@@ -646,22 +646,20 @@ class MVLLeastSquaresOptC(MVLClassifier):
         V = basis.V
 
         def fstep(c, state):
-            solve_B, U = engine.solver(c)
-            if solver == "nystrom":
-                w = solve_B(U @ Y_L)
-                parts = np.split(w, np.cumsum(basis.sizes)[:-1])
-                FL = np.stack([engine.ZL[p] @ parts[p] for p in range(m)])
-                return FL, np.stack([V[p] @ parts[p] for p in range(m)])
             sys_c = system.with_c(c)
-            if solver == "graph":
+            if solver == "graph":  # its own preconditioner (rebuilt per c): the Nystrom factorisation is not used
                 a, info = solve_graph(sys_c, kernels, basis, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
                                       x0=state, verbose=self.verbose, keep_bytes=0.25 * budget)
-                if not info["converged"]:
-                    self._cg_unconverged = max(getattr(self, "_cg_unconverged", 0.0), info["residual"])
-                return np.einsum("pln,pnk->plk", KL, a), a
-            a, info = solve_cg(sys_c, kernels, basis, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
-                               x0=state, verbose=self.verbose,
-                               precondition=nystrom_preconditioner(sys_c, basis, solve_B))
+            else:
+                solve_B, U = engine.solver(c)
+                if solver == "nystrom":
+                    w = solve_B(U @ Y_L)
+                    parts = np.split(w, np.cumsum(basis.sizes)[:-1])
+                    FL = np.stack([engine.ZL[p] @ parts[p] for p in range(m)])
+                    return FL, np.stack([V[p] @ parts[p] for p in range(m)])
+                a, info = solve_cg(sys_c, kernels, basis, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
+                                   x0=state, verbose=self.verbose,
+                                   precondition=nystrom_preconditioner(sys_c, basis, solve_B))
             if not info["converged"]:
                 self._cg_unconverged = max(getattr(self, "_cg_unconverged", 0.0), info["residual"])
             return np.einsum("pln,pnk->plk", KL, a), a

@@ -42,7 +42,6 @@ DATA_DEFAULTS = dict(classes=4, features=(20, 20, 20), standardise=False, absolu
 
 
 NEIGHBOR_RULES = ("scaled", "fixed")
-KNN_MIN = 10
 
 
 def graph_neighbors(n, rule="scaled"):
@@ -55,12 +54,12 @@ def graph_neighbors(n, rule="scaled"):
     1,000 centres 0.575 at k = 10 whatever gamma_W (1e-2 to 1e4) or Laplacian power (1-3), against 0.592 for the
     labelled points alone, and 0.942 at k = 160. The same degeneration of graph Laplacian regularization with few
     labels and growing unlabelled data is the subject of Nadler, Srebro & Zhou (NIPS 2009)."""
-    from ..graph import auto_neighbors
+    from ..graph import AUTO_MIN, auto_neighbors
 
     if rule not in NEIGHBOR_RULES:
         raise ValueError(f"neighbors must be one of {NEIGHBOR_RULES}, got {rule!r}")
     if rule == "fixed":
-        return KNN_MIN
+        return AUTO_MIN
     return auto_neighbors(n)
 
 
