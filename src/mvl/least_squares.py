@@ -322,6 +322,13 @@ def kept_for_prediction(est, kernels, centres=None):
     return ViewKernels(views, kernels.kind, kernels.scales, max_memory=0)
 
 
+def vecchia_seed(random_state):
+    """The integer seed of the graph solver's Vecchia orderings from an estimator's ``random_state``: the int
+    itself, else 0 (a generator is not drawn from: the ordering changes the preconditioner, not the answer, and the
+    fit stays reproducible)."""
+    return int(random_state) if isinstance(random_state, (int, np.integer)) else 0
+
+
 def scalable_problem(est, X, y, solver, budget, c=None, missing=False):
     """What the scalable solvers need from an estimator's parameters and its training data: the kernel operator
     (:meth:`mvl.base.MultiViewClassifier._fit_kernel_operator`), the :class:`mvl.scalable.MVLSystem` (sparse kNN
@@ -367,6 +374,8 @@ def scalable_problem(est, X, y, solver, budget, c=None, missing=False):
     Y_L = encode_targets(y_enc[labelled], len(est.classes_))
     system = MVLSystem(n, labelled, Y_L, c, **gammas, laplacians=Ls, laplacian_power=est._laplacian_power(),
                        between_weights=w, mask=mask)
+    if solver == "graph":  # its Vecchia preconditioner needs no Nystrom basis (mvl.graph_solver)
+        return kernels, system, None, labelled, None
     M = min(int(est.n_components), n)
     rng = check_random_state(est.random_state)
     view_centres = None
@@ -443,9 +452,10 @@ class MVLLeastSquares(MVLClassifier):
         to the span of ``n_components`` training points (approximate; equal to the exact solution when
         n_components >= n); O(n n_components m) memory. "graph" solves the same exact problem by conjugate
         gradients on the symmetric pencil (K + l gamma_A M^{-1}) a = M^{-1} r, preconditioned with the graph term
-        exact (sparse LU) and the kernels by Nystrom + the block diagonal of the Nystrom residual
-        (:mod:`mvl.graph_solver`): for the graph regime (gamma_W / gamma_A >= 1e4, narrow or moderate kernels)
-        where "cg" does not converge; exact to ``tol``; needs ``n_neighbors`` when gamma_W > 0. "auto":
+        exact and the kernels by Vecchia's sparse approximation of their inverses (one sparse LU;
+        :mod:`mvl.graph_solver`, :mod:`mvl.vecchia`): for the graph regime (gamma_W / gamma_A >= 1e4, narrow or
+        moderate kernels) where "cg" does not converge; exact to ``tol``; needs ``n_neighbors`` when
+        gamma_W > 0; no n x n array. "auto":
         precomputed kernels -> "structured"; feature views -> "structured" up to 5,000 training points (if its
         memory fits); up to 20,000: in the graph regime ((gamma_B m + gamma_W 2^k) / gamma_A >= 1e4, k =
         laplacian_power, a kNN graph; :func:`mvl.graph_solver.regime_ratio`) "structured" while its memory fits,
@@ -454,17 +464,21 @@ class MVLLeastSquares(MVLClassifier):
     n_components : int >= 1, default 1000
         Nystrom centres (uniformly drawn training points, seeded by ``random_state``): the approximation of
         "nystrom" and the preconditioner of "cg" (typical 500-4000; more is more accurate and costs
-        O(n n_components m) memory).
+        O(n n_components m) memory); not used by "graph".
     tol : float in (0, 1), default 1e-6
         "cg", "graph": stop when the relative residual ||r - (B + l gamma_A I) a|| / ||r|| of the system (68) is
-        <= tol for every output column.
+        <= tol for every output column; "graph" also when the estimated relative error of its quadratic objective
+        is <= tol, which bounds every decision value's error by ||c|| sqrt(tol) ||a||_A
+        (:func:`mvl.graph_solver.solve_graph`; 1e-4 halves the iterations of 1e-6, with the same predictions where
+        measured).
     max_iter : int >= 1, default 500
         "cg", "graph": iteration limit; reaching it warns (``ConvergenceWarning``) with the residual.
     max_memory : float > 0 or None, default None
         Bytes the kernels of "cg" may keep (above it they are recomputed per product), and the budget of
         "auto"; None: half of the memory available at fit time.
     random_state : int, RandomState or None, default None
-        Seed of the Nystrom centres ("cg", "nystrom", "graph").
+        Seed of the Nystrom centres ("cg", "nystrom") and, if an int, of the orderings of "graph"'s Vecchia
+        preconditioner (else 0).
     verbose : int >= 0, default 0
         "cg": print the residual after every iteration.
     between_weights : array (n,) of non-negative numbers, or None, default None
@@ -507,7 +521,8 @@ class MVLLeastSquares(MVLClassifier):
     centres_ : array (M,) or None
         "nystrom": indices of the training points that carry the coefficients (coef_ is then (m, M, P)).
     n_iter_, residual_ : int, float or None
-        "cg", "graph": iterations and the final relative residual of (68); the direct solvers: 1 and None.
+        "cg", "graph": iterations and the final relative residual of (68) ("graph": the smaller of it and the
+        estimated relative objective error, see ``tol``); the direct solvers: 1 and None.
     n_views_ : int
     n_train_ : int
         Training samples n (columns of the kernels at prediction).
@@ -690,17 +705,17 @@ class MVLLeastSquares(MVLClassifier):
             coef = solve_nystrom(system, basis)
             self.centres_ = centres
         elif solver == "graph":
-            coef, info = solve_graph(system, kernels, basis, tol=float(self.tol), max_iter=int(self.max_iter),
-                                     verbose=self.verbose, keep_bytes=0.25 * budget)
-            self.n_iter_, self.residual_ = info["n_iter"], info["residual"]
+            coef, info = solve_graph(system, kernels, None, tol=float(self.tol), max_iter=int(self.max_iter),
+                                     verbose=self.verbose, random_state=vecchia_seed(self.random_state))
+            self.n_iter_, self.residual_ = info["n_iter"], min(info["residual"], info["energy_error"])
             self.centres_ = None
             if not info["converged"]:
                 from sklearn.exceptions import ConvergenceWarning
 
-                warnings.warn(f'solver="graph" stopped after max_iter = {info["n_iter"]} iterations at relative '
-                              f'residual {info["residual"]:.2e} > tol = {self.tol:g}; increase max_iter or '
-                              'n_components, or use solver="structured" (exact, if n m^2 fits memory)',
-                              ConvergenceWarning, stacklevel=3)
+                warnings.warn(f'solver="graph" stopped after max_iter = {info["n_iter"]} iterations at estimated '
+                              f'relative objective error {info["energy_error"]:.2e} and relative residual '
+                              f'{info["residual"]:.2e}, both > tol = {self.tol:g}; increase max_iter or tol, or use '
+                              'solver="structured" (exact, if n m^2 fits memory)', ConvergenceWarning, stacklevel=3)
         else:
             coef, info = solve_cg(system, kernels, basis, tol=float(self.tol), max_iter=int(self.max_iter),
                                   verbose=self.verbose)

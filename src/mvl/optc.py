@@ -481,12 +481,14 @@ class MVLLeastSquaresOptC(MVLClassifier):
         The f-step (Theorem 10 with c fixed): as :class:`mvl.MVLLeastSquares` ("auto": precomputed kernels and
         feature views up to 5,000 points -> "structured", the batched solver of this module; "cg" up to 20,000;
         "nystrom" beyond). "cg", "nystrom" and "graph" need a kNN graph when gamma_W > 0. "graph" (the graph
-        regime, :mod:`mvl.graph_solver`; only when asked for) rebuilds its preconditioner at every f-step, its
-        graph term cc^T (x) J depending on c, and warm-starts from the restart's previous coefficients.
+        regime, :mod:`mvl.graph_solver`; only when asked for) computes the kernels' Vecchia factors once and
+        refactors the sparse preconditioner at every f-step (its graph term cc^T (x) J depends on c), warm-started
+        from the restart's previous coefficients.
     n_components : int >= 1, default 1000
         As in :class:`mvl.MVLLeastSquares` ("cg", "nystrom").
     cg_tol : float in (0, 1), default 1e-6
-        Relative residual of each "cg" or "graph" f-step (``tol`` is the alternation's).
+        Relative residual of each "cg" or "graph" f-step, for "graph" also its estimated relative objective error
+        (as ``tol`` of :class:`mvl.MVLLeastSquares`; this class's ``tol`` is the alternation's).
     cg_max_iter : int >= 1, default 500
         Iteration limit of each "cg" or "graph" f-step (``n_iter`` is the alternation's).
     max_memory : float > 0 or None, default None
@@ -625,15 +627,15 @@ class MVLLeastSquaresOptC(MVLClassifier):
 
     def _fit_scalable(self, X, y, X_val, y_val, alpha, budget, check=True):
         """The alternation of Section 6 with the f-step by solver "nystrom", "cg" (:mod:`mvl.scalable`) or "graph"
-        (:mod:`mvl.graph_solver`, its preconditioner rebuilt for every c).
+        (:mod:`mvl.graph_solver`: the kernels' Vecchia factors computed once, the sparse LU with M(c) redone per c).
 
         Same objective (84) and c-step as the structured path. The f-step for a new c reuses one factorisation
         (:class:`mvl.scalable.OptCNystrom`: B(c) = B_0 + U_c U_c^T); "cg" warm-starts each restart from its
         previous iterate and is preconditioned with that same factorisation. Labelled outputs: F_p[L] = Z_p[L] w_p
         ("nystrom") or K^p[L, :] a_p ("cg"). At the f-step's optimum the objective is (1/l) <Y_L, Y_L - S_L>.
         """
-        from .graph_solver import solve_graph
-        from .least_squares import kept_for_prediction, scalable_problem
+        from .graph_solver import solve_graph, vecchia_factors
+        from .least_squares import kept_for_prediction, scalable_problem, vecchia_seed
         from .scalable import OptCNystrom, nystrom_preconditioner, solve_cg
 
         solver = self.solver_
@@ -641,15 +643,17 @@ class MVLLeastSquaresOptC(MVLClassifier):
         kernels, system, basis, labelled, centres = scalable_problem(self, X, y, solver, budget)
         m, l = system.m, system.l
         Y_L, _classes = system.Y_L, self.classes_
-        engine = OptCNystrom(system, basis)
+        engine = OptCNystrom(system, basis) if solver != "graph" else None
         KL = np.stack([kernels.rows(p, labelled) for p in range(m)]) if solver in ("cg", "graph") else None
-        V = basis.V
+        V = basis.V if solver != "graph" else None
+        # "graph": the kernels' Vecchia factors do not depend on c: computed once, the sparse LU redone per c
+        factors = vecchia_factors(kernels, random_state=vecchia_seed(self.random_state)) if solver == "graph" else None
 
         def fstep(c, state):
             sys_c = system.with_c(c)
-            if solver == "graph":  # its own preconditioner (rebuilt per c): the Nystrom factorisation is not used
-                a, info = solve_graph(sys_c, kernels, basis, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
-                                      x0=state, verbose=self.verbose, keep_bytes=0.25 * budget)
+            if solver == "graph":
+                a, info = solve_graph(sys_c, kernels, None, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
+                                      x0=state, verbose=self.verbose, factors=factors)
             else:
                 solve_B, U = engine.solver(c)
                 if solver == "nystrom":
@@ -952,7 +956,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         ones, then f refitted with every labelled sample at the kept c (Theorem 10 by the same solver)."""
         from .base import encode_labels
         from .graph_solver import solve_graph
-        from .least_squares import kept_for_prediction, scalable_problem
+        from .least_squares import kept_for_prediction, scalable_problem, vecchia_seed
         from .scalable import solve_cg, solve_nystrom
 
         y = column_or_1d(y, warn=True)
@@ -972,8 +976,8 @@ class MVLLeastSquaresOptC(MVLClassifier):
         if self.solver_ == "nystrom":
             coef = solve_nystrom(system, basis)
         elif self.solver_ == "graph":
-            coef, _info = solve_graph(system, kernels, basis, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
-                                      verbose=self.verbose, keep_bytes=0.25 * budget)
+            coef, _info = solve_graph(system, kernels, None, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
+                                      verbose=self.verbose, random_state=vecchia_seed(self.random_state))
         else:
             coef, _info = solve_cg(system, kernels, basis, tol=float(self.cg_tol), max_iter=int(self.cg_max_iter),
                                    verbose=self.verbose)
