@@ -10,8 +10,8 @@ that process (``ru_maxrss``: data, kernels, graphs, solver) and the test accurac
 
 * ``structured``: MVL-LS, the exact O(m n^3) solver (while its memory fits: n <= ``--structured-max``);
 * ``cg``: the same problem by preconditioned CG (``solver="cg"``, tol ``--tol``, ``n_components`` centres);
-* ``graph``: the same problem by CG on the symmetric pencil with the graph term exact (``solver="graph"``,
-  issue 28, tol ``--tol``, ``n_components`` centres for the kernel part of its preconditioner);
+* ``graph``: the same problem by CG on the symmetric pencil with the graph term exact and the kernels by Vecchia's
+  sparse inverse (``solver="graph"``, issue 28; tol ``--tol``: (68)'s residual or the relative objective error);
 * ``nystrom-M``: the Nystrom restriction with M centres, two values of M;
 * ``labelonly``: MVL-LS on the labelled points only (what the unlabelled data must beat);
 * ``transductive``: MVL-LS (exact) with the test points in the fit as unlabelled points, scored on them: the

@@ -316,9 +316,10 @@ def test_auto_chooses_graph_in_the_graph_regime(data, monkeypatch):
     # the rule: beyond the structured solver's size (up to AUTO_CG_MAX), the graph regime iff the bound >= GRAPH_REGIME
     assert regime_ratio(1e-6, 0.0, 1.0, 2, 3) == pytest.approx(4.0 / 1e-6)
     assert regime_ratio(1e-5, 1e-6, 1e-2, 1, 3) == pytest.approx((3e-6 + 2e-2) / 1e-5)  # the smooth preset: 2e3
-    # graph regime: the structured solver while its memory fits (faster than "graph" where measured), else "graph"
-    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=4e6) == "structured"
+    # graph regime beyond the structured solver's size: "graph" (faster than "structured" at 8,000 where measured)
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=4e6) == "graph"
     assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e9, regime=4e6) == "graph"
+    assert choose_solver("auto", "rbf", 4_000, 3, 30, 1e7, regime=4e6) == "graph"  # structured's memory exceeded
     assert choose_solver("auto", "rbf", 20_000, 3, 30, 1e9, regime=GRAPH_REGIME) == "graph"
     assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=4e6) == "nystrom"
     assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=2e3) == "cg"  # the smooth preset

@@ -25,27 +25,41 @@ rows) or when a graph component holds no labelled point, so the solver works wit
 epsilon = 1e-10 max |diag M| (a pivot scale that SuperLU factors reliably), i.e. with T_eps = T + epsilon K, and
 removes epsilon's bias by iterative refinement against the unshifted (68): each round solves T_eps d = r - T a by
 CG on the pencil (A_eps d = M_eps^{-1} (r - T a)) and updates a += d; the rounds contract by
-||T_eps^{-1} epsilon K|| <= epsilon ||K|| / delta (1 or 2 rounds where measured). The stopping rule is on the true
-relative residual ||r - T a|| / ||r|| of (68) per output column (<= ``tol``), computed each iteration from K a,
-which CG carries along (one sparse product, no extra kernel pass), and verified with a real kernel pass before
-returning; an unconverged iterate is returned only with ``info["converged"]`` False (the estimator then warns).
+||T_eps^{-1} epsilon K|| <= epsilon ||K|| / delta (1 or 2 rounds where measured). Two stopping rules, per output
+column, either one enough (:func:`solve_graph`): the true relative residual ||r - T a|| / ||r|| of (68), computed
+each iteration from K a, which CG carries along (one sparse product, no extra kernel pass), and verified with a real
+kernel pass before returning; or the relative error of the pencil's quadratic objective, estimated from CG's own
+coefficients, which bounds the error of every decision value (the RKHS norm of the error is at most its energy
+norm) and is what the predictions need; an unconverged iterate is returned only with ``info["converged"]`` False
+(the estimator then warns).
 
-**The preconditioner: the graph term exact, the kernel approximated.** Replace K by K_hat = Z Z^T + D,
+**The preconditioner: the graph term exact, the kernel approximated.** Precondition A_eps with
+B = K_hat + delta M_eps^{-1}, K_hat an approximation of K whose inverse is cheap next to M: B^{-1} = Q M_eps,
+Q = (M_eps K_hat + delta I)^{-1}. Both A_eps and B carry the graph term delta M_eps^{-1} exactly, hence every
+eigenvalue of B^{-1} A_eps lies in [min(1, lambda_min(K_hat^{-1} K)), max(1, lambda_max(K_hat^{-1} K))]: the
+spread of K against its approximation alone, whatever gamma_W / gamma_A. Two approximations:
+
+*Vecchia (the default, :class:`VecchiaPreconditioner`).* K_hat^{-1} = Q_v = (I - B)^T D^{-1} (I - B), the sparse
+inverse-Cholesky factor of each view's kernel in which every point conditions on its q = 20 nearest earlier points
+in a random order (:mod:`mvl.vecchia`): Q = Q_v (M_eps + delta Q_v)^{-1}, one sparse LU of the quasi-definite
+[[M_eps, (I - B)^T], [I - B, -D / delta]] (fill ~2.4 entries per nonzero of M at n = 8,000), no Nystrom basis and
+no setup solves. It captures what a low-rank basis misses on these kernels: each point's value is nearly determined
+by its nearest neighbours (the screening effect). Measured on the issue's data at n = 8,000 to the same accuracy
+(benchmarks/README.md, issue 28): 72 iterations and 7 s of setup against 110 iterations and 6 s for Nystrom with
+300 centres per view + blocks, and 1,898 iterations for that one to (68)'s residual 1e-6.
+
+*Nystrom + block-diagonal residual (``preconditioner="nystrom"``, :class:`GraphPreconditioner`).* K_hat = Z Z^T + D,
 Z = blockdiag(Z_p) the Nystrom factors of :class:`mvl.scalable.NystromBasis` (Z_p Z_p^T =
 K^p_{nC} (K^p_{CC})^+ K^p_{Cn}) and D = diag(K - Z Z^T) >= 0 the diagonal of the Nystrom residual (the FITC
-correction of Gaussian-process regression), and precondition A_eps with B = K_hat + delta M_eps^{-1} (symmetric
-positive definite, so CG applies): B^{-1} = Q M_eps with
+correction of Gaussian-process regression; or its blocks on clusters, PITC), and
 
     Q = (M_eps K_hat + delta I)^{-1} = S^{-1} - S^{-1} M_eps Z (I + Z^T S^{-1} M_eps Z)^{-1} Z^T S^{-1},
     S = M_eps D + delta I,
 
 by Woodbury: S is sparse (the pattern of M), factored once by scipy's ``splu``; G = Z^T S^{-1} M Z is R x R
-(R = sum of the Nystrom ranks), formed by R sparse solves in column blocks. Both A_eps and B carry the graph term
-delta M_eps^{-1} exactly, hence every eigenvalue of B^{-1} A_eps lies in
-[min(1, lambda_min(K_hat^{-1} K)), max(1, lambda_max(K_hat^{-1} K))]: the spread of K against its Nystrom +
-diagonal approximation alone, whatever gamma_W / gamma_A. Where the kernels' Nystrom residual is far from
-diagonal (dense sampling of a low-dimensional manifold at a moderate bandwidth) that spread grows with n at fixed
-R, and so does the iteration count (measured in benchmarks/README.md, issue 28).
+(R = sum of the Nystrom ranks), formed by R sparse solves in column blocks. Where the kernels' Nystrom residual is
+far from diagonal (dense sampling of a low-dimensional manifold at a moderate bandwidth) the spread grows with n at
+fixed R, and so does the iteration count (measured in benchmarks/README.md, issue 28).
 
 Why CG and not GMRES on (68) right-preconditioned with Q (the first version of this solver): Q T is not symmetric in
 any inner product that is cheap to apply, and restarted GMRES (restart 100) stagnated at n = 8,000 on the issue's data
@@ -57,9 +71,9 @@ against 84 at n = 2,000 and 121 against 1,930 at n = 4,000: it grows with n at a
 the iteration counts at 8,000.
 
 Cost per iteration: one product with the m kernels (n^2 m P kernel-times-vector flops; Gram matrices kept if they
-fit the memory budget, recomputed in tiles otherwise), three sparse solves of size m n with P columns (M_eps
-twice, S once; S twice if S^{-1} M Z does not fit a quarter of ``max_memory``), O(n R P) for the Nystrom terms.
-Memory: a few (m, n, P) arrays, the sparse LUs of M_eps and S, Z (n R).
+fit the memory budget, recomputed in tiles otherwise), two sparse solves with M_eps's LU and one with the
+preconditioner's (Vecchia: the quasi-definite LU of size 2 m n; Nystrom: S once, twice if S^{-1} M Z does not fit a
+quarter of ``max_memory``, plus O(n R P)). Memory: a few (m, n, P) arrays and the sparse LUs (Nystrom: Z, n R).
 """
 
 from __future__ import annotations

@@ -216,9 +216,9 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
     """The solver "auto" stands for: precomputed kernels -> "structured"; feature views -> "structured" while
     n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``; beyond, while n <= AUTO_CG_MAX: in the graph
     regime (``regime``, a bound of the graph terms' ||M|| / delta, :func:`mvl.graph_solver.regime_ratio`, at least
-    :data:`mvl.graph_solver.GRAPH_REGIME`; None when there is no sparse graph term) "structured" while its memory
-    fits (measured faster than "graph", benchmarks/README.md, issue 28) and "graph" when it does not ("cg" does not
-    converge there); otherwise "cg"; beyond AUTO_CG_MAX "nystrom". On incomplete views (NaN rows) MVLLeastSquares
+    :data:`mvl.graph_solver.GRAPH_REGIME`; None when there is no sparse graph term) "graph" ("cg" does not converge
+    there; "graph" measured 1.2-2.5x faster than "structured" at 8,000 points, tol 1e-6-1e-4, benchmarks/README.md,
+    issue 28); otherwise "cg"; beyond AUTO_CG_MAX "nystrom". On incomplete views (NaN rows) MVLLeastSquares
     replaces "graph" by "cg" (the other solvers take missing views)."""
     from .graph_solver import GRAPH_REGIME
 
@@ -231,7 +231,7 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
     if n > AUTO_CG_MAX:
         return "nystrom"
     if regime is not None and regime >= GRAPH_REGIME:
-        return "structured" if structured_bytes(n, m, l) <= max_memory else "graph"
+        return "graph"
     return "cg"
 
 
@@ -455,12 +455,11 @@ class MVLLeastSquares(MVLClassifier):
         exact and the kernels by Vecchia's sparse approximation of their inverses (one sparse LU;
         :mod:`mvl.graph_solver`, :mod:`mvl.vecchia`): for the graph regime (gamma_W / gamma_A >= 1e4, narrow or
         moderate kernels) where "cg" does not converge; exact to ``tol``; needs ``n_neighbors`` when
-        gamma_W > 0; no n x n array. "auto":
-        precomputed kernels -> "structured"; feature views -> "structured" up to 5,000 training points (if its
-        memory fits); up to 20,000: in the graph regime ((gamma_B m + gamma_W 2^k) / gamma_A >= 1e4, k =
-        laplacian_power, a kNN graph; :func:`mvl.graph_solver.regime_ratio`) "structured" while its memory fits,
-        else "graph"; otherwise "cg"; "nystrom" beyond. "dense" is the textbook (u+l)m system solved by one LU, for
-        tests and benchmarks.
+        gamma_W > 0; no n x n array. "auto": precomputed kernels -> "structured"; feature views ->
+        "structured" up to 5,000 training points (if its memory fits); up to 20,000: in the graph regime
+        ((gamma_B m + gamma_W 2^k) / gamma_A >= 1e4, k = laplacian_power, a kNN graph;
+        :func:`mvl.graph_solver.regime_ratio`) "graph", otherwise "cg"; "nystrom" beyond. "dense" is the
+        textbook (u+l)m system solved by one LU, for tests and benchmarks.
     n_components : int >= 1, default 1000
         Nystrom centres (uniformly drawn training points, seeded by ``random_state``): the approximation of
         "nystrom" and the preconditioner of "cg" (typical 500-4000; more is more accurate and costs
