@@ -53,10 +53,12 @@ class ViewKernels:
     ``views``: list of m feature arrays (n, d_p) with ``kind`` in ("rbf", "chi2", "linear") and ``scales`` (one
     per view: sigma for rbf, s for chi2, None for linear); or ``gram`` an array (m, n, n) of precomputed Gram
     matrices (then ``views`` is None). ``max_memory`` (bytes) decides whether the Gram matrices are kept;
-    ``block`` is the tile size of recomputed products.
+    ``block`` is the tile size of recomputed products (384: a 1.2 MB tile whose elementwise passes stay in cache;
+    measured on 3 Gaussian views of 20-40 features, 6 columns, 2 cores: 0.27 s against 0.37-0.40 s with 1,024 at
+    n = 8,000, 4.2-4.3 s against 4.9-5.2 s at 32,000).
     """
 
-    def __init__(self, views=None, kind="rbf", scales=None, gram=None, max_memory=None, block=1024,
+    def __init__(self, views=None, kind="rbf", scales=None, gram=None, max_memory=None, block=384,
                  threads=None):
         self.threads = blocks.default_threads() if threads is None else max(1, int(threads))
         self.block = int(block)
