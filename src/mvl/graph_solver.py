@@ -42,11 +42,12 @@ spread of K against its approximation alone, whatever gamma_W / gamma_A. Two app
 *Vecchia (the default, :class:`VecchiaPreconditioner`).* K_hat^{-1} = Q_v = (I - B)^T D^{-1} (I - B), the sparse
 inverse-Cholesky factor of each view's kernel in which every point conditions on its q = 20 nearest earlier points
 in a random order (:mod:`mvl.vecchia`): Q = Q_v (M_eps + delta Q_v)^{-1}, one sparse LU of the quasi-definite
-[[M_eps, (I - B)^T], [I - B, -D / delta]] (fill ~2.4 entries per nonzero of M at n = 8,000), no Nystrom basis and
-no setup solves. It captures what a low-rank basis misses on these kernels: each point's value is nearly determined
-by its nearest neighbours (the screening effect). Measured on the issue's data at n = 8,000 to the same accuracy
-(benchmarks/README.md, issue 28): 72 iterations and 7 s of setup against 110 iterations and 6 s for Nystrom with
-300 centres per view + blocks, and 1,898 iterations for that one to (68)'s residual 1e-6.
+[[M_eps, (I - B)^T], [I - B, -D / delta]] (LU fill 19 million entries at n = 8,000, 62 million at 32,000; m = 3, q =
+20, 10-NN graphs, L^2), no Nystrom basis and no setup solves. It captures what a low-rank basis misses on these
+kernels: each point's value is nearly determined by its nearest neighbours (the screening effect). Measured on the
+issue's data at n = 8,000 to the same accuracy (benchmarks/README.md, issue 28): 72 iterations and 7 s of setup
+against 110 iterations and 6 s for Nystrom with 300 centres per view + blocks, and 1,898 iterations for that one to
+(68)'s residual 1e-6.
 
 *Nystrom + block-diagonal residual (``preconditioner="nystrom"``, :class:`GraphPreconditioner`).* K_hat = Z Z^T + D,
 Z = blockdiag(Z_p) the Nystrom factors of :class:`mvl.scalable.NystromBasis` (Z_p Z_p^T =
