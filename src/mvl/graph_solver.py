@@ -86,7 +86,8 @@ from scipy import linalg, sparse
 from scipy.sparse import linalg as sla
 
 __all__ = ["sparse_operator", "point_clusters", "GraphPreconditioner", "VecchiaPreconditioner", "CLUSTER_SIZE",
-           "PRECONDITIONERS", "ENERGY_DELAY", "vecchia_factors", "solve_graph", "regime_ratio", "GRAPH_REGIME"]
+           "PRECONDITIONERS", "ENERGY_DELAY", "shifted_operator", "vecchia_factors", "solve_graph", "regime_ratio",
+           "GRAPH_REGIME"]
 
 GRAPH_REGIME = 1e4
 """solver="auto" picks "graph" on feature views beyond the structured solver's size and up to
@@ -129,6 +130,14 @@ def sparse_operator(system):
     M = sparse.csc_matrix(M)
     M.sum_duplicates()
     return M
+
+
+def shifted_operator(system, shift=None):
+    """(M_eps, epsilon): M_eps = M + epsilon I as a CSC matrix, epsilon = 1e-10 max |diag M| unless ``shift`` is
+    given (module docstring: the pivot scale that SuperLU factors reliably when M is singular)."""
+    M = sparse_operator(system)
+    eps = 1e-10 * float(np.abs(M.diagonal()).max(initial=0.0) or 1.0) if shift is None else float(shift)
+    return (M + eps * sparse.identity(M.shape[0], format="csc")).tocsc(), eps
 
 
 CLUSTER_SIZE = 64
@@ -206,10 +215,7 @@ class GraphPreconditioner:
                 vals.append(Ei.ravel())
             self.n_clusters += len(groups)
         N = n * m
-        M = sparse_operator(system)
-        diag = np.abs(M.diagonal())
-        self.shift = 1e-10 * float(diag.max(initial=0.0) or 1.0) if shift is None else float(shift)
-        self.M = (M + self.shift * sparse.identity(N, format="csc")).tocsc()  # M_eps
+        self.M, self.shift = shifted_operator(system, shift)
         self.Dinv = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                                       shape=(N, N))
         # M_eps + delta D_b^{-1}: symmetric; a minimum-degree ordering of its pattern keeps the fill low
@@ -301,10 +307,7 @@ class VecchiaPreconditioner:
             factors = vecchia_factors(kernels, neighbours, random_state)
         self.IB = sparse.block_diag([f[0] for f in factors], format="csr")
         self.d = np.concatenate([f[1] for f in factors])
-        M = sparse_operator(system)
-        diag = np.abs(M.diagonal())
-        self.shift = 1e-10 * float(diag.max(initial=0.0) or 1.0) if shift is None else float(shift)
-        self.M = (M + self.shift * sparse.identity(self.N, format="csc")).tocsc()  # M_eps
+        self.M, self.shift = shifted_operator(system, shift)
         aug = sparse.bmat([[self.M, self.IB.T], [self.IB, sparse.diags(-self.d / self.delta)]], format="csc")
         self.lu = sla.splu(aug, permc_spec="MMD_AT_PLUS_A")
         self.fill = int(self.lu.L.nnz + self.lu.U.nnz)

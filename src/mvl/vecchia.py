@@ -74,10 +74,11 @@ def _nearest(kernels, p, cand, query, k):
     if kernels.kind == "rbf" and kernels.gram is None:
         from sklearn.neighbors import NearestNeighbors
 
+        from .graph import exact_neighbours_method
+
         X = kernels.views[p]
-        method = "brute" if len(cand) <= 5000 else ("kd_tree" if X.shape[1] <= 40 else "ball_tree")
-        return NearestNeighbors(n_neighbors=k, algorithm=method).fit(X[cand]).kneighbors(
-            X[query], return_distance=False)
+        tree = NearestNeighbors(n_neighbors=k, algorithm=exact_neighbours_method(len(cand), X.shape[1]))
+        return tree.fit(X[cand]).kneighbors(X[query], return_distance=False)
     out = np.empty((len(query), k), dtype=np.intp)
     b = max(1, int((1 << 24) // max(1, len(cand))))
     for s in range(0, len(query), b):
