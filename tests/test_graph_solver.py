@@ -30,6 +30,8 @@ from mvl.data.synthetic import make_multiview_manifold
 from mvl.graph import sparse_knn_weights, sparse_laplacian
 from mvl.graph_solver import (
     GRAPH_REGIME,
+    measured_regime,
+    nystrom_missed,
     GraphPreconditioner,
     point_clusters,
     ENERGY_DELAY,
@@ -312,26 +314,75 @@ def test_estimator_errors_and_warnings(data):
         MVLLeastSquares(solver="graph", n_neighbors=5, max_iter=1, tol=1e-12, n_components=20, **base).fit(X, y)
 
 
+def test_nystrom_missed_against_its_dense_definition(data):
+    """tr(K - K_nys) / tr(K) with every point in the sample equals the dense definition on the same centres (the
+    documented draw: check_random_state(random_state).choice per view), 0 when every point is a centre, ~0 for a
+    wide kernel and ~1 for a kernel narrower than the point spacing; the sampled estimate is near the exact one."""
+    from sklearn.utils import check_random_state
+
+    views, n = data["views"], N
+    kernels = ViewKernels(views, "rbf", data["scales"], max_memory=0)
+    R = 40
+    rng = check_random_state(3)
+    expected = 0.0
+    for p in range(3):
+        C = np.sort(rng.choice(n, R, replace=False))
+        K = data["K"][p]
+        K_nys = K[:, C] @ np.linalg.pinv(K[np.ix_(C, C)], rcond=1e-12, hermitian=True) @ K[C]
+        expected = max(expected, np.trace(K - K_nys) / np.trace(K))
+    assert 0.01 < expected < 0.99
+    assert nystrom_missed(kernels, R, random_state=3, sample=n) == pytest.approx(expected, rel=1e-8)
+    assert abs(nystrom_missed(kernels, R, random_state=3, sample=120) - expected) < 0.5 * expected
+    gram = ViewKernels(gram=data["K"])  # precomputed Gram matrices: the same blocks
+    assert nystrom_missed(gram, R, random_state=3, sample=120) == pytest.approx(
+        nystrom_missed(kernels, R, random_state=3, sample=120), rel=1e-8)
+    assert nystrom_missed(kernels, n, sample=n) < 1e-8  # every point a centre: nothing missed
+    wide = ViewKernels(views, "rbf", [100 * s for s in data["scales"]], max_memory=0)
+    assert nystrom_missed(wide, R, sample=n) < 1e-6
+    narrow = ViewKernels(views, "rbf", [1e-3 * s for s in data["scales"]], max_memory=0)
+    assert nystrom_missed(narrow, R, sample=n) > 0.8
+    assert measured_regime(kernels, 1e-6, 0.0, 1.0, 2, R, 3, sample=n) == pytest.approx(expected * 4e6, rel=1e-8)
+
+
 def test_auto_chooses_graph_in_the_graph_regime(data, monkeypatch):
-    # the rule: beyond the structured solver's size (up to AUTO_CG_MAX), the graph regime iff the bound >= GRAPH_REGIME
+    # beyond the structured solver's size (up to AUTO_CG_MAX): the graph regime iff the measure >= GRAPH_REGIME
     assert regime_ratio(1e-6, 0.0, 1.0, 2, 3) == pytest.approx(4.0 / 1e-6)
     assert regime_ratio(1e-5, 1e-6, 1e-2, 1, 3) == pytest.approx((3e-6 + 2e-2) / 1e-5)  # the smooth preset: 2e3
     # graph regime beyond the structured solver's size: "graph" (faster than "structured" at 8,000 where measured)
-    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=4e6) == "graph"
-    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e9, regime=4e6) == "graph"
-    assert choose_solver("auto", "rbf", 4_000, 3, 30, 1e7, regime=4e6) == "graph"  # structured's memory exceeded
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=5e5) == "graph"  # graph6 measured at 8,000
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e9, regime=5e5) == "graph"
+    assert choose_solver("auto", "rbf", 4_000, 3, 30, 1e7, regime=5e5) == "graph"  # structured's memory exceeded
     assert choose_solver("auto", "rbf", 20_000, 3, 30, 1e9, regime=GRAPH_REGIME) == "graph"
-    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=4e6) == "nystrom"
-    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=2e3) == "cg"  # the smooth preset
+    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=5e5) == "nystrom"
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=3e-3) == "cg"  # the smooth preset measured
     assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=None) == "nystrom"
-    assert choose_solver("auto", "rbf", 2000, 3, 30, 1e12, regime=4e6) == "structured"
-    assert choose_solver("auto", "precomputed", 10**5, 3, 30, 1e12, regime=4e6) == "structured"
+    assert choose_solver("auto", "rbf", 2000, 3, 30, 1e12, regime=5e5) == "structured"
+    assert choose_solver("auto", "precomputed", 10**5, 3, 30, 1e12, regime=5e5) == "structured"
+
+    def never():
+        raise AssertionError("measured although the choice does not depend on it")
+
+    assert choose_solver("auto", "rbf", 2000, 3, 30, 1e12, regime=never) == "structured"
+    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=never) == "nystrom"
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=lambda: 5e5) == "graph"
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=lambda: None) == "cg"
     import mvl.least_squares
 
     X, y = np.hstack(data["views"]), _labels(data)
-    monkeypatch.setattr(mvl.least_squares, "AUTO_STRUCTURED_MAX", 100)
     kw = dict(kernel="rbf", views=[5, 5, 5], bandwidth=data["scales"], n_components=120, random_state=0, max_memory=1e6,
               max_iter=600)
-    assert MVLLeastSquares(**kw, **GRAPH_KW).fit(X, y).solver_ == "graph"
+    small = MVLLeastSquares(**dict(kw, max_memory=None), **GRAPH_KW).fit(X, y)
+    assert small.solver_ == "structured" and small.regime_ is None  # nothing measured
+    monkeypatch.setattr(mvl.least_squares, "AUTO_STRUCTURED_MAX", 100)
+    est = MVLLeastSquares(**kw, **GRAPH_KW).fit(X, y)
+    assert est.solver_ == "graph"
+    kernels = ViewKernels(data["views"], "rbf", data["scales"], max_memory=0)
+    assert est.regime_ == pytest.approx(measured_regime(kernels, 1e-6, 0.0, 1.0, 2, 120, 0)) and est.regime_ >= 1
     smooth = dict(gamma_A=1e-4, gamma_B=0.0, gamma_W=1e-2, n_neighbors=6, laplacian_power=1)
-    assert MVLLeastSquares(**kw, **smooth).fit(X, y).solver_ == "cg"
+    est = MVLLeastSquares(**dict(kw, bandwidth=[2 * s for s in data["scales"]]), **smooth).fit(X, y)
+    assert est.solver_ == "cg" and est.regime_ < GRAPH_REGIME and est.residual_ <= 1e-6
+    # the graph terms' bound alone (4e6) would say "graph"; a kernel that 120 centres capture says "cg", which
+    # converges: the measurement decides, not the gammas
+    wide = dict(kw, bandwidth=[20 * s for s in data["scales"]], tol=1e-6)
+    est = MVLLeastSquares(**wide, **GRAPH_KW).fit(X, y)
+    assert est.solver_ == "cg" and est.regime_ < GRAPH_REGIME and est.residual_ <= 1e-6

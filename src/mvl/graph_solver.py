@@ -87,19 +87,60 @@ from scipy.sparse import linalg as sla
 
 __all__ = ["sparse_operator", "point_clusters", "GraphPreconditioner", "VecchiaPreconditioner", "CLUSTER_SIZE",
            "PRECONDITIONERS", "ENERGY_DELAY", "shifted_operator", "vecchia_factors", "solve_graph", "regime_ratio",
-           "GRAPH_REGIME"]
+           "GRAPH_REGIME", "NYSTROM_SAMPLE", "nystrom_missed", "measured_regime"]
 
-GRAPH_REGIME = 1e4
-"""solver="auto" picks "graph" on feature views beyond the structured solver's size and up to
-``AUTO_CG_MAX`` points when :func:`regime_ratio` is at least this (the issue-28 regime: gamma_W / gamma_A >= 1e4)."""
+GRAPH_REGIME = 1.0
+"""solver="auto" picks "graph" on feature views beyond the structured solver's size and up to ``AUTO_CG_MAX`` points
+when :func:`measured_regime` is at least this. Measured (n = 8,000 and 20,000, ``benchmarks/bench_scale.py``'s data,
+1,000 centres): 3e-3 for the ``smooth`` preset, where "cg" converges in 6-19 iterations, against 2e3 (``graph``),
+5e3 (``graph6-1e4``) and 5e5 (``graph6``), where "cg" stalls (benchmarks/README.md, issue 28): the threshold sits
+between, orders of magnitude from both."""
+
+NYSTROM_SAMPLE = 500
+"""Points on which :func:`nystrom_missed` measures the Nystrom residual (plus the n_components centres)."""
 
 
 def regime_ratio(gamma_A, gamma_B, gamma_W, laplacian_power, m):
-    """The graph-regime measure used by solver="auto": a bound of ||beta M_B + omega L^k|| / delta from the
-    parameters alone (no data), (gamma_B m + gamma_W 2^k) / gamma_A, using ||M_B|| <= m (between_weights <= 1)
-    and ||L_norm^k|| <= 2^k (normalized Laplacian). The labelled term cc^T (x) J is left out: it is the same in
-    every regime."""
+    """A bound of ||beta M_B + omega L^k|| / delta from the parameters alone (no data), (gamma_B m + gamma_W 2^k) /
+    gamma_A, using ||M_B|| <= m (between_weights <= 1) and ||L_norm^k|| <= 2^k (normalized Laplacian; for the
+    unnormalized one ||L|| <= 2 max degree, so the bound is low). The labelled term cc^T (x) J is left out: it is the
+    same in every regime."""
     return ((gamma_B * m if m > 1 else 0.0) + gamma_W * 2.0 ** int(laplacian_power)) / gamma_A
+
+
+def nystrom_missed(kernels, n_components, random_state=0, sample=NYSTROM_SAMPLE):
+    """The largest, over the views, fraction of the kernel's trace that a Nystrom basis on ``n_components`` uniformly
+    drawn centres misses, tr(K - K_nys) / tr(K), estimated on ``sample`` uniformly drawn points (all n if fewer):
+    d_i = k(x_i, x_i) - k_iC K_CC^+ k_Ci, the diagonal of the Nystrom residual (FITC's correction). Cost per view:
+    one n_components^2 kernel block and its eigendecomposition, one sample x n_components block; no n x n array."""
+    from sklearn.utils import check_random_state
+
+    rng = check_random_state(random_state)
+    n = kernels.n
+    R = min(int(n_components), n)
+    worst = 0.0
+    for p in range(kernels.m):
+        C = np.sort(rng.choice(n, R, replace=False))
+        S = np.arange(n) if sample >= n else np.sort(rng.choice(n, int(sample), replace=False))
+        w, U = linalg.eigh(kernels.square(p, C))
+        keep = w > 1e-12 * max(w.max(), np.finfo(float).tiny)
+        G = kernels.submatrix(p, S, C) @ (U[:, keep] / np.sqrt(w[keep]))
+        diag = kernels.diag(p)[S]
+        missed = np.clip(diag - np.einsum("ij,ij->i", G, G), 0.0, None)
+        worst = max(worst, float(missed.sum() / max(diag.sum(), np.finfo(float).tiny)))
+    return worst
+
+
+def measured_regime(kernels, gamma_A, gamma_B, gamma_W, laplacian_power, n_components, random_state=0,
+                    sample=NYSTROM_SAMPLE):
+    """The graph-regime measure of solver="auto": :func:`nystrom_missed` times :func:`regime_ratio`. Why this
+    product: the "cg" solver's Nystrom-preconditioned spectrum reaches 1 + ||K - K_nys|| ||M|| / delta (module
+    docstring), the kernel's Nystrom residual amplified by the graph term; its per-point size, the missed fraction
+    of the trace, is measured on a sample (a kernel that a basis captures, e.g. a wide Gaussian, gives ~1e-6 and
+    "cg" converges whatever gamma_W / gamma_A), ||M|| / delta bounded from the parameters. >= GRAPH_REGIME:
+    "graph"."""
+    return nystrom_missed(kernels, n_components, random_state, sample) * regime_ratio(
+        gamma_A, gamma_B, gamma_W, laplacian_power, kernels.m)
 
 
 def sparse_operator(system):

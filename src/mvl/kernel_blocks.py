@@ -126,6 +126,12 @@ class ViewKernels:
             return self.gram[p][np.ix_(idx, idx)]
         return self.cross(p, self.views[p][idx], idx, None if self.sq[p] is None else self.sq[p][idx])
 
+    def submatrix(self, p, rows, cols):
+        """K^p on the points ``rows`` against the points ``cols``, (len(rows), len(cols))."""
+        if self.gram is not None:
+            return self.gram[p][np.ix_(rows, cols)]
+        return self.cross(p, self.views[p][rows], cols, None if self.sq[p] is None else self.sq[p][rows])
+
     def columns(self, p, cols):
         """Columns ``cols`` of K^p, (n, len(cols))."""
         if self.gram is not None:

@@ -215,11 +215,12 @@ def structured_bytes(n, m, l):
 def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
     """The solver "auto" stands for: precomputed kernels -> "structured"; feature views -> "structured" while
     n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``; beyond, while n <= AUTO_CG_MAX: in the graph
-    regime (``regime``, a bound of the graph terms' ||M|| / delta, :func:`mvl.graph_solver.regime_ratio`, at least
-    :data:`mvl.graph_solver.GRAPH_REGIME`; None when there is no sparse graph term) "graph" ("cg" does not converge
-    there; "graph" measured 1.2-2.5x faster than "structured" at 8,000 points, tol 1e-6-1e-4, benchmarks/README.md,
-    issue 28); otherwise "cg"; beyond AUTO_CG_MAX "nystrom". On incomplete views (NaN rows) MVLLeastSquares
-    replaces "graph" by "cg" (the other solvers take missing views)."""
+    regime "graph" ("cg" does not converge there; "graph" measured 1.7-3.4x faster than "structured" at 8,000
+    points, benchmarks/README.md, issue 28), otherwise "cg"; beyond AUTO_CG_MAX "nystrom". ``regime``: the measure
+    :func:`mvl.graph_solver.measured_regime` (graph regime iff >= :data:`mvl.graph_solver.GRAPH_REGIME`), or a
+    function of no arguments that computes it, called only when the choice depends on it; None when there is no
+    sparse graph term. On incomplete views (NaN rows) MVLLeastSquares replaces "graph" by "cg" (the other solvers
+    take missing views)."""
     from .graph_solver import GRAPH_REGIME
 
     if solver != "auto":
@@ -230,6 +231,8 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
         return "structured"
     if n > AUTO_CG_MAX:
         return "nystrom"
+    if callable(regime):
+        regime = regime()
     if regime is not None and regime >= GRAPH_REGIME:
         return "graph"
     return "cg"
@@ -457,8 +460,9 @@ class MVLLeastSquares(MVLClassifier):
         moderate kernels) where "cg" does not converge; exact to ``tol``; needs ``n_neighbors`` when
         gamma_W > 0; no n x n array. "auto": precomputed kernels -> "structured"; feature views ->
         "structured" up to 5,000 training points (if its memory fits); up to 20,000: in the graph regime
-        ((gamma_B m + gamma_W 2^k) / gamma_A >= 1e4, k = laplacian_power, a kNN graph;
-        :func:`mvl.graph_solver.regime_ratio`) "graph", otherwise "cg"; "nystrom" beyond. "dense" is the
+        (measured: the fraction of the kernels' trace that ``n_components`` Nystrom centres miss, times
+        (gamma_B m + gamma_W 2^k) / gamma_A, k = laplacian_power, at least 1, with a kNN graph; ``regime_``)
+        "graph", otherwise "cg"; "nystrom" beyond. "dense" is the
         textbook (u+l)m system solved by one LU, for tests and benchmarks.
     n_components : int >= 1, default 1000
         Nystrom centres (uniformly drawn training points, seeded by ``random_state``): the approximation of
@@ -517,6 +521,11 @@ class MVLLeastSquares(MVLClassifier):
         1-norm condition estimate of the factored systems (structured solver; NaN for cg and nystrom).
     solver_ : str
         The solver used ("auto" resolved).
+    regime_ : float or None
+        solver="auto" between "cg" and "graph" (feature views, 5,000-20,000 points, a kNN graph): the measured
+        graph-regime size :func:`mvl.graph_solver.measured_regime` (the fraction of the kernels' trace that
+        ``n_components`` Nystrom centres miss, on 500 sampled points, times (gamma_B m + gamma_W 2^k) / gamma_A),
+        "graph" when >= 1 (:data:`mvl.graph_solver.GRAPH_REGIME`); None when not measured.
     centres_ : array (M,) or None
         "nystrom": indices of the training points that carry the coefficients (coef_ is then (m, M, P)).
     n_iter_, residual_ : int, float or None
@@ -637,14 +646,21 @@ class MVLLeastSquares(MVLClassifier):
         budget = memory_budget(self)
         n, m = sample_and_view_counts(self, X)
         l = n if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
+        self.regime_ = None
         regime = None
         if self.n_neighbors is not None and isinstance(self.laplacian, str) and self.gamma_W > 0 and self.gamma_A > 0:
-            from .graph_solver import regime_ratio
 
-            regime = regime_ratio(self.gamma_A, self.gamma_B, self.gamma_W, self._laplacian_power(), m)
+            def regime():  # measured only when the choice between "graph" and "cg" depends on it
+                from .graph_solver import measured_regime
+
+                if _holds_nan(X):
+                    return None  # incomplete views: "graph" needs complete views
+                self.regime_ = measured_regime(self._fit_kernel_operator(X, 0), self.gamma_A, self.gamma_B,
+                                               self.gamma_W, self._laplacian_power(), self.n_components,
+                                               self.random_state)
+                return self.regime_
+
         solver = choose_solver(self.solver, self.kernel, n, m, l, budget, regime)
-        if solver == "graph" and self.solver == "auto" and _holds_nan(X):
-            solver = "cg"  # incomplete views: "graph" needs complete views (choose_solver)
         self.solver_ = solver
         if solver in ("cg", "nystrom", "graph"):
             return self._fit_scalable(X, y, solver, budget)
