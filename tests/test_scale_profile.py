@@ -120,6 +120,31 @@ def test_registry_dispatch_graph_solver_and_missing_peer(monkeypatch):
 
 
 
+def test_graphlimit_is_the_exact_fit_as_gamma_A_vanishes():
+    """graph_limit_scores (one sparse solve of M F = r) against the structured solver (dense kernels, eq 67-68) on the
+    same data and graph: the decision values on every graph node approach it as gamma_A falls (relative distance
+    4e-4 at 1e-8, 5e-5 at 1e-10, where the structured system's condition estimate reaches 5e11), and are far at
+    gamma_A = 1e-2 (the kernel term weighs). The registry's graphlimit predicts on the test nodes what the
+    transductive structured fit at gamma_A = 1e-10 predicts there."""
+    from mvl import MVLLeastSquares
+
+    X, y, _, _, sizes = scale._data(300, 3, 5, 6, (20, 30, 40), True)
+    kw = dict(kernel="rbf", views=sizes, bandwidth=[1.0] * 3, gamma_B=0.0, gamma_W=1.0, n_neighbors=10,
+              laplacian_power=2, random_state=0)
+    S, classes = scale.graph_limit_scores(X, y, dict(kw, gamma_A=1e-6))
+    assert S.shape == (300, 6) and list(classes) == list(range(6))
+    scale_S = np.abs(S).max()
+    dist = [np.abs(MVLLeastSquares(solver="structured", gamma_A=g, **kw).fit(X, y).decision_function(X) - S).max()
+            / scale_S for g in (1e-8, 1e-10)]
+    assert dist[1] < dist[0] <= 1e-3 and dist[1] <= 1e-4
+    far = MVLLeastSquares(solver="structured", gamma_A=1e-2, **kw).fit(X, y).decision_function(X)
+    assert np.abs(far - S).max() > 1e-2 * scale_S
+    row, pred = scale.fit_one("graphlimit", 300, preset="graph6", seed=3)
+    assert row["n_neighbors"] == 10 and 0 < row["accuracy"] <= 1
+    ref, pred_ref = scale.fit_one("transductive", 300, preset="graph6", seed=3, gamma_A=1e-10)
+    np.testing.assert_array_equal(pred, pred_ref)
+
+
 def test_config_schema_lists_the_registry_and_presets():
     """The config schema's method pattern and preset enum name exactly the registry's methods and the presets."""
     import re

@@ -32,6 +32,7 @@ SCALE_METHODS = {
     "graph": "MVL-LS, graph solver (exact to tol)",
     "labelonly": "MVL-LS on the labelled points only",
     "transductive": "MVL-LS, test points in the fit (transductive, as the graph peers)",
+    "graphlimit": "MVL-LS's graph term alone (gamma_A -> 0, transductive)",
     "labelspreading": "LabelSpreading (scikit-learn, kNN)",
     "laplace": "Laplace learning (graphlearning)",
     "poisson": "Poisson learning (graphlearning)",

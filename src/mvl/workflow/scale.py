@@ -19,7 +19,7 @@ import numpy as np
 
 from .methods import SCALE_METHODS
 
-__all__ = ["PRESETS", "METHODS", "REGISTRY", "N_TEST", "NEIGHBOR_RULES", "graph_neighbors", "fit_one", "write_fit",
+__all__ = ["PRESETS", "METHODS", "REGISTRY", "N_TEST", "NEIGHBOR_RULES", "graph_neighbors", "graph_limit_scores", "fit_one", "write_fit",
            "write_summary", "growth_exponents", "plot_scale", "scale_fit", "scale_summary", "scale_report"]
 
 N_TEST = 2000
@@ -158,6 +158,37 @@ def _transductive(ctx):
     return est.predict(ctx.Xt), {}
 
 
+def graph_limit_scores(X, y, kw):
+    """MVL-LS's limit gamma_A -> 0 on its training points (graph nodes), (n, P) decision values and the classes:
+    Theorem 10's values F = K a with M F + l gamma_A a = r (68) tend to F = M^{-1} r, one sparse LU of M_eps
+    (:func:`mvl.graph_solver.shifted_operator`; :mod:`mvl.graph_solver`'s pencil with delta = 0), decision values
+    sum_p c_p F_p: the model's graph term alone (each view's kNN graph, its Laplacian power, gamma_B, gamma_W; ``kw``
+    the MVLLeastSquares keywords), the kind of sparse system that Laplace learning solves. No kernel term. The limit
+    is unique where every graph component holds a labelled point (and gamma_B > 0 or m = 1, or only the combination
+    sum_p c_p F_p is read, as here); elsewhere M is singular and the values there are set by the shift epsilon."""
+    from scipy.sparse import linalg as sla
+
+    from .. import MVLLeastSquares
+    from ..graph_solver import shifted_operator
+    from ..least_squares import scalable_problem
+
+    est = MVLLeastSquares(solver="graph", **kw)
+    _, system, _, _, _ = scalable_problem(est, X, y, "graph", 0)
+    M_eps, _ = shifted_operator(system)
+    r = system.rhs()
+    m, n, P = r.shape
+    F = sla.splu(M_eps, permc_spec="MMD_AT_PLUS_A").solve(r.reshape(m * n, P)).reshape(m, n, P)
+    return np.einsum("p,pnk->nk", system.c, F), est.classes_
+
+
+def _graphlimit(ctx):
+    """:func:`graph_limit_scores` transductive: the test points in the graph as unlabelled points, scored there."""
+    X = np.vstack([ctx.X, ctx.Xt])
+    y = np.concatenate([ctx.ytr, -np.ones(len(ctx.yt), dtype=int)])
+    S, classes = graph_limit_scores(X, y, ctx.kw)
+    return classes[S[ctx.n:].argmax(axis=1)], {}
+
+
 def _ridge(ctx):  # supervised Nystroem + RidgeClassifier, concatenated standardised views
     from sklearn.kernel_approximation import Nystroem
     from sklearn.linear_model import RidgeClassifier
@@ -181,6 +212,7 @@ _FITS = {
     "graph": _mvl("graph"),
     "labelonly": _labelonly,
     "transductive": _transductive,
+    "graphlimit": _graphlimit,
     "labelspreading": _labelspreading,
     "laplace": _graphlearning("laplace"),
     "poisson": _graphlearning("poisson"),
@@ -194,7 +226,8 @@ record fields), label); names and labels from :data:`mvl.workflow.methods.SCALE_
 while the Snakefile is parsed, without numpy), the fit functions here. :data:`METHODS` and the report read it."""
 METHODS = tuple(REGISTRY)
 """structured / cg / nystrom / graph: MVL-LS (Theorem 10) by each solver; labelonly: MVL-LS on the labelled points;
-transductive: MVL-LS with the test points in the fit (unlabelled), as the graph-only peers;
+transductive: MVL-LS with the test points in the fit (unlabelled), as the graph-only peers; graphlimit: its limit
+gamma_A -> 0 (the graph term alone, one sparse solve);
 labelspreading: scikit-learn's LabelSpreading (kNN, transductive); laplace / poisson: graphlearning's Laplace and
 Poisson learning (transductive, optional extra ``peers``); ridge: supervised Nystroem + RidgeClassifier. In the
 config and file names "nystrom_<M>" names nystrom with M centres (:class:`mvl.workflow.settings.ScaleSettings`)."""
