@@ -19,8 +19,9 @@ import numpy as np
 
 from .methods import SCALE_METHODS
 
-__all__ = ["PRESETS", "METHODS", "REGISTRY", "N_TEST", "NEIGHBOR_RULES", "graph_neighbors", "graph_limit_scores", "fit_one", "write_fit",
-           "write_summary", "growth_exponents", "plot_scale", "scale_fit", "scale_summary", "scale_report"]
+__all__ = ["PRESETS", "METHODS", "REGISTRY", "N_TEST", "NEIGHBOR_RULES", "graph_neighbors", "graph_limit_scores",
+           "fit_one", "write_fit", "write_summary", "growth_exponents", "plot_scale", "scale_fit", "scale_summary",
+           "scale_report"]
 
 N_TEST = 2000
 PRESETS = {"graph": dict(bw=0.1, gamma_A=1e-4, gamma_B=1e-6, gamma_W=1.0),
