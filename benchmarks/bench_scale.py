@@ -16,6 +16,8 @@ that process (``ru_maxrss``: data, kernels, graphs, solver) and the test accurac
 * ``labelonly``: MVL-LS on the labelled points only (what the unlabelled data must beat);
 * ``transductive``: MVL-LS (exact) with the test points in the fit as unlabelled points, scored on them: the
   protocol of the graph-only peers below (n + 2,000 points in the fit);
+* ``graphlimit``: MVL-LS's limit gamma_A -> 0 with the test points in the graph (the graph term alone, one
+  sparse LU: :func:`mvl.workflow.scale.graph_limit_scores`), transductive;
 * ``labelspreading``: scikit-learn's ``LabelSpreading(kernel="knn")`` on the concatenated views (transductive:
   it is fitted on train + test points, test labels hidden, and scored on the test points);
 * ``nystroem-ridge``: supervised ``Nystroem`` + ``RidgeClassifier`` on the concatenated, standardised views;
