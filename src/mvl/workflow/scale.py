@@ -113,12 +113,16 @@ def _labelonly(ctx):
     return est.fit(ctx.X[lab], ctx.ytr[lab]).predict(ctx.Xt), {}
 
 
+def _with_test_points(ctx):
+    """The training and test points together, the test labels hidden (-1): the transductive protocol."""
+    return np.vstack([ctx.X, ctx.Xt]), np.concatenate([ctx.ytr, -np.ones(len(ctx.yt), dtype=int)])
+
+
 def _transductive_inputs(ctx):
     from sklearn.preprocessing import StandardScaler
 
-    Z = StandardScaler().fit_transform(np.vstack([ctx.X, ctx.Xt]))
-    yy = np.concatenate([ctx.ytr, -np.ones(len(ctx.yt), dtype=int)])
-    return Z, yy
+    X, y = _with_test_points(ctx)
+    return StandardScaler().fit_transform(X), y
 
 
 def _labelspreading(ctx):  # transductive: fitted on train + test points, test labels hidden
@@ -153,9 +157,7 @@ def _transductive(ctx):
     protocol of the graph-only peers (transductive), where the other MVL-LS rows predict held-out points."""
     from .. import MVLLeastSquares
 
-    X = np.vstack([ctx.X, ctx.Xt])
-    y = np.concatenate([ctx.ytr, -np.ones(len(ctx.yt), dtype=int)])
-    est = MVLLeastSquares(solver="structured", **ctx.kw).fit(X, y)
+    est = MVLLeastSquares(solver="structured", **ctx.kw).fit(*_with_test_points(ctx))
     return est.predict(ctx.Xt), {}
 
 
@@ -184,9 +186,7 @@ def graph_limit_scores(X, y, kw):
 
 def _graphlimit(ctx):
     """:func:`graph_limit_scores` transductive: the test points in the graph as unlabelled points, scored there."""
-    X = np.vstack([ctx.X, ctx.Xt])
-    y = np.concatenate([ctx.ytr, -np.ones(len(ctx.yt), dtype=int)])
-    S, classes = graph_limit_scores(X, y, ctx.kw)
+    S, classes = graph_limit_scores(*_with_test_points(ctx), ctx.kw)
     return classes[S[ctx.n:].argmax(axis=1)], {}
 
 
