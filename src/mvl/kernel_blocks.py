@@ -122,9 +122,7 @@ class ViewKernels:
 
     def square(self, p, idx):
         """K^p on the points ``idx`` against themselves, (len(idx), len(idx))."""
-        if self.gram is not None:
-            return self.gram[p][np.ix_(idx, idx)]
-        return self.cross(p, self.views[p][idx], idx, None if self.sq[p] is None else self.sq[p][idx])
+        return self.submatrix(p, idx, idx)
 
     def submatrix(self, p, rows, cols):
         """K^p on the points ``rows`` against the points ``cols``, (len(rows), len(cols))."""
