@@ -81,7 +81,9 @@ import scipy.linalg  # noqa: F401  (load scipy's BLAS so threadpoolctl reports i
 
 from mvl import MVLLeastSquares
 from mvl.graph import view_laplacians
-from mvl.least_squares import encode_targets, solve_dense, solve_structured
+from mvl.labels import encode_targets
+from mvl.solvers.dense import solve_dense
+from mvl.solvers.structured import solve_structured
 
 GAMMA_A = 1e-5
 GAMMA_B = 1e-6

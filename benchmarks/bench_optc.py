@@ -30,7 +30,7 @@ from bench_least_squares import background_load, _cpu_snapshot, make_problem  # 
 
 from mvl import MVLLeastSquares  # noqa: E402
 from mvl.graph import view_laplacians  # noqa: E402
-from mvl.optc import MVLLeastSquaresOptC  # noqa: E402
+from mvl.estimators.optc import MVLLeastSquaresOptC  # noqa: E402
 
 
 def main(argv=None):

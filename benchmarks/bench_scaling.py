@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_least_squares import GAMMA_A, GAMMA_B, GAMMA_W, make_problem, write_json  # noqa: E402
 
 from mvl.graph import view_laplacians  # noqa: E402
-from mvl.least_squares import solve_dense, solve_structured  # noqa: E402
+from mvl.solvers.dense import solve_dense  # noqa: E402
+from mvl.solvers.structured import solve_structured  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -229,7 +229,7 @@ def test_registry_says_how_every_method_runs():
     registry's factory (no list of names in the runner)."""
     from mvl import MVLLeastSquares
     from mvl.mvml import MVML
-    from mvl.optc import MVLLeastSquaresOptC
+    from mvl.estimators.optc import MVLLeastSquaresOptC
     from mvl.perceptron import OrthogonalMultiViewPerceptron
     from mvl.svm import MVLBinarySVM
     from mvl.workflow.experiments import RUNS

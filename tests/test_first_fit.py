@@ -29,7 +29,7 @@ from mvl import (
     OrthogonalMultiViewPerceptron,
     grid_decision_functions,
 )
-from mvl.base import (
+from mvl.estimators.base import (
     DegenerateKernelWarning,
     IndefiniteKernelWarning,
     RegularizationWarning,

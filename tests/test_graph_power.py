@@ -21,7 +21,7 @@ from test_svm import TIGHT, _assert_same_predictions, dense_theorem6, objective
 
 from mvl import MVLLeastSquares, MVLLeastSquaresOptC
 from mvl.graph import laplacian
-from mvl.least_squares import encode_targets
+from mvl.labels import encode_targets
 from mvl.svm import MVLSVM, MVLBinarySVM
 
 ESTIMATORS = [MVLLeastSquares, MVLLeastSquaresOptC, MVLSVM, MVLBinarySVM]

@@ -25,23 +25,17 @@ from scipy.spatial.distance import cdist
 from sklearn.exceptions import ConvergenceWarning
 
 from mvl import MVLLeastSquares
-from mvl.base import encode_targets
+from mvl.estimators.base import encode_targets
 from mvl.data.synthetic import make_multiview_manifold
 from mvl.graph import sparse_knn_weights, sparse_laplacian
-from mvl.graph_solver import (
-    GRAPH_REGIME,
-    measured_regime,
-    nystrom_missed,
-    GraphPreconditioner,
-    point_clusters,
-    ENERGY_DELAY,
-    regime_ratio,
-    solve_graph,
-    sparse_operator,
-)
+from mvl.solvers.auto import GRAPH_REGIME, measured_regime, nystrom_missed, regime_ratio
+from mvl.solvers.graph import GraphPreconditioner, point_clusters, ENERGY_DELAY, solve_graph, sparse_operator
 from mvl.kernel_blocks import ViewKernels
-from mvl.least_squares import choose_solver, solve_dense, solve_structured
-from mvl.scalable import MVLSystem, NystromBasis
+from mvl.solvers.auto import choose_solver
+from mvl.solvers.dense import solve_dense
+from mvl.solvers.structured import solve_structured
+from mvl.solvers.system import MVLSystem
+from mvl.solvers.nystrom import NystromBasis
 
 N = 240
 TOL = 1e-16  # relative objective error ||a - a*||_A^2 / ||a*||_A^2: relative energy error 1e-8
@@ -377,14 +371,14 @@ def test_auto_chooses_graph_in_the_graph_regime(data, monkeypatch):
     assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=never) == "nystrom"
     assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=lambda: 5e5) == "graph"
     assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=lambda: None) == "cg"
-    import mvl.least_squares
+    import mvl.solvers.auto
 
     X, y = np.hstack(data["views"]), _labels(data)
     kw = dict(kernel="rbf", views=[5, 5, 5], bandwidth=data["scales"], n_components=120, random_state=0, max_memory=1e6,
               max_iter=600)
     small = MVLLeastSquares(**dict(kw, max_memory=None), **GRAPH_KW).fit(X, y)
     assert small.solver_ == "structured" and small.regime_ is None  # nothing measured
-    monkeypatch.setattr(mvl.least_squares, "AUTO_STRUCTURED_MAX", 100)
+    monkeypatch.setattr(mvl.solvers.auto, "AUTO_STRUCTURED_MAX", 100)
     est = MVLLeastSquares(**kw, **GRAPH_KW).fit(X, y)
     assert est.solver_ == "graph"
     # 240 points < 500 sampled: every point, so the exact trace fraction on the estimator's draw (random_state 0)

@@ -18,9 +18,9 @@ from sklearn.preprocessing import StandardScaler
 from mvl import MVLLeastSquares
 from mvl.data.missing import apply_mask, apply_mask_kernels, mask_at_random, mask_class_views, mask_sample_blocks
 from mvl.graph import laplacian
-from mvl.incomplete import (combination_weights, solve_dense_incomplete, solve_structured_incomplete,
-                            view_operators)
-from mvl.least_squares import solve_structured
+from mvl.missing_views import combination_weights, view_operators
+from mvl.solvers.incomplete import solve_dense_incomplete, solve_structured_incomplete
+from mvl.solvers.structured import solve_structured
 
 
 def _problem(n=14, m=3, P=3, d=2, seed=0, q=0.35):
@@ -293,7 +293,7 @@ def test_nan_convention_errors():
         pre.predict(Kt)
     # solver "graph" refuses missing views ("cg", "nystrom" and MVLLeastSquaresCV take them:
     # tests/test_incomplete_scalable.py); the other estimators still refuse NaN
-    from mvl.optc import MVLLeastSquaresOptC
+    from mvl.estimators.optc import MVLLeastSquaresOptC
 
     Xm = apply_mask(X, mask_at_random(40, 3, 0.3, 0), sizes)
     with pytest.raises(ValueError, match="missing views.*'graph'"):
@@ -409,7 +409,7 @@ def _dense_svm_operators(K, mask, labelled, c, gA, gB, gW, Ls):
 
 @pytest.mark.parametrize("gamma_B", [0.0, 1e-1])
 def test_svm_dual_matches_masked_dense_operators(gamma_B):
-    from mvl.incomplete import build_svm_dual_incomplete
+    from mvl.solvers.incomplete import build_svm_dual_incomplete
 
     _, K, mask, labelled, _, rng = _problem()
     Ls = [laplacian(K[p][np.ix_(idx, idx)]) for p in range(3) for idx in [np.flatnonzero(mask[:, p])]]

@@ -12,8 +12,9 @@ import pytest
 from mvl import MVLLeastSquares, MVLLeastSquaresOptC
 from mvl.data.missing import apply_mask, mask_at_random
 from mvl.graph import laplacian
-from mvl.incomplete import combination_weights, solve_dense_incomplete
-from mvl.optc import incomplete_c_objective, incomplete_c_step
+from mvl.missing_views import combination_weights
+from mvl.solvers.incomplete import solve_dense_incomplete
+from mvl.solvers.optc import incomplete_c_objective, incomplete_c_step
 
 
 def _tilde(C, mask):
@@ -259,7 +260,7 @@ def test_nan_convention_errors():
 def test_cached_factors_give_the_uncached_solution():
     """solve_structured_incomplete with a cache shared across calls that differ in c (the f-steps of optC) returns
     what a fresh solve returns, and the masked textbook solution."""
-    from mvl.incomplete import solve_structured_incomplete
+    from mvl.solvers.incomplete import solve_structured_incomplete
 
     X, mask, y, Lfull, rng = _problem(seed=5)
     K = np.stack([np.where(np.outer(mask[:, p], mask[:, p]), X[p] @ X[p].T, 0.0) for p in range(3)])

@@ -21,13 +21,15 @@ from sklearn.exceptions import ConvergenceWarning
 from scipy.spatial.distance import cdist
 
 from mvl import MVLLeastSquares
-from mvl.base import encode_targets
+from mvl.estimators.base import encode_targets
 from mvl.data.missing import apply_mask, apply_mask_kernels, mask_at_random
 from mvl.data.synthetic import make_multiview_manifold
-from mvl.incomplete import (MaskedViewKernels, combination_weights, solve_dense_incomplete,
-                            solve_structured_incomplete, sparse_view_laplacians, view_operators)
+from mvl.missing_views import MaskedViewKernels, combination_weights, sparse_view_laplacians, view_operators
+from mvl.solvers.incomplete import solve_dense_incomplete, solve_structured_incomplete
 from mvl.kernel_blocks import ViewKernels
-from mvl.scalable import MVLSystem, NystromBasis, solve_cg, solve_nystrom
+from mvl.solvers.system import MVLSystem
+from mvl.solvers.nystrom import NystromBasis, solve_nystrom
+from mvl.solvers.cg import solve_cg
 
 N, T = 150, 50
 
@@ -309,8 +311,8 @@ def test_view_missing_for_every_sample_is_the_fit_without_it(data, solver, extra
 def test_errors_and_auto(data, monkeypatch):
     """A NaN inside a present view is still an error with cg and nystrom; solver "graph" refuses missing views;
     "auto" on incomplete views picks what choose_solver documents, with "cg" in place of "graph"."""
-    import mvl.least_squares as ls
-    from mvl.graph_solver import regime_ratio
+    import mvl.solvers.auto as ls
+    from mvl.solvers.auto import regime_ratio
 
     X, y = apply_mask(data["views"], data["mask"]), _labels(data)
     Xp = [V.copy() for V in X]
@@ -345,7 +347,7 @@ def test_cv_on_incomplete_views_equals_grid_search(data):
     from sklearn.model_selection import GridSearchCV
 
     from mvl import MVLLeastSquaresCV
-    from mvl.model_selection import SemiSupervisedCV
+    from mvl.estimators.model_selection import SemiSupervisedCV
 
     X, y = np.hstack(apply_mask(data["views"], data["mask"])), _labels(data)
     grid = dict(gammas_A=(1e-4, 1e-2), gammas_B=(0.0, 1e-3), gammas_W=(0.0, 1e-2), graphs=((5, 1), (8, 2)))

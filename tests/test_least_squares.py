@@ -183,7 +183,7 @@ def _appendix_c_closed_form(n, m, y, P, gamma_A):
 def allow_constant_kernels():
     """Appendix C's degenerate case K = ones: every view's kernel is constant, which the estimators accept with a
     DegenerateKernelWarning (they predict one class); a zero kernel is refused."""
-    from mvl.base import DegenerateKernelWarning
+    from mvl.estimators.base import DegenerateKernelWarning
 
     K = np.ones((2, 5, 5))
     with pytest.warns(DegenerateKernelWarning, match="nor does any other view"):
@@ -558,7 +558,9 @@ def test_property_structured_equals_dense(m, P, n_extra, frac, log_gA, gB, gW, s
 
 
 def test_package_exports():
-    assert mvl.MVLLeastSquares is mvl.least_squares.MVLLeastSquares
+    import mvl.estimators.least_squares
+
+    assert mvl.MVLLeastSquares is mvl.estimators.least_squares.MVLLeastSquares
     assert callable(mvl.grid_decision_functions)
 
 
@@ -583,7 +585,7 @@ def test_numerically_hard_input_agrees_with_dense(gammas):
     training points agree with the dense textbook solve to 1e-5 (relative), no warning."""
     import warnings
 
-    from mvl.base import UnlabelledMarkerWarning
+    from mvl.estimators.base import UnlabelledMarkerWarning
 
     K, y = _hard_kernels()
     with warnings.catch_warnings():
@@ -598,7 +600,7 @@ def test_numerically_hard_input_agrees_with_dense(gammas):
 
 
 def test_ill_conditioned_solve_warns_with_condition_estimate():
-    from mvl.least_squares import ILL_CONDITIONED, IllConditionedWarning
+    from mvl.estimators.least_squares import ILL_CONDITIONED, IllConditionedWarning
 
     K, y = _hard_kernels()
     with pytest.warns(IllConditionedWarning, match=r"condition estimate \d\.\de\+\d+"):
@@ -616,7 +618,7 @@ def test_ill_conditioned_solve_warns_with_condition_estimate():
 
 
 def test_nan_never_silent(monkeypatch):
-    import mvl.least_squares as ls
+    import mvl.solvers.structured as ls
 
     K, y = _hard_kernels()
     monkeypatch.setattr(ls, "solve_structured", lambda *a, **k: np.full((3, 40, 3), np.nan))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import linalg
 
-from mvl import blocks
+from mvl.solvers import lapack as blocks
 
 
 

@@ -6,8 +6,8 @@ from conftest import gamma_kw, make_problem, paper_model, sample_first
 
 import mvl
 from mvl.graph import between_view_penalty, view_laplacians
-from mvl.least_squares import encode_targets
-from mvl.optc import OptCSystem
+from mvl.labels import encode_targets
+from mvl.solvers.optc import OptCSystem
 
 # the paper's model unless a test says otherwise (conftest.PAPER_MODEL)
 MVLLeastSquares = paper_model(mvl.MVLLeastSquares)
@@ -98,7 +98,7 @@ def test_c_step_is_optimal_for_fixed_f(fitted):
     c_prev = model.restart_c_[0]
     _, F = system.solve(c_prev[None])
     A = F[:, :, 0].reshape(4, -1).T
-    from mvl.sphere import sphere_least_squares
+    from mvl.solvers.sphere import sphere_least_squares
 
     c_new = sphere_least_squares(A, Y.ravel(), 1.3)
     rng = np.random.default_rng(5)
@@ -144,7 +144,7 @@ def test_bad_input():
 def test_estimator_c_step_against_dense_fit_and_sampling(m, n, P, frac_unlabelled, gammas):
     """One iteration from the seeded start: the estimator's c equals the sphere minimiser of eq (85) for the
     per-view outputs of an independent dense fit at the start, and no sampled sphere point does better."""
-    from mvl.sphere import sphere_least_squares
+    from mvl.solvers.sphere import sphere_least_squares
 
     K, _, y = make_problem(m, n, P, frac_unlabelled=frac_unlabelled, seed=4)
     model = MVLLeastSquaresOptC(**gamma_kw(gammas), alpha=0.8, n_restarts=1, n_iter=1, tol=0.0, random_state=3,
@@ -172,7 +172,7 @@ def test_estimator_c_step_against_dense_fit_and_sampling(m, n, P, frac_unlabelle
 def test_threaded_f_step_matches_serial_batched_and_fallback_paths(gammas, monkeypatch):
     """The f-step gives the same E, F and coefficients whatever the threads, batches or LAPACK path,
     including restarts whose Cholesky fails (solved again by LU)."""
-    from mvl import blocks
+    from mvl.solvers import lapack as blocks
 
     K, _, y = make_problem(3, 36, 3, frac_unlabelled=0.4, seed=21)
     lab = np.flatnonzero(y >= 0)

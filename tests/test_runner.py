@@ -100,7 +100,7 @@ def test_laplacian_power_from_config_to_estimator_and_report(small_mfeat, tmp_pa
     """laplacian_power (and gamma_W) change form four times: config mapping -> GraphSpec / Gammas (settings)
     -> estimator keywords -> the rows' label, which the report shows. Checked on a real unit: the estimator
     receives every graph parameter explicitly, the rows and the report's settings table name p = 2."""
-    from mvl import least_squares
+    from mvl.estimators import least_squares
 
     seen = []
     real = least_squares.MVLLeastSquares.fit

@@ -20,14 +20,18 @@ from scipy.spatial.distance import cdist
 from sklearn.exceptions import ConvergenceWarning
 
 from mvl import MVLLeastSquares
-from mvl.base import encode_targets
+from mvl.estimators.base import encode_targets
 from mvl.data.synthetic import make_multiview_manifold
 from mvl.graph import knn_weights, laplacian, sparse_knn_weights, sparse_laplacian
 from mvl.kernel_blocks import ViewKernels
 from mvl.kernels import chi2_distances
-from mvl.least_squares import choose_solver, solve_dense, solve_structured
+from mvl.solvers.auto import choose_solver
+from mvl.solvers.dense import solve_dense
+from mvl.solvers.structured import solve_structured
 from mvl.memory import InsufficientMemoryError
-from mvl.scalable import MVLSystem, NystromBasis, solve_cg, solve_nystrom
+from mvl.solvers.system import MVLSystem
+from mvl.solvers.nystrom import NystromBasis, solve_nystrom
+from mvl.solvers.cg import solve_cg
 
 
 def _gauss(X, Z, s):
@@ -156,7 +160,7 @@ def test_sparse_times_dense_by_row_blocks():
     """The threaded product (rows split over the threads: n >= 2,048) against the dense matrix product."""
     from scipy import sparse
 
-    from mvl.scalable import sparse_times_dense
+    from mvl.solvers.system import sparse_times_dense
 
     rng = np.random.default_rng(0)
     S = sparse.random(3001, 3001, density=0.004, format="csr", random_state=1)

@@ -31,7 +31,7 @@ from mvl import (
     MVLSVM,
     OrthogonalMultiViewPerceptron,
 )
-from mvl.base import DegenerateKernelWarning
+from mvl.estimators.base import DegenerateKernelWarning
 from mvl.data.embedded import load_mfeat
 from mvl.kernels import multiview_kernels
 

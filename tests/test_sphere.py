@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from mvl.sphere import sphere_least_squares
+from mvl.solvers.sphere import sphere_least_squares
 
 
 def objective(A, b, x):

@@ -17,11 +17,11 @@ import pytest
 from scipy.spatial.distance import cdist
 
 from mvl.graph import sparse_knn_weights, sparse_laplacian
-from mvl.graph_solver import VecchiaPreconditioner, sparse_operator, vecchia_factors
+from mvl.solvers.graph import VecchiaPreconditioner, sparse_operator, vecchia_factors
 from mvl.kernel_blocks import ViewKernels
 from mvl.kernels import chi2_distances
-from mvl.scalable import MVLSystem
-from mvl.vecchia import vecchia_factor
+from mvl.solvers.system import MVLSystem
+from mvl.solvers.vecchia import vecchia_factor
 
 
 def _views(n, d=4, seed=0):

@@ -1,9 +1,9 @@
 """mvl: vector-valued multi-view learning (Minh, Bazzani & Murino, JMLR 2016).
 
-The estimators are scikit-learn classifiers (:mod:`mvl.base`): X is a feature matrix cut into views
+The estimators are scikit-learn classifiers (:mod:`mvl.estimators`): X is a feature matrix cut into views
 (``kernel="rbf"``, ``"linear"``, ``"chi2"`` with ``views=``) or per-view Gram matrices stacked sample-first,
 (n_samples, n_samples_fit, m) (``kernel="precomputed"``); labels use -1 for unlabelled samples.
-This package is the solver layer (Sections 3-6 and the kernels of Section 7.1); the data sets live in
+Their solvers are :mod:`mvl.solvers` (Sections 3-6 and the kernels of Section 7.1); the data sets live in
 :mod:`mvl.data`, the Snakemake glue in :mod:`mvl.workflow`, neither imported here.
 """
 
@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 # that the light modules (mvl.fileio, the workflow's settings and registries, read while a Snakefile is parsed)
 # cost nothing. ``from mvl import MVLLeastSquares`` works as before.
 _EXPORTS = {
-    "MVLLeastSquares": "least_squares",
-    "MVLLeastSquaresCV": "model_selection",
-    "SemiSupervisedCV": "model_selection",
+    "MVLLeastSquares": "estimators.least_squares",
+    "MVLLeastSquaresCV": "estimators.model_selection",
+    "SemiSupervisedCV": "estimators.model_selection",
     "InsufficientMemoryError": "memory",
-    "MVLLeastSquaresOptC": "optc",
+    "MVLLeastSquaresOptC": "estimators.optc",
     "MVLSVM": "svm",
     "MVLBinarySVM": "svm",
     "MVML": "mvml",
@@ -28,22 +28,22 @@ _EXPORTS = {
     "cross_view_kernels": "perceptron",
     "simplex_coding": "simplex",
     "simplex_decode": "simplex",
-    "grid_decision_functions": "grid",
-    "sphere_least_squares": "sphere",
+    "grid_decision_functions": "solvers.grid",
+    "sphere_least_squares": "solvers.sphere",
 }
 _MODULES = ("graph", "kernels")
 
 if TYPE_CHECKING:  # what linters and type checkers see; at run time __getattr__ below imports on first use
     from . import graph, kernels
-    from .grid import grid_decision_functions
-    from .least_squares import MVLLeastSquares
+    from .solvers.grid import grid_decision_functions
+    from .estimators.least_squares import MVLLeastSquares
     from .memory import InsufficientMemoryError
-    from .model_selection import MVLLeastSquaresCV, SemiSupervisedCV
+    from .estimators.model_selection import MVLLeastSquaresCV, SemiSupervisedCV
     from .mvml import MVML, MetricNotPSDWarning
-    from .optc import MVLLeastSquaresOptC
+    from .estimators.optc import MVLLeastSquaresOptC
     from .perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron, cross_view_kernels
     from .simplex import simplex_coding, simplex_decode
-    from .sphere import sphere_least_squares
+    from .solvers.sphere import sphere_least_squares
     from .svm import MVLSVM, MVLBinarySVM
 
 __version__ = "0.1.0"

@@ -59,15 +59,7 @@ from numbers import Real
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
-from .base import (
-    COUNT,
-    NON_NEGATIVE,
-    POSITIVE,
-    SEED,
-    MultiViewClassifier,
-    StrictInterval,
-    check_swamped,
-)
+from .estimators.base import COUNT, NON_NEGATIVE, POSITIVE, SEED, MultiViewClassifier, StrictInterval, check_swamped
 
 __all__ = ["MVML", "MetricNotPSDWarning", "nystrom_features"]
 

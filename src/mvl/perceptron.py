@@ -48,7 +48,7 @@ from numbers import Real
 
 from sklearn.base import _fit_context
 
-from .base import StrictInterval, COUNT, SEED, MultiViewClassifier, reject_sparse
+from .estimators.base import StrictInterval, COUNT, SEED, MultiViewClassifier, reject_sparse
 from .kernels import gaussian_kernel, linear_kernel
 from .validation import as_float_array
 

@@ -98,8 +98,8 @@ from threadpoolctl import threadpool_limits
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
-from .base import COUNT, POSITIVE, SEED, MVLClassifier
-from .blocks import factor_view, view_Q
+from .estimators.base import COUNT, POSITIVE, SEED, MVLClassifier
+from .solvers.lapack import factor_view, view_Q
 from .simplex import simplex_coding, simplex_gram
 from .validation import check_combination
 
@@ -761,7 +761,7 @@ class _SVMBase(MVLClassifier):
         if mask is None:
             dual = build_svm_dual(K, labelled, c, **self._gammas(), L=L)
         else:
-            from .incomplete import build_svm_dual_incomplete
+            from .solvers.incomplete import build_svm_dual_incomplete
 
             dual = build_svm_dual_incomplete(K, mask, labelled, c, **self._gammas(), L=L)
         self.reg_seconds_ = time.perf_counter() - t0

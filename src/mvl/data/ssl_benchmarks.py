@@ -19,7 +19,7 @@ import numpy as np
 
 from ..coreg import graph_weights_name, intrinsic_graph_kernel, knn_graph_laplacian
 from ..kernels import squared_distances
-from ..base import encode_targets
+from ..labels import encode_targets
 
 __all__ = [
     "SSLDataset",

@@ -19,7 +19,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ..base import encode_targets
+from ..estimators.base import encode_targets
 from ..coreg import GAMMA_GRID, ambient_spectrum, comr_grid, graph_weights_name, mr_grid, select_on_validation
 from ..data.ssl_benchmarks import graph_kernels, prepare_split, resolve_parameters
 

@@ -52,7 +52,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..data.protocols import ALL, KernelDraw, Split, kernel_draw
-from ..grid import grid_decision_functions
+from ..solvers.grid import grid_decision_functions
 from .methods import method as method_spec
 from .settings import Gammas, GraphSpec
 
@@ -288,7 +288,7 @@ def _run_kfold(r):
     validation set of 5 per class instead, where a small validation set ties at 100 % and the tie-break decides).
     With one labelled sample per class there is nothing to cross-validate: the selection is then made on the
     draw's validation set, at this l_c (:func:`select_gammas_on_draw`), and the row says so (``selected_by``)."""
-    from ..model_selection import MVLLeastSquaresCV
+    from ..estimators.model_selection import MVLLeastSquaresCV
 
     d, grid = r.d, r.run.grid
     folds = min(5, int(r.l_c))

@@ -168,7 +168,8 @@ class Pattern:
 def _mvl(class_name):
     """Factory of an MVL estimator with gammas and graph (MVL-LS, Theorem 10; the SVMs, Theorems 6 and 13)."""
     def make(m, run, gammas, graph, seed, l_c, u_c):
-        from .. import least_squares, svm
+        from .. import svm
+        from ..estimators import least_squares
 
         cls = {"MVLLeastSquares": least_squares.MVLLeastSquares, "MVLSVM": svm.MVLSVM,
                "MVLBinarySVM": svm.MVLBinarySVM}[class_name]
@@ -184,7 +185,7 @@ def _gamma_params(gammas):
 
 def _optc_estimator(m, run, gammas, graph, seed, l_c, u_c):
     """MVL-LS-optC (Section 6): N = ``m.optc_iterations`` alternations from seeded restarts (seed, split, l_c, u_c)."""
-    from ..optc import MVLLeastSquaresOptC
+    from ..estimators.optc import MVLLeastSquaresOptC
 
     opt = run.optc
     u_rows = -1 if u_c == "all" else int(u_c)

@@ -164,7 +164,7 @@ def _transductive(ctx):
 def graph_limit_scores(X, y, kw):
     """MVL-LS's limit gamma_A -> 0 on its training points (graph nodes), (n, P) decision values and the classes:
     Theorem 10's values F = K a with M F + l gamma_A a = r (68) tend to F = M^{-1} r, one sparse LU of M_eps
-    (:func:`mvl.graph_solver.shifted_operator`; :mod:`mvl.graph_solver`'s pencil with delta = 0), decision values
+    (:func:`mvl.solvers.graph.shifted_operator`; :mod:`mvl.solvers.graph`'s pencil with delta = 0), decision values
     sum_p c_p F_p: the model's graph term alone (each view's kNN graph, its Laplacian power, gamma_B, gamma_W; ``kw``
     the MVLLeastSquares keywords), the kind of sparse system that Laplace learning solves. No kernel term. The limit
     is unique where every graph component holds a labelled point (and gamma_B > 0 or m = 1, or only the combination
@@ -172,11 +172,11 @@ def graph_limit_scores(X, y, kw):
     from scipy.sparse import linalg as sla
 
     from .. import MVLLeastSquares
-    from ..graph_solver import shifted_operator
-    from ..least_squares import scalable_problem
+    from ..solvers.graph import shifted_operator
+    from ..solvers import get_solver
 
     est = MVLLeastSquares(solver="graph", **kw)
-    _, system, _, _, _ = scalable_problem(est, X, y, "graph", 0)
+    system = est.operator_problem(X, y, get_solver("graph")).system
     M_eps, _ = shifted_operator(system)
     r = system.rhs()
     m, n, P = r.shape

@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .base import StrictInterval, MultiViewClassifier, encode_labels, take_samples, unlabelled_mask
-from .grid import grid_decision_functions
+from ..solvers.grid import grid_decision_functions
 from .least_squares import MVLLeastSquares
 
 __all__ = ["MVLLeastSquaresCV", "SemiSupervisedCV"]
@@ -240,15 +240,17 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         return np.moveaxis(Kf, 0, -1), np.moveaxis(Kt, 0, -1)
 
     def _grid_incomplete(self, X, K, mask, y, tr, te, gA, gB, gW, graphs):
-        """The grid's combined outputs on one fold of incomplete views (:mod:`mvl.incomplete`), shape (graphs,
+        """The grid's combined outputs on one fold of incomplete views (:mod:`mvl.solvers.incomplete`), shape (graphs,
         gammas_A, gammas_B, gammas_W, |te|, P), and the fold's classes: each view's graph once per graph and fold
-        (:func:`mvl.incomplete.view_operators`, on the view's training samples), then one view-by-view solve
-        (:func:`mvl.incomplete.solve_structured_incomplete`, O(sum_p n_p^3)) per grid point: the fit of
+        (:func:`mvl.missing_views.view_operators`, on the view's training samples), then one view-by-view solve
+        (solver "structured": :func:`mvl.solvers.incomplete.solve_structured_incomplete`, O(sum_p n_p^3)) per
+        grid point: the fit of
         MVLLeastSquares(solver="structured") at that point, without the shared eigendecompositions of the
         complete path. The fold's kernels are computed as MVLLeastSquares computes them (precomputed: sliced)."""
         from .base import encode_targets
-        from .incomplete import combination_weights, solve_structured_incomplete, view_operators
-        from .validation import check_combination
+        from ..missing_views import combination_weights, view_operators
+        from ..solvers import MVLProblem, get_solver
+        from ..validation import check_combination
 
         if self.kernel == "precomputed":  # K: validated, zero at the missing views' rows and columns
             Kf, Kt = K[:, tr][:, :, tr], K[:, te][:, :, tr]
@@ -266,6 +268,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         c = check_combination(self.c, m)
         Ct = combination_weights(c, tmask)
         out = np.empty((len(graphs), len(gA), len(gB), len(gW), Kt.shape[1], len(classes)))
+        solver = get_solver("structured")  # the incomplete-view structured solve at the given mask
         for g, (nn, power) in enumerate(graphs):
             L = None
             if any(w > 0 for w in gW):
@@ -274,8 +277,8 @@ class MVLLeastSquaresCV(MultiViewClassifier):
             for a, ga in enumerate(gA):
                 for b, gb in enumerate(gB):
                     for k, gw in enumerate(gW):
-                        A = solve_structured_incomplete(Kf, fmask, labelled, Y_L, c, ga, gb, gw,
-                                                        L if gw > 0 else None)
+                        A = solver.solve(MVLProblem(Kf, labelled, Y_L, c, ga, gb, gw, laplacians=L if gw > 0 else None,
+                                                    mask=fmask)).coef
                         out[g, a, b, k] = np.einsum("ptn,pnk,tp->tk", Kt, A, Ct, optimize=True)
         return out, classes
 

@@ -33,15 +33,11 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import blas, lapack
 
-from .validation import (
-    check_combination,
-    check_gamma,
-    check_precomputed,
-    check_precomputed_test,
-)
-from .base import IndefiniteKernelWarning, encode_labels, encode_targets
-from .graph import GRAPH_WEIGHTS, check_n_neighbors, check_power, view_laplacians
-from .memory import check_memory
+from ..validation import check_combination, check_gamma, check_precomputed, check_precomputed_test
+from ..exceptions import IndefiniteKernelWarning
+from ..labels import encode_labels, encode_targets
+from ..graph import GRAPH_WEIGHTS, check_n_neighbors, check_power, view_laplacians
+from ..memory import check_memory
 
 __all__ = ["grid_decision_functions"]
 

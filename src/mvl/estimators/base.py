@@ -53,12 +53,19 @@ from numbers import Integral, Real
 
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from .validation import check_multiview_kernels, check_precomputed, check_precomputed_test
-from .kernels import chi2_distances, chi2_scale, gaussian_bandwidth, squared_distances
-from .memory import check_memory
+from ..validation import check_multiview_kernels, check_precomputed, check_precomputed_test
+from ..kernels import chi2_distances, chi2_scale, gaussian_bandwidth, squared_distances
+from ..exceptions import (
+    DegenerateKernelWarning,
+    IndefiniteKernelWarning,
+    RegularizationWarning,
+    UnlabelledMarkerWarning,
+)
+from ..labels import BINARY_HINT, encode_labels, encode_targets, unlabelled_mask
+from ..memory import check_memory
+from ..validation import check_combination
 
 __all__ = ["MultiViewClassifier", "MVLClassifier", "encode_labels", "encode_targets", "DegenerateKernelWarning",
            "IndefiniteKernelWarning", "RegularizationWarning", "UnlabelledMarkerWarning", "KERNELS",
@@ -67,25 +74,6 @@ __all__ = ["MultiViewClassifier", "MVLClassifier", "encode_labels", "encode_targ
 
 KERNELS = ("precomputed", "rbf", "linear", "chi2")
 SPARSE_MESSAGE = "sparse input is not supported, call .toarray() to pass a dense array"
-BINARY_HINT = ("-1 marks an unlabelled sample here; to fit a binary problem labelled {-1, +1}, recode it, e.g. "
-               "y = np.where(y == -1, 0, 1) (or use string labels)")
-
-
-class DegenerateKernelWarning(UserWarning):
-    """A view's kernel is constant (or zero), or the identity: that view carries no information about the
-    samples (constant), or none that relates them (identity)."""
-
-
-class IndefiniteKernelWarning(UserWarning):
-    """A precomputed view's kernel is not positive semi-definite: the solvers assume Mercer kernels."""
-
-
-class RegularizationWarning(UserWarning):
-    """The regularisation swamps the data term: the fitted model ignores the labels."""
-
-
-class UnlabelledMarkerWarning(UserWarning):
-    """-1 in y is read as the unlabelled marker where it may have been meant as a class."""
 
 
 class LaplacianOption(StrOptions):
@@ -151,63 +139,6 @@ def _is_view_list(X):
 
 
 is_view_list = _is_view_list  # public name for the solver modules
-
-
-def unlabelled_mask(y, missing_only=False):
-    """True where ``y`` marks an unlabelled sample: -1, and in object arrays also None, NaN and pd.NA
-    (``missing_only``: only the latter, the missing labels)."""
-    y = np.asarray(y)
-    if y.dtype.kind in "iuf":
-        return np.zeros(y.shape, dtype=bool) if missing_only else y == -1
-    if y.dtype.kind != "O":
-        return np.zeros(y.shape, dtype=bool)
-    out = np.zeros(y.shape, dtype=bool)
-    for i, v in enumerate(y):
-        if v is None or (isinstance(v, numbers.Real) and not isinstance(v, bool)
-                         and (v != v or (v == -1 and not missing_only))):
-            out[i] = True
-        elif type(v).__name__ == "NAType":  # pandas.NA, without importing pandas
-            out[i] = True
-    return out
-
-
-def encode_labels(y, n, unlabelled=True):
-    """Labels of n training samples -> (classes, y_enc, labelled): ``classes`` the sorted distinct labels of the
-    labelled samples (>= 2), ``y_enc`` (n,) their positions in ``classes`` and -1 for unlabelled samples
-    (:func:`unlabelled_mask`), ``labelled`` the indices of the labelled samples. ``unlabelled=False`` (the
-    supervised estimators): there is no unlabelled marker, -1 is a class like any other. Continuous targets,
-    NaN in numeric labels, mixed label types, no labelled sample or one class raise ``ValueError``."""
-    y = column_or_1d(y, warn=True)
-    if y.shape[0] != n:
-        raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples")
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError("Input y contains NaN or infinity" + ("; mark unlabelled samples with -1" if unlabelled
-                                                               else ""))
-    if unlabelled:
-        labelled = np.flatnonzero(~unlabelled_mask(y))
-    else:
-        if unlabelled_mask(y, missing_only=True).any():
-            raise ValueError("y contains missing labels (None/NaN); this estimator is supervised (-1 is a class "
-                             "like any other): pass only labelled samples")
-        labelled = np.arange(n)
-    if labelled.size == 0:
-        raise ValueError("y has no labelled samples (every entry marks an unlabelled sample)")
-    yl = y[labelled]
-    if yl.dtype.kind == "O":
-        kinds = {type(v) for v in yl}
-        if len(kinds) > 1 and not all(issubclass(k, numbers.Real) for k in kinds):
-            raise ValueError(f"y mixes label types {sorted(k.__name__ for k in kinds)}; use one type")
-    check_classification_targets(yl)
-    classes, enc = np.unique(yl, return_inverse=True)
-    if classes.size < 2:
-        hint = ""
-        if unlabelled and labelled.size < n and y.dtype.kind in "iuf" and np.any(y == -1):
-            hint = f" and {n - labelled.size} unlabelled (-1); {BINARY_HINT}"
-        raise ValueError(f"y has labelled samples of one class only ({classes.tolist()}){hint}; a classifier "
-                         "needs at least 2 classes")
-    y_enc = -np.ones(n, dtype=np.int64)
-    y_enc[labelled] = enc.ravel()
-    return classes, y_enc, labelled
 
 
 def _check_bandwidth_value(b, name):
@@ -386,7 +317,7 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
             Xa = self._validate_X(X, True, dtype=np.float64, allow_nd=True, ensure_all_finite=False)
             mask = None
             if self._missing_views and getattr(Xa, "ndim", 0) in (2, 3):
-                from .incomplete import precomputed_presence
+                from ..missing_views import precomputed_presence
 
                 X3 = Xa[:, :, None] if Xa.ndim == 2 else Xa
                 if X3.shape[0] == X3.shape[1]:
@@ -405,7 +336,7 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
             m, n = len(views), views[0].shape[0]
             mask = None
             if self._missing_views:
-                from .incomplete import feature_presence
+                from ..missing_views import feature_presence
 
                 mask = feature_presence(views, name="X")
             self.view_mask_ = mask
@@ -468,8 +399,8 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         set, each view's bandwidth comes from its present rows, the missing rows are filled with 0 and the operator
         is a :class:`mvl.incomplete.MaskedViewKernels` (precomputed: the Gram matrices with zero rows and columns
         there). Otherwise NaN views are refused."""
-        from .kernel_blocks import ViewKernels
-        from .kernels import bandwidth_sample
+        from ..kernel_blocks import ViewKernels
+        from ..kernels import bandwidth_sample
 
         kind = self.kernel
         reject_sparse(X)
@@ -479,7 +410,7 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
             if mask is not None:
                 if not missing:
                     _refuse_missing_scalable()
-                from .incomplete import MaskedViewKernels
+                from ..missing_views import MaskedViewKernels
 
                 return MaskedViewKernels(ViewKernels(gram=K), mask)
             return ViewKernels(gram=K)
@@ -491,7 +422,7 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         if self._missing_views and any(np.isnan(Xp).any() for Xp in views):
             if not missing:
                 _refuse_missing_scalable()
-            from .incomplete import feature_presence
+            from ..missing_views import feature_presence
 
             mask = feature_presence(views, name="X")
             self.view_mask_ = mask
@@ -525,7 +456,7 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
         self.n_views_ = len(views)
         self.n_train_ = n
         if mask is not None:
-            from .incomplete import MaskedViewKernels
+            from ..missing_views import MaskedViewKernels
 
             return MaskedViewKernels(ViewKernels(views, kind, scales, max_memory=max_memory), mask)
         return ViewKernels(views, kind, scales, max_memory=max_memory)
@@ -554,7 +485,7 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
     def _test_kernels_incomplete(self, X, name, train_mask):
         """(Kt, mask, views) when X or the training data miss views, else (None, None, the feature views or None)
         (the complete path)."""
-        from .incomplete import feature_presence, precomputed_test_presence
+        from ..missing_views import feature_presence, precomputed_test_presence
 
         m, n = self.n_views_, self.n_train_
         if self.kernel == "precomputed":
@@ -635,8 +566,9 @@ class MultiViewClassifier(ClassifierMixin, BaseEstimator):
 
 
 def _refuse_missing_scalable():
-    from .incomplete import MISSING_SOLVERS
+    from ..solvers import SOLVERS
 
+    MISSING_SOLVERS = ("auto",) + tuple(name for name, s in SOLVERS.items() if s.missing_views)
     raise ValueError(f"missing views (NaN) are supported by the MVL-LS solvers {MISSING_SOLVERS}; solver 'graph' "
                      "and the scalable solvers of MVLLeastSquaresOptC ('cg', 'nystrom') need complete views")
 
@@ -709,7 +641,7 @@ def _check_positive_semidefinite(K, rel_tol=1e-6):
     Proportionate cost: each view is a C-contiguous block (:func:`mvl.validation.check_precomputed`), its
     matrix-vector products run on one BLAS thread and the views spread over the cores (:func:`mvl.blocks.map_threads`):
     at n = 765, m = 7 about 15 ms, against 0.17-0.24 s on strided views with multithreaded BLAS-2 calls."""
-    from .blocks import default_threads, map_threads
+    from ..solvers.lapack import default_threads, map_threads
 
     if K.shape[1] < 2:
         return
@@ -755,13 +687,6 @@ def _check_degenerate(K, bandwidths=None):
 # ---------------------------------------------------------------------------- MVL-LS, optC and the SVMs
 
 
-def encode_targets(y_encoded, n_classes):
-    """Targets y_i = (-1, ..., 1, ..., -1) in R^P with 1 at the class index (Section 5.1)."""
-    Y = -np.ones((len(y_encoded), n_classes))
-    Y[np.arange(len(y_encoded)), y_encoded] = 1.0
-    return Y
-
-
 class MVLClassifier(MultiViewClassifier):
     """What MVL-LS, MVL-LS-optC and both SVMs share: the gammas of eq (10)/(53), the graph of eq (60)-(64)
     and prediction through per-view coefficients, C f(v) = sum_i c_i K^i(v, x) coef_[i] (Algorithm 1).
@@ -793,7 +718,7 @@ class MVLClassifier(MultiViewClassifier):
         ``n_neighbors="auto"`` resolved for ``n`` training samples (:func:`mvl.graph.auto_neighbors`)."""
         laplacian, n_neighbors = self.laplacian, self.n_neighbors
         if isinstance(n_neighbors, str):  # "auto" (the constraint admits no other string)
-            from .graph import auto_neighbors
+            from ..graph import auto_neighbors
 
             if n is None:
                 raise RuntimeError('n_neighbors="auto" needs the number of training samples')
@@ -821,7 +746,7 @@ class MVLClassifier(MultiViewClassifier):
         parameters are checked together (:meth:`_graph`) in any case. With a presence ``mask`` (n, m) (missing
         views) the operators are a list of per-view (n_p, n_p) arrays on each view's samples
         (:func:`mvl.incomplete.view_operators`)."""
-        from .graph import within_view_operators
+        from ..graph import within_view_operators
 
         _check_unlabelled_marker(y_enc, labelled, self.classes_, K.shape[0], gamma_B=self.gamma_B,
                                  gamma_W=self.gamma_W)
@@ -830,12 +755,91 @@ class MVLClassifier(MultiViewClassifier):
         if mask is None:
             L = within_view_operators(K, laplacian, n_neighbors, **graph)
         else:
-            from .incomplete import view_operators
+            from ..missing_views import view_operators
 
             if not isinstance(laplacian, str) and laplacian.shape != K.shape:
                 raise ValueError(f"laplacian has shape {laplacian.shape}, kernels have {K.shape}")
             L = view_operators(K, mask, laplacian, n_neighbors, **graph)
         return encode_targets(y_enc[labelled], len(self.classes_)), L
+
+    def _between_weights(self, n):
+        """``between_weights`` as n finite non-negative floats, or None."""
+        w = getattr(self, "between_weights", None)
+        if w is not None:
+            w = np.asarray(w, dtype=np.float64)
+            if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+                raise ValueError(f"between_weights must be {n} finite non-negative numbers (one per training point)")
+        return w
+
+    def operator_problem(self, X, y, solver, max_memory=0.0, c=None, missing=None, tol=None, max_iter=None):
+        """The :class:`mvl.solvers.MVLProblem` that an operator solver (``solver.operator``, e.g.
+        ``mvl.solvers.get_solver("cg")``) solves for this estimator's parameters on training data X, y: the kernel
+        operator (Gram matrices kept within ``max_memory`` bytes if the solver ``keeps_kernels``), the
+        :class:`mvl.solvers.system.MVLSystem` (sparse kNN Laplacians when gamma_W > 0), the Nystrom basis on
+        ``n_components`` centres drawn with ``random_state`` (if the solver needs one), the labelled indices, the
+        combination ``c`` (default: the estimator's) and the iterative settings (``tol``, ``max_iter``: default the
+        estimator's). Sets ``classes_`` and the input state, as a fit does. ``missing`` (default: whether the solver
+        takes missing views): incomplete views (NaN rows) are taken (:mod:`mvl.missing_views`: the masked kernels,
+        the graphs on each view's samples, the system with the presence mask ``view_mask_``; view p draws
+        min(n_components, n_p) Nystrom centres among the samples that have it, the centres are their union),
+        otherwise refused."""
+        from sklearn.utils import check_random_state
+
+        from ..graph import sparse_knn_weights, sparse_laplacian
+        from ..solvers import MVLProblem
+        from ..solvers.nystrom import NystromBasis
+        from ..solvers.system import MVLSystem
+
+        missing = solver.missing_views if missing is None else missing
+        kernels = self._fit_kernel_operator(X, max_memory if solver.keeps_kernels else 0, missing=missing)
+        m, n = kernels.m, kernels.n
+        mask = getattr(self, "view_mask_", None) if missing else None
+        y_enc, labelled = self._fit_labels(y, n)
+        if not isinstance(self.laplacian, str):
+            raise ValueError(f'solver="{solver.name}" builds sparse kNN Laplacians from the data: laplacian must be '
+                             f'"normalized" or "unnormalized", got {type(self.laplacian).__name__}')
+        laplacian, n_neighbors = self._graph(kernels.n)
+        gammas = self._gammas()
+        Ls = None
+        if gammas["gamma_W"] > 0:
+            if n_neighbors is None:
+                raise ValueError(f'solver="{solver.name}" needs a sparse kNN graph when gamma_W > 0: set n_neighbors '
+                                 '(e.g. 10); the dense graph W = K of the paper is an n x n matrix')
+            if mask is not None:
+                from ..missing_views import sparse_view_laplacians
+
+                Ls = sparse_view_laplacians(kernels, mask, n_neighbors, self.graph_weights,
+                                            normalized=(laplacian == "normalized"))
+            else:
+                Ls = [sparse_laplacian(sparse_knn_weights(kernels, i, n_neighbors, self.graph_weights),
+                                       normalized=(laplacian == "normalized")) for i in range(m)]
+        c = check_combination(getattr(self, "c", None) if c is None else c, m)
+        w = self._between_weights(n)
+        Y_L = encode_targets(y_enc[labelled], len(self.classes_))
+        system = MVLSystem(n, labelled, Y_L, c, **gammas, laplacians=Ls, laplacian_power=self._laplacian_power(),
+                           between_weights=w, mask=mask)
+        # the seed of the solver's own orderings (the graph solver's Vecchia preconditioner): an int random_state,
+        # else 0 (a generator is not drawn from: the ordering changes the preconditioner, not the answer)
+        seed = int(self.random_state) if isinstance(self.random_state, (int, np.integer)) else 0
+        problem = MVLProblem(kernels, labelled, Y_L, c, **gammas, between_weights=w, mask=mask, system=system,
+                             tol=float(self.tol if tol is None else tol),
+                             max_iter=int(self.max_iter if max_iter is None else max_iter),
+                             verbose=self.verbose, seed=seed)
+        if not solver.nystrom_basis:
+            return problem
+        M = min(int(self.n_components), n)
+        rng = check_random_state(self.random_state)
+        view_centres = None
+        if mask is not None and M < n:  # each view draws min(M, n_p) centres among its own samples; the union
+            view_centres = []
+            for p in range(m):
+                idx = np.flatnonzero(mask[:, p])
+                view_centres.append(np.sort(rng.choice(idx, min(M, idx.size), replace=False)) if idx.size else idx)
+            centres = np.unique(np.concatenate(view_centres))
+        else:
+            centres = np.arange(n) if M >= n else np.sort(rng.choice(n, M, replace=False))
+        problem.basis, problem.centres = NystromBasis(kernels, centres, mask, view_centres), centres
+        return problem
 
     def _gammas(self):
         """gamma_A, gamma_B, gamma_W (eq 10, 53) as float64, by name: the solvers' keyword arguments."""
@@ -866,7 +870,7 @@ class MVLClassifier(MultiViewClassifier):
                 if mask is None:
                     F = np.einsum("ptn,pnk,p->tk", Kt, full, self.c_, optimize=True)
                 else:  # test samples that miss views: c renormalised over the present ones
-                    from .incomplete import combination_weights
+                    from ..missing_views import combination_weights
 
                     F = np.einsum("ptn,pnk,tp->tk", Kt, full, combination_weights(self.c_, mask), optimize=True)
                 return 0.5 * (F[:, 1] - F[:, 0]) if F.shape[1] == 2 else F
@@ -880,7 +884,7 @@ class MVLClassifier(MultiViewClassifier):
         block = max(1, int(2**25 // max(1, self._scalable.n)))
         mask = None
         if self._missing_views:  # test samples that miss views: the present views, c renormalised over them
-            from .incomplete import combination_weights, feature_presence
+            from ..missing_views import combination_weights, feature_presence
 
             mask = feature_presence(views, name="X")
             train_mask = getattr(self, "view_mask_", None)
@@ -929,7 +933,7 @@ class MVLClassifier(MultiViewClassifier):
             if self.kernel == "precomputed":
                 mask = self._test_kernels(X, presence=True)[1]
             else:
-                from .incomplete import feature_presence
+                from ..missing_views import feature_presence
 
                 mask = feature_presence(self._feature_views(X, reset=False), name="X")
                 train_mask = getattr(self, "view_mask_", None)
@@ -949,7 +953,7 @@ class MVLClassifier(MultiViewClassifier):
         """Combined outputs C f(v) = sum_i c_i f^i(v), (t, P); with a presence ``mask`` (t, m) the sum runs over the
         present views with c renormalised over them (:func:`mvl.incomplete.combination_weights`)."""
         if mask is not None:
-            from .incomplete import combination_weights
+            from ..missing_views import combination_weights
 
             return np.einsum("ptn,pnk,tp->tk", Kt, self.coef_, combination_weights(self.c_, mask), optimize=True)
         return np.einsum("ptn,pnk,p->tk", Kt, self.coef_, self.c_, optimize=True)

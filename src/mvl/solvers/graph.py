@@ -85,62 +85,11 @@ import numpy as np
 from scipy import linalg, sparse
 from scipy.sparse import linalg as sla
 
-__all__ = ["sparse_operator", "point_clusters", "GraphPreconditioner", "VecchiaPreconditioner", "CLUSTER_SIZE",
-           "PRECONDITIONERS", "ENERGY_DELAY", "shifted_operator", "vecchia_factors", "solve_graph", "regime_ratio",
-           "GRAPH_REGIME", "NYSTROM_SAMPLE", "nystrom_missed", "measured_regime"]
+from .problem import Solver, SolverResult
 
-GRAPH_REGIME = 1.0
-"""solver="auto" picks "graph" on feature views beyond the structured solver's size and up to ``AUTO_CG_MAX`` points
-when :func:`measured_regime` is at least this. Measured (n = 8,000 and 20,000, ``benchmarks/bench_scale.py``'s data,
-1,000 centres): 3e-3 for the ``smooth`` preset, where "cg" converges in 6-19 iterations, against 2e3 (``graph``),
-5e3 (``graph6-1e4``) and 5e5 (``graph6``), where "cg" stalls (benchmarks/README.md, issue 28): the threshold sits
-between, orders of magnitude from both."""
-
-NYSTROM_SAMPLE = 500
-"""Points on which :func:`nystrom_missed` measures the Nystrom residual (plus the n_components centres)."""
-
-
-def regime_ratio(gamma_A, gamma_B, gamma_W, laplacian_power, m):
-    """A bound of ||beta M_B + omega L^k|| / delta from the parameters alone (no data), (gamma_B m + gamma_W 2^k) /
-    gamma_A, using ||M_B|| <= m (between_weights <= 1) and ||L_norm^k|| <= 2^k (normalized Laplacian; for the
-    unnormalized one ||L|| <= 2 max degree, so the bound is low). The labelled term cc^T (x) J is left out: it is the
-    same in every regime."""
-    return ((gamma_B * m if m > 1 else 0.0) + gamma_W * 2.0 ** int(laplacian_power)) / gamma_A
-
-
-def nystrom_missed(kernels, n_components, random_state=0, sample=NYSTROM_SAMPLE):
-    """The largest, over the views, fraction of the kernel's trace that a Nystrom basis on ``n_components`` uniformly
-    drawn centres misses, tr(K - K_nys) / tr(K), estimated on ``sample`` uniformly drawn points (all n if fewer):
-    d_i = k(x_i, x_i) - k_iC K_CC^+ k_Ci, the diagonal of the Nystrom residual (FITC's correction). Cost per view:
-    one n_components^2 kernel block and its eigendecomposition, one sample x n_components block; no n x n array."""
-    from sklearn.utils import check_random_state
-
-    rng = check_random_state(random_state)
-    n = kernels.n
-    R = min(int(n_components), n)
-    worst = 0.0
-    for p in range(kernels.m):
-        C = np.sort(rng.choice(n, R, replace=False))
-        S = np.arange(n) if sample >= n else np.sort(rng.choice(n, int(sample), replace=False))
-        w, U = linalg.eigh(kernels.square(p, C))
-        keep = w > 1e-12 * max(w.max(), np.finfo(float).tiny)
-        G = kernels.submatrix(p, S, C) @ (U[:, keep] / np.sqrt(w[keep]))
-        diag = kernels.diag(p)[S]
-        missed = np.clip(diag - np.einsum("ij,ij->i", G, G), 0.0, None)
-        worst = max(worst, float(missed.sum() / max(diag.sum(), np.finfo(float).tiny)))
-    return worst
-
-
-def measured_regime(kernels, gamma_A, gamma_B, gamma_W, laplacian_power, n_components, random_state=0,
-                    sample=NYSTROM_SAMPLE):
-    """The graph-regime measure of solver="auto": :func:`nystrom_missed` times :func:`regime_ratio`. Why this
-    product: the "cg" solver's Nystrom-preconditioned spectrum reaches 1 + ||K - K_nys|| ||M|| / delta (module
-    docstring), the kernel's Nystrom residual amplified by the graph term; its per-point size, the missed fraction
-    of the trace, is measured on a sample (a kernel that a basis captures, e.g. a wide Gaussian, gives ~1e-6 and
-    "cg" converges whatever gamma_W / gamma_A), ||M|| / delta bounded from the parameters. >= GRAPH_REGIME:
-    "graph"."""
-    return nystrom_missed(kernels, n_components, random_state, sample) * regime_ratio(
-        gamma_A, gamma_B, gamma_W, laplacian_power, kernels.m)
+__all__ = ["GraphSolver", "sparse_operator", "point_clusters", "GraphPreconditioner", "VecchiaPreconditioner",
+           "CLUSTER_SIZE",
+           "PRECONDITIONERS", "ENERGY_DELAY", "shifted_operator", "vecchia_factors", "solve_graph"]
 
 
 def sparse_operator(system):
@@ -496,3 +445,40 @@ def _norms(V):
 
 def _dots(U, V):
     return np.einsum("mnk,mnk->k", U, V)
+
+
+class GraphSolver(Solver):
+    """solver="graph": exact to ``tol`` by CG on the symmetric pencil, Vecchia-preconditioned (module docstring),
+    for the graph regime; complete views only; gamma_W > 0 needs a sparse kNN graph; no Nystrom basis."""
+
+    name = "graph"
+    operator = True
+    missing_views = False
+    sparse_graph = True
+    optc = True
+    advice = 'increase max_iter or tol, or use solver="structured" (exact, if n m^2 fits memory)'
+
+    def solve(self, problem):
+        coef, info = solve_graph(problem.system, problem.kernels, None, tol=float(problem.tol),
+                                 max_iter=int(problem.max_iter), verbose=problem.verbose, random_state=problem.seed)
+        return SolverResult(coef, info["n_iter"], min(info["residual"], info["energy_error"]), info["converged"],
+                            info=info)
+
+    def unconverged_message(self, result, tol):
+        return (f'solver="graph" stopped after max_iter = {result.n_iter} iterations at estimated relative objective '
+                f'error {result.info["energy_error"]:.2e} and relative residual {result.info["residual"]:.2e}, both > '
+                f'tol = {tol:g}; {self.advice}')
+
+    def optc_step(self, problem):
+        system, kernels = problem.system, problem.kernels
+        KL = np.stack([kernels.rows(p, problem.labelled) for p in range(system.m)])
+        # the kernels' Vecchia factors do not depend on c: computed once, the sparse LU redone per c
+        factors = vecchia_factors(kernels, random_state=problem.seed)
+
+        def step(c, state):
+            a, info = solve_graph(system.with_c(c), kernels, None, tol=float(problem.tol),
+                                  max_iter=int(problem.max_iter), x0=state, verbose=problem.verbose, factors=factors)
+            return (np.einsum("pln,pnk->plk", KL, a), a,
+                    SolverResult(a, info["n_iter"], info["residual"], info["converged"]))
+
+        return step

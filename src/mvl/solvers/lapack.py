@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
+from scipy import linalg
 from scipy.linalg import blas, lapack
 
 _c_int_p = ctypes.POINTER(ctypes.c_int)
@@ -289,3 +290,19 @@ def view_Q(lu, piv, Kp):
     """
     X, info = lapack.dgetrs(lu, piv, Kp.T, trans=0)
     return X
+
+
+def factor_spd(B, delta):
+    """The factorisation of B + delta I, B symmetric: Cholesky, or LU if that fails; for :func:`solve_factored`."""
+    A = B.copy()
+    A[np.diag_indices_from(A)] += delta
+    try:
+        return linalg.cho_factor(A, lower=False, check_finite=False), True
+    except linalg.LinAlgError:
+        return linalg.lu_factor(A, check_finite=False), False
+
+
+def solve_factored(fac, rhs):
+    """(B + delta I)^{-1} rhs from :func:`factor_spd`'s factorisation."""
+    f, chol = fac
+    return linalg.cho_solve(f, rhs, check_finite=False) if chol else linalg.lu_solve(f, rhs, check_finite=False)

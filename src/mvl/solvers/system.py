@@ -64,13 +64,11 @@ centres that have view p (its rows outside S_p are zero). With ``mask`` None eve
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
-from scipy import linalg
 from scipy.linalg import blas
 
-__all__ = ["MVLSystem", "NystromBasis", "solve_cg", "solve_nystrom"]
+__all__ = ["MVLSystem", "sparse_times_dense"]
 
 
 class MVLSystem:
@@ -98,7 +96,7 @@ class MVLSystem:
         """C~ (n, m) and |V_i| of the incomplete-view system (module docstring), from ``mask`` and c."""
         if self.mask is None:
             return
-        from .incomplete import combination_weights
+        from ..missing_views import combination_weights
 
         self.Ct = combination_weights(self.c, self.mask)
         self.counts = self.mask.sum(axis=1).astype(np.float64)
@@ -247,7 +245,7 @@ def sparse_times_dense(S, X, threads=None):
     """S @ X for a sparse CSR S and a dense X with many columns, the rows split over ``threads`` threads (default:
     the BLAS setting; scipy's sparse-dense product runs on one core: n = 8,000, 1,000 columns 0.21 s -> 0.12 s
     on 2)."""
-    from .blocks import chunks, default_threads, map_threads
+    from .lapack import chunks, default_threads, map_threads
 
     threads = default_threads() if threads is None else int(threads)
     if threads == 1 or X.ndim == 1 or X.shape[1] < 32 or S.shape[0] < 2048:
@@ -256,191 +254,3 @@ def sparse_times_dense(S, X, threads=None):
     return np.vstack(map_threads(lambda ab: S[ab[0]:ab[1]] @ X, chunks(S.shape[0], threads), threads))
 
 
-class NystromBasis:
-    """Z_p = K^p_{nC} V_p with V_p = U_p s_p^{-1/2} from K^p_CC = U_p diag(s_p) U_p^T (eigenvalues <= 1e-12 of the
-    largest dropped), so that Z_p Z_p^T is the Nystrom approximation of K^p and Z_p^T Z_p-coordinates are
-    orthonormal in the RKHS (module docstring)."""
-
-    def __init__(self, kernels, centres, mask=None, view_centres=None):
-        self.centres = np.asarray(centres)
-        self.V, self.Z = [], []
-        # incomplete views (``mask`` (n, m)): view p's centres are ``view_centres[p]`` (sorted, among ``centres`` and
-        # the samples that have view p; default: the centres that have view p), ``view_pos[p]`` their positions
-        # among ``centres`` (``kernels`` then zero outside S_p: MaskedViewKernels)
-        if mask is None:
-            self.view_pos, self.view_centres = None, [self.centres] * kernels.m
-        else:
-            if view_centres is None:
-                view_centres = [self.centres[mask[self.centres, p]] for p in range(kernels.m)]
-            self.view_centres = [np.asarray(v, dtype=np.intp) for v in view_centres]
-            for p, v in enumerate(self.view_centres):
-                if not (np.isin(v, self.centres).all() and mask[v, p].all()):
-                    raise ValueError(f"view_centres[{p}] must be centres that have view {p}")
-            self.view_pos = [np.searchsorted(self.centres, v) for v in self.view_centres]
-        for p in range(kernels.m):
-            cp = self.view_centres[p]
-            if cp.size == 0:  # a view no centre has: no function
-                self.V.append(np.zeros((0, 0)))
-                self.Z.append(np.zeros((kernels.n, 0)))
-                continue
-            KnC = kernels.columns(p, cp)
-            KCC = 0.5 * (KnC[cp] + KnC[cp].T)
-            s, U = linalg.eigh(KCC, check_finite=False, driver="evd")  # divide and conquer: ~3x evr here
-            keep = s > 1e-12 * max(s.max(), 0.0) if s.max() > 0 else np.zeros(len(s), bool)
-            if not keep.any():
-                raise ValueError(f"view {p}: the kernel is zero on the Nystrom centres")
-            V = U[:, keep] / np.sqrt(s[keep])
-            self.V.append(V)
-            self.Z.append(KnC @ V)
-            del KnC
-
-    @property
-    def sizes(self):
-        return [v.shape[1] for v in self.V]
-
-
-def _factor(B, delta):
-    A = B.copy()
-    A[np.diag_indices_from(A)] += delta
-    try:
-        return linalg.cho_factor(A, lower=False, check_finite=False), True
-    except linalg.LinAlgError:
-        return linalg.lu_factor(A, check_finite=False), False
-
-
-def _solve(fac, rhs):
-    f, chol = fac
-    return linalg.cho_solve(f, rhs, check_finite=False) if chol else linalg.lu_solve(f, rhs, check_finite=False)
-
-
-def _split(vec, sizes):
-    off = np.concatenate([[0], np.cumsum(sizes)])
-    return [vec[off[p]:off[p + 1]] for p in range(len(sizes))]
-
-
-def solve_nystrom(system, basis):
-    """Coefficients on the centres, (m, M, P): the Nystrom-restricted problem (module docstring) solved directly."""
-    B = system.projected(basis.Z)
-    fac = _factor(B, system.delta)
-    if system.mask is not None:  # g_p = Z_p[L]^T C~_p Y_L; view p's coefficients on its own centres
-        g = np.vstack([basis.Z[p][system.labelled].T @ (system.Ct[system.labelled, p][:, None] * system.Y_L)
-                       for p in range(system.m)])
-        w = _solve(fac, g)
-        out = np.zeros((system.m, len(basis.centres), system.P))
-        for p, (V, wp) in enumerate(zip(basis.V, _split(w, basis.sizes), strict=True)):
-            out[p, basis.view_pos[p]] = V @ wp
-        return out
-    g = np.vstack([system.c[p] * (basis.Z[p][system.labelled].T @ system.Y_L) for p in range(system.m)])
-    w = _solve(fac, g)
-    return np.stack([V @ wp for V, wp in zip(basis.V, _split(w, basis.sizes), strict=True)])
-
-
-def nystrom_preconditioner(system, basis, solve_B=None):
-    """z = rho / delta + E_C V [(B + delta I)^{-1} - I / delta] Z^T rho (module docstring), as a function of rho.
-    ``solve_B(g)`` = (B + delta I)^{-1} g if already available (optC: :class:`OptCNystrom`)."""
-    delta = system.delta
-    if solve_B is None:
-        fac = _factor(system.projected(basis.Z), delta)
-
-        def solve_B(g):
-            return _solve(fac, g)
-    sizes, cents = basis.sizes, basis.view_centres
-
-    def apply(rho):
-        g = np.vstack([basis.Z[p].T @ rho[p] for p in range(system.m)])
-        h = solve_B(g) - g / delta
-        z = rho / delta
-        for p, hp in enumerate(_split(h, sizes)):
-            z[p, cents[p]] += basis.V[p] @ hp
-        return z
-
-    return apply
-
-
-def solve_cg(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose=0, precondition=None):
-    """Coefficients (m, n, P) of Theorem 10 by preconditioned CG in <.,.>_K (module docstring); returns (a, info),
-    info a dict: n_iter, residual (the largest relative residual of (68) over the output columns), converged.
-
-    ``x0`` (m, n, P) warm-starts the iteration. Stops when every output column's relative residual of (68) is
-    <= ``tol`` or after ``max_iter`` iterations (``info["converged"]`` False then; the caller warns).
-    """
-    t0 = time.perf_counter()
-    delta = system.delta
-    r = system.rhs()
-    rnorm = np.sqrt(np.einsum("mnk,mnk->k", r, r))
-    rnorm[rnorm == 0] = 1.0
-    if precondition is None:
-        precondition = nystrom_preconditioner(system, basis)
-
-    if x0 is None:
-        x = np.zeros_like(r)
-        rho = r.copy()
-    else:
-        x = np.array(x0, dtype=np.float64, copy=True)
-        Kx = kernels.matmul(x)
-        rho = r - system.apply(Kx) - delta * x
-    res = np.sqrt(np.einsum("mnk,mnk->k", rho, rho)) / rnorm
-    it = 0
-    if res.max() > tol:
-        z = precondition(rho)
-        Kz = kernels.matmul(z)
-        gamma = np.einsum("mnk,mnk->k", rho, Kz)
-        p_, Kp = z, Kz
-        while it < max_iter:
-            it += 1
-            MKp = system.apply(Kp)
-            pAp = np.einsum("mnk,mnk->k", Kp, MKp) + delta * np.einsum("mnk,mnk->k", p_, Kp)
-            alpha = gamma / pAp
-            x += alpha * p_
-            rho -= alpha * (MKp + delta * p_)
-            res = np.sqrt(np.einsum("mnk,mnk->k", rho, rho)) / rnorm
-            if verbose:
-                print(f"[mvl cg] iteration {it}: relative residual {res.max():.3e} "
-                      f"({time.perf_counter() - t0:.1f} s)", flush=True)
-            if res.max() <= tol:
-                break
-            z = precondition(rho)
-            Kz = kernels.matmul(z)
-            gamma_new = np.einsum("mnk,mnk->k", rho, Kz)
-            bcg = gamma_new / gamma
-            gamma = gamma_new
-            p_ = z + bcg * p_
-            Kp = Kz + bcg * Kp
-    info = {"n_iter": it, "residual": float(res.max()), "converged": bool(res.max() <= tol)}
-    return x, info
-
-
-class OptCNystrom:
-    """(B(c) + delta I)^{-1} for every combination vector c of MVL-LS-optC (Section 6) from one factorisation.
-
-    c enters B = Z^T M Z only through the labelled term (cc^T (x) J): B(c) = B_0 + U_c U_c^T with
-    U_c = [c_1 Z_1[L]; ...; c_m Z_m[L]] (m r x l). With the Cholesky factor of B_0 + delta I and
-    Q = (B_0 + delta I)^{-1} blockdiag(Z_p[L]^T) computed once, Woodbury gives each solve for a new c at the cost of
-    one l x l system: the f-step of "nystrom" and the preconditioner of "cg" for every restart and iteration.
-    """
-
-    def __init__(self, system, basis):
-        lab = system.labelled
-        self.fac = _factor(system.with_c(np.zeros(system.m)).projected(basis.Z), system.delta)
-        self.sizes = basis.sizes
-        self.off = np.concatenate([[0], np.cumsum(self.sizes)])
-        self.ZL = [z[lab] for z in basis.Z]
-        self.Q = []
-        for p, zl in enumerate(self.ZL):
-            E = np.zeros((self.off[-1], zl.shape[0]))
-            E[self.off[p]:self.off[p + 1]] = zl.T
-            self.Q.append(_solve(self.fac, E))
-        self.l = len(lab)
-
-    def solver(self, c):
-        """The function g -> (B(c) + delta I)^{-1} g, and U_c."""
-        U = np.vstack([c[p] * self.ZL[p].T for p in range(len(c))])
-        CU = sum(c[p] * self.Q[p] for p in range(len(c)))
-        small = np.eye(self.l) + U.T @ CU
-        lu = linalg.lu_factor(small, check_finite=False)
-
-        def solve(g):
-            x = _solve(self.fac, g)
-            return x - CU @ linalg.lu_solve(lu, U.T @ x, check_finite=False)
-
-        return solve, U

@@ -74,7 +74,7 @@ def _nearest(kernels, p, cand, query, k):
     if kernels.kind == "rbf" and kernels.gram is None:
         from sklearn.neighbors import NearestNeighbors
 
-        from .graph import exact_neighbours_method
+        from ..graph import exact_neighbours_method
 
         X = kernels.views[p]
         tree = NearestNeighbors(n_neighbors=k, algorithm=exact_neighbours_method(len(cand), X.shape[1]))

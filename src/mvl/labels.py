@@ -1,0 +1,80 @@
+"""Labels of the semi-supervised estimators: the unlabelled marker (-1, or None/NaN in object arrays), the encoding
+of the labelled samples' classes, and the targets y_i in R^P of Section 5.1."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+__all__ = ["unlabelled_mask", "encode_labels", "encode_targets", "BINARY_HINT"]
+
+
+BINARY_HINT = ("-1 marks an unlabelled sample here; to fit a binary problem labelled {-1, +1}, recode it, e.g. "
+               "y = np.where(y == -1, 0, 1) (or use string labels)")
+
+
+def unlabelled_mask(y, missing_only=False):
+    """True where ``y`` marks an unlabelled sample: -1, and in object arrays also None, NaN and pd.NA
+    (``missing_only``: only the latter, the missing labels)."""
+    y = np.asarray(y)
+    if y.dtype.kind in "iuf":
+        return np.zeros(y.shape, dtype=bool) if missing_only else y == -1
+    if y.dtype.kind != "O":
+        return np.zeros(y.shape, dtype=bool)
+    out = np.zeros(y.shape, dtype=bool)
+    for i, v in enumerate(y):
+        if v is None or (isinstance(v, numbers.Real) and not isinstance(v, bool)
+                         and (v != v or (v == -1 and not missing_only))):
+            out[i] = True
+        elif type(v).__name__ == "NAType":  # pandas.NA, without importing pandas
+            out[i] = True
+    return out
+
+
+def encode_labels(y, n, unlabelled=True):
+    """Labels of n training samples -> (classes, y_enc, labelled): ``classes`` the sorted distinct labels of the
+    labelled samples (>= 2), ``y_enc`` (n,) their positions in ``classes`` and -1 for unlabelled samples
+    (:func:`unlabelled_mask`), ``labelled`` the indices of the labelled samples. ``unlabelled=False`` (the
+    supervised estimators): there is no unlabelled marker, -1 is a class like any other. Continuous targets,
+    NaN in numeric labels, mixed label types, no labelled sample or one class raise ``ValueError``."""
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n:
+        raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("Input y contains NaN or infinity" + ("; mark unlabelled samples with -1" if unlabelled
+                                                               else ""))
+    if unlabelled:
+        labelled = np.flatnonzero(~unlabelled_mask(y))
+    else:
+        if unlabelled_mask(y, missing_only=True).any():
+            raise ValueError("y contains missing labels (None/NaN); this estimator is supervised (-1 is a class "
+                             "like any other): pass only labelled samples")
+        labelled = np.arange(n)
+    if labelled.size == 0:
+        raise ValueError("y has no labelled samples (every entry marks an unlabelled sample)")
+    yl = y[labelled]
+    if yl.dtype.kind == "O":
+        kinds = {type(v) for v in yl}
+        if len(kinds) > 1 and not all(issubclass(k, numbers.Real) for k in kinds):
+            raise ValueError(f"y mixes label types {sorted(k.__name__ for k in kinds)}; use one type")
+    check_classification_targets(yl)
+    classes, enc = np.unique(yl, return_inverse=True)
+    if classes.size < 2:
+        hint = ""
+        if unlabelled and labelled.size < n and y.dtype.kind in "iuf" and np.any(y == -1):
+            hint = f" and {n - labelled.size} unlabelled (-1); {BINARY_HINT}"
+        raise ValueError(f"y has labelled samples of one class only ({classes.tolist()}){hint}; a classifier "
+                         "needs at least 2 classes")
+    y_enc = -np.ones(n, dtype=np.int64)
+    y_enc[labelled] = enc.ravel()
+    return classes, y_enc, labelled
+
+
+def encode_targets(y_encoded, n_classes):
+    """Targets y_i = (-1, ..., 1, ..., -1) in R^P with 1 at the class index (Section 5.1)."""
+    Y = -np.ones((len(y_encoded), n_classes))
+    Y[np.arange(len(y_encoded)), y_encoded] = 1.0
+    return Y

@@ -1,0 +1,37 @@
+"""The MVL-LS solvers, one per role, behind one interface (:class:`~mvl.solvers.problem.Solver`) and one registry.
+
+:data:`SOLVERS` maps each solver's name to its object; :func:`get_solver` looks one up; :func:`choose_solver` is
+what ``solver="auto"`` stands for (:mod:`mvl.solvers.auto`). The solvers: "structured" (Theorem 10 view by view,
+:mod:`~mvl.solvers.structured`), "dense" (the textbook system, :mod:`~mvl.solvers.dense`), "cg" (conjugate
+gradients, :mod:`~mvl.solvers.cg`), "nystrom" (the Nystrom restriction, :mod:`~mvl.solvers.nystrom`) and "graph"
+(the graph regime, :mod:`~mvl.solvers.graph`), each on incomplete views too where it declares so
+(:mod:`~mvl.solvers.incomplete`). Beside them: the operator M (:mod:`~mvl.solvers.system`), LAPACK helpers
+(:mod:`~mvl.solvers.lapack`), optC's f-step systems (:mod:`~mvl.solvers.optc`) and c-step
+(:mod:`~mvl.solvers.sphere`), the decision functions of a grid of gammas (:mod:`~mvl.solvers.grid`).
+"""
+
+from .auto import choose_solver
+from .cg import CGSolver
+from .dense import DenseSolver
+from .graph import GraphSolver
+from .nystrom import NystromSolver
+from .problem import MVLProblem, Solver, SolverResult
+from .structured import StructuredSolver
+
+__all__ = ["SOLVERS", "get_solver", "choose_solver", "solver_names", "MVLProblem", "SolverResult", "Solver"]
+
+SOLVERS = {s.name: s for s in (StructuredSolver(), DenseSolver(), CGSolver(), NystromSolver(), GraphSolver())}
+"""Every MVL-LS solver by name."""
+
+
+def get_solver(name):
+    """The solver object registered as ``name`` (``"auto"`` is resolved first, by :func:`choose_solver`)."""
+    try:
+        return SOLVERS[name]
+    except KeyError:
+        raise ValueError(f"unknown solver {name!r}; one of {sorted(SOLVERS)}") from None
+
+
+def solver_names(**needs):
+    """The names of the solvers whose declarations match ``needs`` (e.g. ``optc=True``)."""
+    return {name for name, s in SOLVERS.items() if all(getattr(s, k) == v for k, v in needs.items())}

@@ -1,0 +1,100 @@
+"""solver="auto": which MVL-LS solver a fit uses, from the problem's size, the memory budget and the measured
+regime of the graph term (:func:`choose_solver`, :func:`measured_regime`)."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+
+from .dense import dense_bytes  # noqa: F401  (the memory estimates sit beside their solvers)
+from .structured import structured_bytes
+
+__all__ = ["choose_solver", "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME", "NYSTROM_SAMPLE", "regime_ratio",
+           "nystrom_missed", "measured_regime"]
+
+
+# solver="auto" on feature views: the structured solver up to this many training points (if its memory fits),
+# then "cg" up to AUTO_CG_MAX, then "nystrom" (see MVLLeastSquares).
+AUTO_STRUCTURED_MAX = 5000
+
+
+AUTO_CG_MAX = 20000
+
+
+def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
+    """The solver "auto" stands for: precomputed kernels -> "structured"; feature views -> "structured" while
+    n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``; beyond, while n <= AUTO_CG_MAX: in the graph
+    regime "graph" ("cg" does not converge there; "graph" measured 1.7-3.4x faster than "structured" at 8,000
+    points, benchmarks/README.md, issue 28), otherwise "cg"; beyond AUTO_CG_MAX "nystrom". ``regime``: the measure
+    :func:`mvl.graph_solver.measured_regime` (graph regime iff >= :data:`mvl.graph_solver.GRAPH_REGIME`), or a
+    function of no arguments that computes it, called only when the choice depends on it; None when there is no
+    sparse graph term. On incomplete views (NaN rows) MVLLeastSquares replaces "graph" by "cg" (the other solvers
+    take missing views)."""
+    if solver != "auto":
+        return solver
+    if kernel == "precomputed":
+        return "structured"
+    if n <= AUTO_STRUCTURED_MAX and structured_bytes(n, m, l) <= max_memory:
+        return "structured"
+    if n > AUTO_CG_MAX:
+        return "nystrom"
+    if callable(regime):
+        regime = regime()
+    if regime is not None and regime >= GRAPH_REGIME:
+        return "graph"
+    return "cg"
+
+
+GRAPH_REGIME = 1.0
+"""solver="auto" picks "graph" on feature views beyond the structured solver's size and up to ``AUTO_CG_MAX`` points
+when :func:`measured_regime` is at least this. Measured (n = 8,000 and 20,000, ``benchmarks/bench_scale.py``'s data,
+1,000 centres): 3e-3 for the ``smooth`` preset, where "cg" converges in 6-19 iterations, against 2e3 (``graph``),
+5e3 (``graph6-1e4``) and 5e5 (``graph6``), where "cg" stalls (benchmarks/README.md, issue 28): the threshold sits
+between, orders of magnitude from both."""
+
+
+NYSTROM_SAMPLE = 500
+"""Points on which :func:`nystrom_missed` measures the Nystrom residual (plus the n_components centres)."""
+
+
+def regime_ratio(gamma_A, gamma_B, gamma_W, laplacian_power, m):
+    """A bound of ||beta M_B + omega L^k|| / delta from the parameters alone (no data), (gamma_B m + gamma_W 2^k) /
+    gamma_A, using ||M_B|| <= m (between_weights <= 1) and ||L_norm^k|| <= 2^k (normalized Laplacian; for the
+    unnormalized one ||L|| <= 2 max degree, so the bound is low). The labelled term cc^T (x) J is left out: it is the
+    same in every regime."""
+    return ((gamma_B * m if m > 1 else 0.0) + gamma_W * 2.0 ** int(laplacian_power)) / gamma_A
+
+
+def nystrom_missed(kernels, n_components, random_state=0, sample=NYSTROM_SAMPLE):
+    """The largest, over the views, fraction of the kernel's trace that a Nystrom basis on ``n_components`` uniformly
+    drawn centres misses, tr(K - K_nys) / tr(K), estimated on ``sample`` uniformly drawn points (all n if fewer):
+    d_i = k(x_i, x_i) - k_iC K_CC^+ k_Ci, the diagonal of the Nystrom residual (FITC's correction). Cost per view:
+    one n_components^2 kernel block and its eigendecomposition, one sample x n_components block; no n x n array."""
+    from sklearn.utils import check_random_state
+
+    rng = check_random_state(random_state)
+    n = kernels.n
+    R = min(int(n_components), n)
+    worst = 0.0
+    for p in range(kernels.m):
+        C = np.sort(rng.choice(n, R, replace=False))
+        S = np.arange(n) if sample >= n else np.sort(rng.choice(n, int(sample), replace=False))
+        w, U = linalg.eigh(kernels.square(p, C))
+        keep = w > 1e-12 * max(w.max(), np.finfo(float).tiny)
+        G = kernels.submatrix(p, S, C) @ (U[:, keep] / np.sqrt(w[keep]))
+        diag = kernels.diag(p)[S]
+        missed = np.clip(diag - np.einsum("ij,ij->i", G, G), 0.0, None)
+        worst = max(worst, float(missed.sum() / max(diag.sum(), np.finfo(float).tiny)))
+    return worst
+
+
+def measured_regime(kernels, gamma_A, gamma_B, gamma_W, laplacian_power, n_components, random_state=0,
+                    sample=NYSTROM_SAMPLE):
+    """The graph-regime measure of solver="auto": :func:`nystrom_missed` times :func:`regime_ratio`. Why this
+    product: the "cg" solver's Nystrom-preconditioned spectrum reaches 1 + ||K - K_nys|| ||M|| / delta (module
+    docstring), the kernel's Nystrom residual amplified by the graph term; its per-point size, the missed fraction
+    of the trace, is measured on a sample (a kernel that a basis captures, e.g. a wide Gaussian, gives ~1e-6 and
+    "cg" converges whatever gamma_W / gamma_A), ||M|| / delta bounded from the parameters. >= GRAPH_REGIME:
+    "graph"."""
+    return nystrom_missed(kernels, n_components, random_state, sample) * regime_ratio(
+        gamma_A, gamma_B, gamma_W, laplacian_power, kernels.m)
