@@ -31,7 +31,7 @@ __all__ = ["MVLLeastSquares", "MEMORY_ADVICE", "memory_budget", "sample_and_view
 def _holds_nan(X):
     """Whether the training input holds NaN (incomplete views); False for input that is not numeric (the
     validation of the fit reports it)."""
-    from .base import is_view_list
+    from .inputs import is_view_list
 
     try:
         if is_view_list(X):
@@ -72,7 +72,7 @@ def _check_solution(coef, condition, gamma_A):
 
 def sample_and_view_counts(est, X):
     """(n, m) of the training input without computing kernels (for the solver choice and the memory check)."""
-    from .base import is_view_list
+    from .inputs import is_view_list
 
     from sklearn.utils.validation import _num_samples
 

@@ -10,14 +10,12 @@ from sklearn.utils._param_validation import InvalidParameterError
 from mvl import MVLLeastSquares, MVLSVM
 from mvl.data.synthetic import make_multiview_manifold
 from mvl.graph import auto_neighbors
-from mvl.workflow.scale import graph_neighbors
 
 
 @pytest.mark.parametrize("n,k", [(2, 10), (500, 10), (2000, 10), (2200, 11), (8000, 40), (32000, 160),
                                  (100000, 500), (10**6, 500)])
 def test_rule(n, k):
     assert auto_neighbors(n) == k
-    assert graph_neighbors(n, "scaled") == k  # the scale study's rule is the same function
 
 
 def _data(n, seed=0):

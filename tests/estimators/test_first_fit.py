@@ -409,7 +409,7 @@ def test_download_help_documents_every_option(capsys):
 def test_readme_documents_the_multiview_mnist_source():
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert "multiview_mnist" in readme and "scikit-multimodallearn" in readme
 
 
