@@ -333,15 +333,6 @@ def test_estimator_errors_and_warnings(manifold, monkeypatch):
         MVLLeastSquares(solver="structured", n_neighbors=5, **base).fit(X, y)
 
 
-def test_auto_choice():
-    assert choose_solver("auto", "precomputed", 10**5, 3, 10, 1e12) == "structured"
-    assert choose_solver("auto", "rbf", 2000, 3, 100, 1e10) == "structured"
-    assert choose_solver("auto", "rbf", 2000, 3, 100, 1e6) == "cg"  # the structured solve would not fit
-    assert choose_solver("auto", "rbf", 10_000, 3, 100, 1e12) == "cg"
-    assert choose_solver("auto", "rbf", 100_000, 3, 100, 1e12) == "nystrom"
-    assert choose_solver("cg", "rbf", 10, 3, 5, 1) == "cg"
-
-
 def test_generator_is_seeded_balanced_and_its_maps_do_not_depend_on_n():
     a = make_multiview_manifold(101, n_classes=4, n_views=2, n_features=5, random_state=7)
     b = make_multiview_manifold(101, n_classes=4, n_views=2, n_features=5, random_state=7)
