@@ -151,7 +151,7 @@ def evaluate(views, y, train, evals, labelled_mask, runs):
     (labels hidden where ``labelled_mask`` is False), evaluated on each index array of ``evals``; ``runs`` lists
     (laplacian, weights, graphs, gammas_B), one call of grid_decision_functions each."""
     ev = np.concatenate(evals)
-    K, Kt = multiview_kernels([V[train] for V in views], [V[ev] for V in views], kernel="gaussian",
+    K, Kt = multiview_kernels([V[train] for V in views], [V[ev] for V in views], kernel="rbf",
                               standardize_features=False, bandwidth="median")
     y_tr = np.where(labelled_mask, y[train], -1)
     bounds = np.cumsum([0] + [len(e) for e in evals])

@@ -28,7 +28,7 @@ def test_gaussian_kernel_matches_sklearn_rbf_with_training_bandwidth(features, b
     X, X_test = features
     d = pdist(X)
     sigma = np.median(d) if bandwidth == "median" else np.mean(d)
-    K, K_test = kernels.gaussian_kernel(X, X_test, bandwidth=bandwidth)
+    K, K_test = kernels.rbf_kernel(X, X_test, bandwidth=bandwidth)
     np.testing.assert_allclose(K, rbf_kernel(X, gamma=1 / (2 * sigma**2)), rtol=1e-12, atol=1e-14)
     g = 1 / (2 * sigma**2)
     np.testing.assert_allclose(K_test, rbf_kernel(X_test, X, gamma=g), rtol=1e-12, atol=1e-14)
@@ -41,16 +41,16 @@ def test_median_inplace_is_numpy_median_bit_for_bit(size):
     d = np.round(rng.exponential(size=size), 1)  # ties
     assert kernels.median_inplace(d.copy()) == np.median(d)
     X = rng.normal(size=(size + 1, 3))
-    assert kernels.gaussian_bandwidth(X) == np.median(pdist(X))
+    assert kernels.rbf_bandwidth(X) == np.median(pdist(X))
 
 
 def test_gaussian_bandwidth_ignores_test_points(features):
     X, X_test = features
-    K_alone, none = kernels.gaussian_kernel(X)
+    K_alone, none = kernels.rbf_kernel(X)
     assert none is None
-    K1, Kt1 = kernels.gaussian_kernel(X, X_test)
+    K1, Kt1 = kernels.rbf_kernel(X, X_test)
     # test points 50x further away: would change any bandwidth that looked at them
-    K2, Kt2 = kernels.gaussian_kernel(X, 50 * X_test + 10)
+    K2, Kt2 = kernels.rbf_kernel(X, 50 * X_test + 10)
     np.testing.assert_array_equal(K1, K_alone)
     np.testing.assert_array_equal(K1, K2)
     sigma = np.median(pdist(X))
@@ -61,12 +61,12 @@ def test_gaussian_bandwidth_ignores_test_points(features):
 
 def test_gaussian_fixed_bandwidth_and_standardisation(features):
     X, X_test = features
-    K, K_test = kernels.gaussian_kernel(X, X_test, bandwidth=1.7)
+    K, K_test = kernels.rbf_kernel(X, X_test, bandwidth=1.7)
     np.testing.assert_allclose(K_test, rbf_kernel(X_test, X, gamma=1 / (2 * 1.7**2)), rtol=1e-12)
     sc = StandardScaler().fit(X)
     Xs, Xts = sc.transform(X), sc.transform(X_test)
     sigma = np.median(pdist(Xs))
-    K, K_test = kernels.gaussian_kernel(X, X_test, standardize_features=True)
+    K, K_test = kernels.rbf_kernel(X, X_test, standardize_features=True)
     np.testing.assert_allclose(K, rbf_kernel(Xs, gamma=1 / (2 * sigma**2)), rtol=1e-10)
     np.testing.assert_allclose(K_test, rbf_kernel(Xts, Xs, gamma=1 / (2 * sigma**2)), rtol=1e-10)
 
@@ -150,13 +150,13 @@ def test_multiview_kernels_stack_standardised_gaussians():
 def test_gaussian_kernel_rejects_bad_input(features):
     X, X_test = features
     with pytest.raises(ValueError, match="features"):
-        kernels.gaussian_kernel(X, X_test[:, :2])
+        kernels.rbf_kernel(X, X_test[:, :2])
     with pytest.raises(ValueError, match="NaN or inf"):
-        kernels.gaussian_kernel(np.array([[0.0, np.nan], [1.0, 2.0]]))
+        kernels.rbf_kernel(np.array([[0.0, np.nan], [1.0, 2.0]]))
     with pytest.raises(ValueError, match="bandwidth"):
-        kernels.gaussian_kernel(np.ones((4, 2)))  # all points equal: median distance 0
+        kernels.rbf_kernel(np.ones((4, 2)))  # all points equal: median distance 0
     with pytest.raises(ValueError, match="bandwidth"):
-        kernels.gaussian_kernel(X, bandwidth="silverman")
+        kernels.rbf_kernel(X, bandwidth="silverman")
 
 
 # ---------------------------------------------------------------- Laplacians

@@ -4,7 +4,7 @@ The paper's matrix-valued kernel is diagonal (Section 7.1, eq 93-94):
 G(x, t) = sum_i k^i(x^i, t^i) e_i e_i^T, so a multi-view Gram matrix is stored
 sample-first as an array of shape (n, n, m) -- one scalar Gram matrix per view on
 the last axis -- and the test-vs-train kernels as (t, n, m) (the estimators'
-``kernel="precomputed"`` input, :mod:`mvl.base`). Every function here returns the training
+``kernel="precomputed"`` input, :mod:`mvl.estimators`). Every function here returns the training
 Gram matrix and, when test data are given, the test-vs-train matrix computed
 with parameters (bandwidth, standardisation, chi2 scale) estimated on the
 training data only.
@@ -19,9 +19,9 @@ __all__ = [
     "chi2_distances",
     "chi2_kernel",
     "chi2_scale",
-    "gaussian_bandwidth",
+    "rbf_bandwidth",
     "squared_distances",
-    "gaussian_kernel",
+    "rbf_kernel",
     "linear_kernel",
     "multiview_kernels",
     "standardize",
@@ -183,7 +183,7 @@ def median_inplace(d):
     return float(np.mean([d[:k].max(), d[k]]))
 
 
-def gaussian_bandwidth(X, rule="median"):
+def rbf_bandwidth(X, rule="median"):
     """sigma of the Gaussian kernel from the training points X: ``"median"`` or ``"mean"`` of the pairwise
     Euclidean distances between distinct points (of a fixed subsample of ``BANDWIDTH_SAMPLES`` points when
     there are more), or a positive number used as it is."""
@@ -203,7 +203,7 @@ def gaussian_bandwidth(X, rule="median"):
     return sigma
 
 
-def gaussian_kernel(X, X_test=None, bandwidth="median", standardize_features=False):
+def rbf_kernel(X, X_test=None, bandwidth="median", standardize_features=False):
     """Gaussian kernel ``exp(-||x - t||^2 / (2 sigma^2))``.
 
     ``bandwidth`` sets sigma: ``"median"`` (default) is the median of the
@@ -222,7 +222,7 @@ def gaussian_kernel(X, X_test=None, bandwidth="median", standardize_features=Fal
     if standardize_features:
         X, X_test = standardize(X, X_test)
     sq = squared_distances(X, X)
-    sigma = gaussian_bandwidth(X, bandwidth)
+    sigma = rbf_bandwidth(X, bandwidth)
     K = np.exp(-sq / (2.0 * sigma**2))
     if X_test is None:
         return K, None
@@ -242,15 +242,15 @@ def linear_kernel(X, X_test=None, standardize_features=False):
     return K, (None if X_test is None else X_test @ X.T)
 
 
-_KERNELS = {"gaussian": gaussian_kernel, "linear": linear_kernel}
+_KERNELS = {"rbf": rbf_kernel, "linear": linear_kernel}
 
 
-def multiview_kernels(views, views_test=None, kernel="gaussian", standardize_features=True, **kwargs):
+def multiview_kernels(views, views_test=None, kernel="rbf", standardize_features=True, **kwargs):
     """Per-view kernels stacked sample-first: (n, n, m) train and (t, n, m) test arrays, the input of the
     estimators with ``kernel="precomputed"``.
 
     ``views`` is a list of m feature matrices with the same number of rows n
-    (``views_test`` likewise with t rows). ``kernel`` is ``"gaussian"`` or
+    (``views_test`` likewise with t rows). ``kernel`` is ``"rbf"`` (Gaussian) or
     ``"linear"``; extra keyword arguments go to the kernel function. Features
     are standardised with training statistics by default.
     """

@@ -49,7 +49,7 @@ from numbers import Real
 from sklearn.base import _fit_context
 
 from .estimators.base import StrictInterval, COUNT, SEED, MultiViewClassifier, reject_sparse
-from .kernels import gaussian_kernel, linear_kernel
+from .kernels import linear_kernel, rbf_kernel as gaussian_kernel
 from .validation import as_float_array
 
 __all__ = ["KernelMultiViewPerceptron", "OrthogonalMultiViewPerceptron", "cross_view_kernels",

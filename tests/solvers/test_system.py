@@ -25,7 +25,6 @@ from mvl.data.synthetic import make_multiview_manifold
 from mvl.graph import knn_weights, laplacian, sparse_knn_weights, sparse_laplacian
 from mvl.kernel_blocks import ViewKernels
 from mvl.kernels import chi2_distances
-from mvl.solvers.auto import choose_solver
 from mvl.solvers.dense import solve_dense
 from mvl.solvers.structured import solve_structured
 from mvl.memory import InsufficientMemoryError

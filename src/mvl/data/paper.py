@@ -58,7 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from . import download, formats
-from ..kernels import chi2_distances, chi2_kernel, chi2_scale, gaussian_kernel
+from ..kernels import chi2_distances, chi2_kernel, chi2_scale, rbf_kernel
 from .errors import DataIntegrityError, DataUnavailableError
 from .formats import CUB_N_ATTRIBUTES, read_image_attribute_labels
 from .protocols import ClassPools, KernelDraw, nested_draw
@@ -658,7 +658,7 @@ class CUB200:
                 K, Kt = self._image_kernel(train, test)
             else:
                 X = self.attributes
-                K, Kt = gaussian_kernel(X[train], None if test is None else X[test], bandwidth="median")
+                K, Kt = rbf_kernel(X[train], None if test is None else X[test], bandwidth="median")
             Ks.append(K)
             Kts.append(Kt)
         return np.stack(Ks, axis=-1), (None if test is None else np.stack(Kts, axis=-1))

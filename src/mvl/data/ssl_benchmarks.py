@@ -54,13 +54,13 @@ SPLIT_SIZES = {
 SR_PARAMETERS = {
     "lines": dict(n_neighbors=10, sigma=None, laplacian_power=1, kernel="linear", preprocess=None,
                   each_class_labelled=True),
-    "g50c": dict(n_neighbors=50, sigma=17.5, laplacian_power=5, kernel="gaussian", preprocess=None,
+    "g50c": dict(n_neighbors=50, sigma=17.5, laplacian_power=5, kernel="rbf", preprocess=None,
                  each_class_labelled=False),
-    "uspst": dict(n_neighbors=10, sigma=9.4, laplacian_power=2, kernel="gaussian", preprocess=None,
+    "uspst": dict(n_neighbors=10, sigma=9.4, laplacian_power=2, kernel="rbf", preprocess=None,
                   each_class_labelled=False),
-    "coil20": dict(n_neighbors=2, sigma=0.6, laplacian_power=1, kernel="gaussian", preprocess="unit_norm",
+    "coil20": dict(n_neighbors=2, sigma=0.6, laplacian_power=1, kernel="rbf", preprocess="unit_norm",
                    each_class_labelled=False),
-    "pcmac": dict(n_neighbors=50, sigma=2.7, laplacian_power=5, kernel="gaussian", preprocess=None,
+    "pcmac": dict(n_neighbors=50, sigma=2.7, laplacian_power=5, kernel="rbf", preprocess=None,
                   each_class_labelled=False),
 }
 """nn, sigma and p (``laplacian_power``: K2 = (M^p + 1e-6 I)^-1) of SR Table 4 (mu = 1), the ambient kernel
@@ -316,12 +316,12 @@ def prepare_split(dataset, seed, data_dir=None, X=None, y=None, sizes=None, para
         K1, K1e = Xtr @ Xtr.T, Xev @ Xtr.T
         K1, K1e = (k.toarray() if sparse.issparse(k) else np.asarray(k, dtype=np.float64) for k in (K1, K1e))
         K1 = 0.5 * (K1 + K1.T)
-    elif par["kernel"] == "gaussian":
+    elif par["kernel"] == "rbf":
         s2 = 2.0 * float(par["sigma"]) ** 2
         K1 = np.exp(-D_tr / s2)
         K1e = np.exp(-squared_distances(Xev, Xtr) / s2)
     else:
-        raise ValueError(f"kernel must be 'linear' or 'gaussian', got {par['kernel']!r}")
+        raise ValueError(f"kernel must be 'linear' or 'rbf', got {par['kernel']!r}")
     graph = graph_kernels(D_tr, par)
     return dict(
         key=key, params=par, split=split, K1=K1, K1_eval=K1e, sqdist=D_tr, **graph, labelled=np.arange(lab.size),

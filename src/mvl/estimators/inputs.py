@@ -12,7 +12,7 @@ from scipy import sparse
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..exceptions import DegenerateKernelWarning, IndefiniteKernelWarning
-from ..kernels import chi2_distances, chi2_scale, gaussian_bandwidth, squared_distances
+from ..kernels import chi2_distances, chi2_scale, rbf_bandwidth, squared_distances
 from ..labels import encode_labels
 from ..memory import check_memory
 from ..validation import check_multiview_kernels, check_precomputed, check_precomputed_test
@@ -253,7 +253,7 @@ class MultiViewInput:
                 raise ValueError(f"view {p} is constant (every sample has the same features): its kernel carries no "
                                  "information; drop the view")
             if kind == "rbf":
-                scales.append(gaussian_bandwidth(Xp, rules[p]))
+                scales.append(rbf_bandwidth(Xp, rules[p]))
                 if not (scales[-1] < 1e150 and 2.0 * scales[-1] ** 2 > 0.0):  # as _rbf_bandwidth: 2 sigma^2 in range
                     _rbf_bandwidth(Xp, squared_distances(*(2 * [bandwidth_sample(Xp)])), rules[p], p)
             elif kind == "chi2":
@@ -450,12 +450,12 @@ def _range_error(p, value, D, what):
 
 def _rbf_bandwidth(X, D, rule, p):
     """sigma of the Gaussian kernel of view p (features X, squared training distances D): the rule ("median" or
-    "mean" of the pairwise distances between distinct samples, :func:`mvl.kernels.gaussian_bandwidth`) or the
+    "mean" of the pairwise distances between distinct samples, :func:`mvl.kernels.rbf_bandwidth`) or the
     value; 2 sigma^2 must be a positive finite float64 (1e300 would overflow it, 1e-300 underflow it to 0 and
     the kernel to 0/0)."""
     if isinstance(rule, str):
         try:
-            return gaussian_bandwidth(X, rule)
+            return rbf_bandwidth(X, rule)
         except ValueError as exc:
             if X.shape[0] < 2:
                 raise

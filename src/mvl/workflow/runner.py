@@ -17,7 +17,7 @@ import numpy as np
 
 from ..data.protocols import SplitKernels, official_split, stratified_split
 from ..data.sources import source as data_source
-from ..kernels import gaussian_kernel, linear_kernel
+from ..kernels import rbf_kernel, linear_kernel
 from . import io
 from .experiments import run_on_draw, select_gammas_on_draw
 from .methods import method
@@ -56,7 +56,7 @@ def split_kernels(data, split, view, spec):
         raise ValueError(f"kernel type precomputed, but view {view} is stored as features")
     X = data[f"view_{view}"]
     if spec.type == "rbf":
-        return gaussian_kernel(X[split.pool], X[split.test], bandwidth=spec.bandwidth,
+        return rbf_kernel(X[split.pool], X[split.test], bandwidth=spec.bandwidth,
                                standardize_features=spec.standardize)
     if spec.type == "linear":
         return linear_kernel(X[split.pool], X[split.test], standardize_features=spec.standardize)

@@ -246,7 +246,7 @@ def fit_one(method, n, preset="graph", seed=1, labels=5, n_components=1000, tol=
     whose package is missing gives ``unavailable`` True and accuracy NaN."""
     import warnings
 
-    from ..kernels import gaussian_bandwidth
+    from ..kernels import rbf_bandwidth
 
     if method not in REGISTRY:
         raise ValueError(f"unknown method {method!r}; one of {METHODS}")
@@ -255,7 +255,7 @@ def fit_one(method, n, preset="graph", seed=1, labels=5, n_components=1000, tol=
     X, ytr, Xt, yt, sizes = _data(n, seed, labels, hp["classes"], hp["features"], hp["standardise"])
     t0 = time.perf_counter()
     off = np.concatenate([[0], np.cumsum(sizes)])
-    bws = [hp["bw"] if hp["absolute_bw"] else hp["bw"] * gaussian_bandwidth(X[:, off[p]:off[p + 1]], "median")
+    bws = [hp["bw"] if hp["absolute_bw"] else hp["bw"] * rbf_bandwidth(X[:, off[p]:off[p + 1]], "median")
            for p in range(len(sizes))]
     kw = dict(kernel="rbf", views=sizes, bandwidth=bws, gamma_A=hp["gamma_A"], gamma_B=hp["gamma_B"],
               gamma_W=hp["gamma_W"], n_neighbors=n_neighbors, laplacian_power=hp["laplacian_power"], random_state=0)
