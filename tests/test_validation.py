@@ -347,7 +347,7 @@ def test_grid_validates_inputs(two_view_problem):
 def test_precomputed_kernels_reach_the_solvers_as_contiguous_views(two_view_problem):
     """Sample-first input (n, n, m) is copied once into the solvers' layout (m, n, n) with each view a C-contiguous
     block: on the strided view ``np.moveaxis`` gives, every BLAS product (the PSD check's Lanczos steps, the
-    factorisations) reads memory with a stride of m and was ~10x slower (issue 29)."""
+    factorisations) reads memory with a stride of m and was ~10x slower."""
     from mvl.validation import check_precomputed
 
     K, _, _ = two_view_problem

@@ -288,7 +288,7 @@ def within_view_operators(K, laplacian, n_neighbors, *, gamma_W, laplacian_power
     W^i = K^i with ``n_neighbors`` None, or a kNN graph of ``n_neighbors``, edge weights per ``graph_weights``:
     "kernel" or "binary"); an explicit array (m, n, n), in the solvers' per-view layout, is used as given (its
     values are checked here: they are data), and p applies to it too. The parameters themselves were checked
-    by the estimator (its constraints and :meth:`mvl.base.MVLClassifier._graph`): nothing is re-checked.
+    by the estimator (its constraints and :meth:`mvl.estimators.base.MVLClassifier._graph`): nothing is re-checked.
     """
     if isinstance(laplacian, str):
         if gamma_W == 0:

@@ -1,6 +1,6 @@
 """Per-view kernels of feature views applied by row blocks, never stored as n x n unless they fit a budget.
 
-The scalable solvers (:mod:`mvl.scalable`) need, per view p of the diagonal kernel of Section 7.1 (eq 93-94),
+The scalable solvers (:mod:`mvl.solvers.system`) need, per view p of the diagonal kernel of Section 7.1 (eq 93-94),
 products K^p Z with the n x n Gram matrix, rows K^p(x, C) against a few centres, and kernel rows against new
 points for prediction. :class:`ViewKernels` provides them for Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))),
 chi2 (exp(-D_chi2 / s)), linear and precomputed views:
@@ -105,7 +105,7 @@ class ViewKernels:
         return 8 * self.m * self.n * self.n
 
     def diag(self, i):
-        """The diagonal k^i(x_j, x_j) of view i (the graph solver's Nystrom residual, :mod:`mvl.graph_solver`)."""
+        """The diagonal k^i(x_j, x_j) of view i (the graph solver's Nystrom residual, :mod:`mvl.solvers.graph`)."""
         if self.gram is not None:
             return np.diagonal(self.gram[i]).copy()
         if self.kind == "linear":

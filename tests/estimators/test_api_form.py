@@ -1,4 +1,4 @@
-"""The form of the public API (issue 29): keyword-only estimator parameters."""
+"""The form of the public API: keyword-only estimator parameters."""
 
 import inspect
 

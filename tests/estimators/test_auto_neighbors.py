@@ -1,4 +1,4 @@
-"""n_neighbors="auto" (issue 28): the documented rule (mvl.graph.auto_neighbors) and the estimators resolving it
+"""n_neighbors="auto": the documented rule (mvl.graph.auto_neighbors) and the estimators resolving it
 exactly as the integer it stands for (against fits given that integer)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The first fit a user makes (issue 21): label semantics, warnings instead of silent garbage, clear errors,
+"""The first fit a user makes: label semantics, warnings instead of silent garbage, clear errors,
 parameter validation, memory estimates, held-out restart selection inside a Pipeline, the MVML model size and
 the data CLI. Every test here failed before the issue was fixed."""
 
@@ -314,7 +314,7 @@ def test_memory_is_estimated_before_allocating(cls, advice, monkeypatch, digits3
         MVLSVM(views=[76, 64, 6]).fit(X, y)
     with pytest.raises(InsufficientMemoryError, match=r"the structured MVL-LS solve at n = 60, m = 3.*solver=\"cg\""):
         MVLLeastSquares(views=[76, 64, 6], solver="structured").fit(X, y)
-    # solver="auto" on feature views chooses "cg" when the structured solve would not fit (issue 20)
+    # solver="auto" on feature views chooses "cg" when the structured solve would not fit
     assert MVLLeastSquares(views=[76, 64, 6]).fit(X, y).solver_ == "cg"
 
 

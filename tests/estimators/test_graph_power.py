@@ -245,7 +245,7 @@ def test_optc_with_iterated_laplacian_matches_dense_at_learned_c(three_view_prob
 def test_get_and_set_params_include_graph_model(cls, three_view_problem_p):
     est = cls()
     params = est.get_params()
-    # the default graph (issue 21): a 5-NN graph with kernel weights, L^2 (laplacian_power None: 2 for a kNN graph)
+    # the default graph: a 5-NN graph with kernel weights, L^2 (laplacian_power None: 2 for a kNN graph)
     assert params["laplacian_power"] is None and params["graph_weights"] == "kernel" and params["n_neighbors"] == 5
     assert est.set_params(laplacian_power=2, graph_weights="binary", n_neighbors=4) is est
     params = est.get_params()

@@ -1,9 +1,9 @@
-"""MVLLeastSquaresCV and SemiSupervisedCV (issue 21) against scikit-learn's GridSearchCV over MVLLeastSquares.
+"""MVLLeastSquaresCV and SemiSupervisedCV against scikit-learn's GridSearchCV over MVLLeastSquares.
 
 The reference folds are built here from StratifiedKFold over the labelled samples, with every unlabelled sample
 added to every training fold by hand; GridSearchCV then fits MVLLeastSquares (Theorem 10, LU of each view's
 system) at every grid point of every fold, while MVLLeastSquaresCV evaluates the grid through the shared
-eigendecompositions of mvl.grid. Same folds and grid: the same scores, the same selection, the same refit."""
+eigendecompositions of mvl.solvers.grid. Same folds and grid: the same scores, the same selection, the same refit."""
 
 from __future__ import annotations
 

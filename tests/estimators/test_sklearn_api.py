@@ -1,5 +1,5 @@
 """The estimators as scikit-learn estimators: estimator checks, cross-validation over samples, pipelines,
-feature views, labels and degenerate input (issue 15).
+feature views, labels and degenerate input.
 
 The model-selection tests compare scikit-learn's GridSearchCV with a hand-written loop over the same folds in
 which every kernel is computed here with numpy/scipy from the fold's training samples."""
@@ -60,7 +60,7 @@ def _instances(kernel):
             # (a ConvergenceWarning) and these checks alone take a minute: a softer margin keeps them fast
             kw["gamma_A"] = 1e-2
         out.append(cls(**kw))
-    if kernel == "rbf":  # the scalable solvers of MVL-LS (issue 20) on feature views
+    if kernel == "rbf":  # the scalable solvers of MVL-LS on feature views
         out += [MVLLeastSquares(solver="cg", n_components=20, tol=1e-8),
                 MVLLeastSquares(solver="nystrom", n_components=20, random_state=0)]
     return out

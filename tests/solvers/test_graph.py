@@ -1,4 +1,4 @@
-"""solver="graph" (issue 28, :mod:`mvl.graph_solver`) against independent references.
+"""solver="graph" (:mod:`mvl.solvers.graph`) against independent references.
 
 - the sparse operator M against M written out densely from its definition (Kronecker products);
 - both preconditioners (Vecchia's, Nystrom + block-diagonal residual) against their definitions written out densely
@@ -87,7 +87,7 @@ def test_sparse_operator_equals_dense_definition(data, power, weighted):
            + system.omega * linalg.block_diag(*Ld))
     M = sparse_operator(system).toarray()
     assert np.abs(M - ref).max() <= 1e-12 * np.abs(ref).max()
-    # and the operator of mvl.scalable (what the solver iterates with) agrees with it
+    # and the operator of mvl.solvers.system (what the solver iterates with) agrees with it
     F = np.random.default_rng(0).normal(size=(m, N, 2))
     MF = (M @ F.reshape(m * N, 2)).reshape(m, N, 2)
     assert np.abs(MF - system.apply(F)).max() <= 1e-10 * np.abs(MF).max()

@@ -1,7 +1,7 @@
-"""Incomplete multi-view data (issue 30, :mod:`mvl.incomplete`): MVL-LS on the views each sample has.
+"""Incomplete multi-view data (:mod:`mvl.solvers.incomplete`): MVL-LS on the views each sample has.
 
 References: the masked textbook system (the (u+l)m system of eq 67-68 restricted to the present (sample, view)
-pairs, one LU: :func:`mvl.incomplete.solve_dense_incomplete`), and, independent of any kernel algebra, the
+pairs, one LU: :func:`mvl.solvers.incomplete.solve_dense_incomplete`), and, independent of any kernel algebra, the
 minimiser of the incomplete-view objective written out in weight space for linear kernels (normal equations of
 the quadratic, built here row by row). The two limits: nothing missing is today's fit exactly; a view missing for
 every sample is the fit without that view.

@@ -1,13 +1,13 @@
-"""The scalable MVL-LS solvers "cg" and "nystrom" on incomplete views (issue 30, :mod:`mvl.incomplete`,
-:mod:`mvl.scalable`).
+"""The scalable MVL-LS solvers "cg" and "nystrom" on incomplete views (:mod:`mvl.solvers.incomplete`,
+:mod:`mvl.solvers.system`).
 
-References, independent of the masked operators of :mod:`mvl.scalable`: the view-by-view incomplete solver
-(:func:`mvl.incomplete.solve_structured_incomplete`) and the masked textbook system (the (u+l)m system of eq 67-68
-restricted to the present (sample, view) pairs, one LU: :func:`mvl.incomplete.solve_dense_incomplete`), with the
-graphs from the dense kNN code on each view's samples (:func:`mvl.incomplete.view_operators`); the operator M of the
-incomplete objective written out densely (view-major Kronecker form) for B = Z^T M Z and for the Nystrom-restricted
-minimiser. The two limits: nothing missing is today's complete fit exactly; a view missing for every sample is the
-fit without that view.
+References, independent of the masked operators of :mod:`mvl.solvers.system`: the view-by-view incomplete solver
+(:func:`mvl.solvers.incomplete.solve_structured_incomplete`) and the masked textbook system (the (u+l)m system of eq
+67-68 restricted to the present (sample, view) pairs, one LU: :func:`mvl.solvers.incomplete.solve_dense_incomplete`),
+with the graphs from the dense kNN code on each view's samples (:func:`mvl.missing_views.view_operators`); the
+operator M of the incomplete objective written out densely (view-major Kronecker form) for B = Z^T M Z and for the
+Nystrom-restricted minimiser. The two limits: nothing missing is the complete fit exactly; a view missing for every
+sample is the fit without that view.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def _low_level(data, m, P, power=2, gammas=(1e-4, 1e-3, 1e-2), c=None, w=None):
 
 
 def _dense_M(system, Ld_full):
-    """M of the incomplete objective (module docstring of mvl.incomplete), view-major (m n x m n), written out:
+    """M of the incomplete objective (module docstring of mvl.solvers.incomplete), view-major (m n x m n), written out:
     labelled J (x) c~_i c~_i^T, between-view beta w_i (|V_i| I - 1 1^T) on the present views of sample i, within
     omega blockdiag(L^p) (on S_p, zero elsewhere)."""
     n, m, mask = system.n, system.m, system.mask

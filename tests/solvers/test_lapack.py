@@ -1,4 +1,4 @@
-"""mvl.blocks (GIL-free LAPACK/BLAS through scipy's cython_lapack pointers) against numpy/scipy."""
+"""mvl.solvers.lapack (GIL-free LAPACK/BLAS through scipy's cython_lapack pointers) against numpy/scipy."""
 
 import os
 import threading

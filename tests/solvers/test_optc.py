@@ -1,6 +1,6 @@
-"""MVL-LS-optC (Section 6) on incomplete views (issue 30, :mod:`mvl.optc`, :mod:`mvl.incomplete`).
+"""MVL-LS-optC (Section 6) on incomplete views (:mod:`mvl.estimators.optc`, :mod:`mvl.solvers.incomplete`).
 
-References: the masked textbook system of eq (67)-(68) (:func:`mvl.incomplete.solve_dense_incomplete`) for the
+References: the masked textbook system of eq (67)-(68) (:func:`mvl.solvers.incomplete.solve_dense_incomplete`) for the
 f-step; the objective (84) on incomplete views evaluated directly from the coefficients; the c-step's objective
 on a fine grid of the sphere (m = 2, 3), with the renormalised combination written out here; the complete optC
 code path (no NaN) for the limits.
@@ -18,7 +18,7 @@ from mvl.solvers.optc import incomplete_c_objective, incomplete_c_step
 
 
 def _tilde(C, mask):
-    """c~ for a batch of combination vectors C (G, m) and a mask (l, m): (G, l, m), the rule of mvl.incomplete
+    """c~ for a batch of combination vectors C (G, m) and a mask (l, m): (G, l, m), the rule of mvl.solvers.incomplete
     written out (ratio sum(c) / sum_{V_i} c where positive, else the norm ratio; c itself for a complete row)."""
     cm = C[:, None, :] * mask[None]
     tot = C.sum(axis=1)[:, None]

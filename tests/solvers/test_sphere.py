@@ -1,4 +1,4 @@
-"""mvl.sphere.sphere_least_squares: min ||A x - b|| s.t. ||x|| = alpha (paper Section 6.1, eq 86-92).
+"""mvl.solvers.sphere.sphere_least_squares: min ||A x - b|| s.t. ||x|| = alpha (paper Section 6.1, eq 86-92).
 
 The references are independent of the solver: dense sampling of the sphere with
 local refinement (scipy), closed forms, random sampling, and the global optimality

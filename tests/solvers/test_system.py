@@ -1,4 +1,4 @@
-"""The scalable MVL-LS solvers (issue 20) against independent references.
+"""The scalable MVL-LS solvers against independent references.
 
 - the tiled kernel products and the sparse kNN Laplacians vs dense matrices from scipy's cdist and the dense graph
   code;
@@ -172,7 +172,7 @@ def test_sparse_times_dense_by_row_blocks():
 @pytest.mark.parametrize("power", [1, 2, 3])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_projected_equals_dense_operator(manifold, power, weighted):
-    """B = Z^T M Z against M written out densely from its definition (module docstring of mvl.scalable):
+    """B = Z^T M Z against M written out densely from its definition (module docstring of mvl.solvers.system):
     cc^T (x) J + beta (m I - 11^T) (x) D + omega blockdiag(L_p^k); power 1 takes the fused one-GEMM path."""
     lab = manifold["labelled"]
     w = np.linspace(0.5, 1.5, 300) if weighted else None

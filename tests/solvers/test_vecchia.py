@@ -1,5 +1,5 @@
-"""Vecchia's sparse inverse-Cholesky factor of a kernel matrix (:mod:`mvl.vecchia`) and the graph solver's
-preconditioner built on it (:class:`mvl.graph_solver.VecchiaPreconditioner`), against definitions written out densely:
+"""Vecchia's sparse inverse-Cholesky factor of a kernel matrix (:mod:`mvl.solvers.vecchia`) and the graph solver's
+preconditioner built on it (:class:`mvl.solvers.graph.VecchiaPreconditioner`), against definitions written out densely:
 
 - with every earlier point conditioned on (q = n - 1) the factor is the exact inverse:
   (I - B)^T D^{-1} (I - B) = K^{-1};

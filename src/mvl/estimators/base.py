@@ -246,7 +246,7 @@ class MVLClassifier(MultiViewClassifier):
         """Targets Y_L (l, P) and the within-view operators (L^i)^p (m, n, n), None when gamma_W = 0; the graph
         parameters are checked together (:meth:`_graph`) in any case. With a presence ``mask`` (n, m) (missing
         views) the operators are a list of per-view (n_p, n_p) arrays on each view's samples
-        (:func:`mvl.incomplete.view_operators`)."""
+        (:func:`mvl.missing_views.view_operators`)."""
         from ..graph import within_view_operators
 
         _check_unlabelled_marker(y_enc, labelled, self.classes_, K.shape[0], gamma_B=self.gamma_B,
@@ -452,7 +452,7 @@ class MVLClassifier(MultiViewClassifier):
 
     def _outputs(self, Kt, mask=None):
         """Combined outputs C f(v) = sum_i c_i f^i(v), (t, P); with a presence ``mask`` (t, m) the sum runs over the
-        present views with c renormalised over them (:func:`mvl.incomplete.combination_weights`)."""
+        present views with c renormalised over them (:func:`mvl.missing_views.combination_weights`)."""
         if mask is not None:
             from ..missing_views import combination_weights
 

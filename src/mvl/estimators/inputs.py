@@ -207,9 +207,9 @@ class MultiViewInput:
         :func:`mvl.kernels.bandwidth_sample`) and no n x n array unless ``m n^2`` float64s fit ``max_memory``;
         precomputed kernels are validated and kept. Sets the same input state as :meth:`_fit_kernels`.
 
-        ``missing``: the caller takes incomplete views (NaN rows, :mod:`mvl.incomplete`); then ``view_mask_`` is
+        ``missing``: the caller takes incomplete views (NaN rows, :mod:`mvl.solvers.incomplete`); then ``view_mask_`` is
         set, each view's bandwidth comes from its present rows, the missing rows are filled with 0 and the operator
-        is a :class:`mvl.incomplete.MaskedViewKernels` (precomputed: the Gram matrices with zero rows and columns
+        is a :class:`mvl.missing_views.MaskedViewKernels` (precomputed: the Gram matrices with zero rows and columns
         there). Otherwise NaN views are refused."""
         from ..kernel_blocks import ViewKernels
         from ..kernels import bandwidth_sample
@@ -424,7 +424,7 @@ def _refuse_missing_scalable():
 
 def usable_views(mask, train_mask, name):
     """Test views that count: present in the test sample and in some training sample (a view no training sample
-    has carries f^p = 0, :mod:`mvl.incomplete`)."""
+    has carries f^p = 0, :mod:`mvl.solvers.incomplete`)."""
     if train_mask is not None:
         mask = mask & train_mask.any(axis=0)[None, :]
         empty = np.flatnonzero(~mask.any(axis=1))
@@ -488,8 +488,9 @@ def _check_positive_semidefinite(K, rel_tol=1e-6):
 
     Only user-supplied (``kernel="precomputed"``) views are checked; the feature kernels are PSD by construction.
     Proportionate cost: each view is a C-contiguous block (:func:`mvl.validation.check_precomputed`), its
-    matrix-vector products run on one BLAS thread and the views spread over the cores (:func:`mvl.blocks.map_threads`):
-    at n = 765, m = 7 about 15 ms, against 0.17-0.24 s on strided views with multithreaded BLAS-2 calls."""
+    matrix-vector products run on one BLAS thread and the views spread over the cores
+    (:func:`mvl.solvers.lapack.map_threads`): at n = 765, m = 7 about 15 ms, against 0.17-0.24 s on strided views
+    with multithreaded BLAS-2 calls."""
     from ..solvers.lapack import default_threads, map_threads
 
     if K.shape[1] < 2:

@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
+from ..docstrings import shared_parameters
 from .base import (
     StrictInterval,
     COUNT,
@@ -110,6 +111,7 @@ def kept_for_prediction(est, kernels, centres=None):
     return ViewKernels(views, kernels.kind, kernels.scales, max_memory=0)
 
 
+@shared_parameters
 class MVLLeastSquares(MVLClassifier):
     """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
 
@@ -121,62 +123,18 @@ class MVLLeastSquares(MVLClassifier):
 
     Parameters
     ----------
-    gamma_A : float > 0, default 1e-5
-        RKHS regularisation (gamma_A ||f||^2 in eq 10). Typical range 1e-7 to 1e-1; the paper uses 1e-5.
-    gamma_B : float >= 0, default 0.0
-        Between-view consistency weight (eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6); in the
-        validation study 1e-6 changed nothing and 1e-4 lowered accuracy, hence 0.
-    gamma_W : float >= 0, default 1e-2
-        Within-view manifold regularisation weight (eq 53, 60-64), on the default graph below. Typical range 0
-        to 1; 0 leaves the graph (and the unlabelled samples, unless gamma_B > 0) out. 1e-2 with the default
-        graph was selected on validation in ``benchmarks/study_defaults.py`` (mfeat, multi-view MNIST, USPST,
-        digits; 3 labelled per class + 470 unlabelled): adding the unlabelled samples raised test accuracy by
-        7 to 14 points on every data set (by 3 to 10 over gamma_W = 0). Without unlabelled samples it costs
-        about 1 point at 10+ labels per class (5 points at 3): for purely supervised data set gamma_W=0.
-        With the paper's dense graph, values above 1e-6 make unlabelled data hurt (by 20-40 points at 1e-2).
-    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
-        L^i = I - D^-1/2 W D^-1/2 (the authors' code) or D - W of each view's graph W (built from the view's
-        Gram matrix, see ``n_neighbors``), or the Laplacians themselves, sample-first like the kernels (then
-        ``n_neighbors`` is not used, ``graph_weights`` must be "kernel", and ``laplacian_power`` None means 1).
-    n_neighbors : int >= 1, "auto" or None, default 5
-        The graph: a symmetrised kNN graph of each view's kernel with this many neighbours (typical 5 to 20;
-        5 selected by the validation study), or None for the paper's dense kernel weights W = K (Section 7.1):
-        ``n_neighbors=None`` alone gives the paper's model (with ``laplacian_power`` None then meaning 1).
-        With many unlabelled points let it grow with n: "auto" takes 0.5 % of the training samples within [10, 500]
-        (:func:`mvl.graph.auto_neighbors`); with a fixed k the neighbourhoods shrink as n grows and the graph term
-        stops informing the fit (measured in benchmarks/README.md, "bench_scale.py": 32,000 manifold points, 20
-        labels, 0.58 at k = 10 against 0.94 at k = 160).
-    laplacian_power : int >= 1 or None, default None
-        p of the iterated Laplacian (L^i)^p in M_W (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg
-        2008, Table 4) in place of L of eq (60)-(63). None: 2 for a kNN graph (selected by the validation
-        study over 1, 2, 4), 1 for the paper's dense graph and for an explicit ``laplacian``. Typical 1 to 4;
-        each power costs n x n products.
-    graph_weights : "kernel" or "binary", default "kernel"
-        Edge weights of the kNN graph: the kernel value K^i_jk (0 where negative), or 1 (the default of the
-        manifold-regularization code). "binary" needs ``n_neighbors``.
-    n_classes : int >= 2 or None, default None
-        Number of classes P. If given, labels must be integers in 0..P-1 and each class needs a labelled sample;
-        if None, the classes are the distinct labels.
-    c : array of shape (m,) or None, default None
-        Combination vector of C = c^T (x) I_P (eq 52); None is the average 1/m
-        (eq 50-51). Any real values are allowed, negative ones too, but not all zeros.
-    solver : "auto", "structured", "cg", "nystrom" or "dense", default "auto"
-        "structured" solves view by view (O(m n^3) time, O(m n^2) memory; :func:`solve_structured`). "cg" solves
-        the same problem of Theorem 10 by preconditioned conjugate gradients (:mod:`mvl.scalable`): no n x n
-        array unless the m kernels fit ``max_memory``, kernels recomputed in tiles per product otherwise; exact to
-        ``tol``; needs a kNN graph (``n_neighbors``) when gamma_W > 0. "nystrom" restricts each view's function
-        to the span of ``n_components`` training points (approximate; equal to the exact solution when
-        n_components >= n); O(n n_components m) memory. "graph" solves the same exact problem by conjugate
-        gradients on the symmetric pencil (K + l gamma_A M^{-1}) a = M^{-1} r, preconditioned with the graph term
-        exact and the kernels by Vecchia's sparse approximation of their inverses (one sparse LU;
-        :mod:`mvl.graph_solver`, :mod:`mvl.vecchia`): for the graph regime (gamma_W / gamma_A >= 1e4, narrow or
-        moderate kernels) where "cg" does not converge; exact to ``tol``; needs ``n_neighbors`` when
-        gamma_W > 0; no n x n array. "auto": precomputed kernels -> "structured"; feature views ->
-        "structured" up to 5,000 training points (if its memory fits); up to 20,000: in the graph regime
-        (measured: the fraction of the kernels' trace that ``n_components`` Nystrom centres miss, times
-        (gamma_B m + gamma_W 2^k) / gamma_A, k = laplacian_power, at least 1, with a kNN graph; ``regime_``)
-        "graph", otherwise "cg"; "nystrom" beyond. "dense" is the
-        textbook (u+l)m system solved by one LU, for tests and benchmarks.
+    {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
+    solver : "auto", "structured", "dense", "cg", "nystrom" or "graph", default "auto"
+        A solver of :data:`mvl.solvers.SOLVERS`. "structured": Theorem 10 view by view, exact, O(m n^3) time and
+        O(m n^2) memory (:mod:`mvl.solvers.structured`). "cg": the same exact system by conjugate gradients
+        (:mod:`mvl.solvers.cg`), exact to ``tol``, no n x n array beyond the kernels that fit ``max_memory``.
+        "nystrom": each view's function on the span of ``n_components`` training points, approximate,
+        O(n n_components m) memory (:mod:`mvl.solvers.nystrom`). "graph": exact to ``tol`` in the graph regime
+        (gamma_W / gamma_A >= 1e4) where "cg" stalls (:mod:`mvl.solvers.graph`). "cg", "nystrom" and "graph" need
+        a kNN graph (``n_neighbors``) when gamma_W > 0. "dense": the textbook (u+l)m system, for tests and
+        benchmarks. "auto" (:func:`mvl.solvers.choose_solver`): precomputed kernels -> "structured"; feature
+        views -> "structured" up to 5,000 training points (if its memory fits), up to 20,000 "graph" in the
+        measured graph regime (``regime_``), otherwise "cg"; "nystrom" beyond.
     n_components : int >= 1, default 1000
         Nystrom centres (uniformly drawn training points, seeded by ``random_state``): the approximation of
         "nystrom" and the preconditioner of "cg" (typical 500-4000; more is more accurate and costs
@@ -185,7 +143,7 @@ class MVLLeastSquares(MVLClassifier):
         "cg", "graph": stop when the relative residual ||r - (B + l gamma_A I) a|| / ||r|| of the system (68) is
         <= tol for every output column; "graph" also when the estimated relative error of its quadratic objective
         is <= tol, which bounds every decision value's error by ||c|| sqrt(tol) ||a||_A
-        (:func:`mvl.graph_solver.solve_graph`; 1e-4 halves the iterations of 1e-6, with the same predictions where
+        (:func:`mvl.solvers.graph.solve_graph`; 1e-4 halves the iterations of 1e-6, with the same predictions where
         measured).
     max_iter : int >= 1, default 500
         "cg", "graph": iteration limit; reaching it warns (``ConvergenceWarning``) with the residual.
@@ -201,26 +159,7 @@ class MVLLeastSquares(MVLClassifier):
         Per-point weights w of the between-view term, M_B = diag(w) (x) M_m; None is w = 1 (eq 57). The
         indicator of the unlabelled points gives co-regularization on them (Section 3.4, eq 43-48;
         Sindhwani & Rosenberg 2008, see :mod:`mvl.coreg`).
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
-        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
-        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
-        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
-        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
-        non-negative features) kernel with parameters from the training samples only.
-    views : None, sequence of int or sequence of index arrays, default None
-        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
-        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
-        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
-        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
-        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
-        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
-        DegenerateKernelWarning naming it.
-
+    {kernel, views, bandwidth}
 
     Attributes
     ----------
@@ -236,22 +175,15 @@ class MVLLeastSquares(MVLClassifier):
         The solver used ("auto" resolved).
     regime_ : float or None
         solver="auto" between "cg" and "graph" (feature views, 5,000-20,000 points, a kNN graph): the measured
-        graph-regime size :func:`mvl.graph_solver.measured_regime` (the fraction of the kernels' trace that
+        graph-regime size :func:`mvl.solvers.auto.measured_regime` (the fraction of the kernels' trace that
         ``n_components`` Nystrom centres miss, on 500 sampled points, times (gamma_B m + gamma_W 2^k) / gamma_A),
-        "graph" when >= 1 (:data:`mvl.graph_solver.GRAPH_REGIME`); None when not measured.
+        "graph" when >= 1 (:data:`mvl.solvers.auto.GRAPH_REGIME`); None when not measured.
     centres_ : array (M,) or None
         "nystrom": indices of the training points that carry the coefficients (coef_ is then (m, M, P)).
     n_iter_, residual_ : int, float or None
         "cg", "graph": iterations and the final relative residual of (68) ("graph": the smaller of it and the
         estimated relative objective error, see ``tol``); the direct solvers: 1 and None.
-    n_views_ : int
-    n_train_ : int
-        Training samples n (columns of the kernels at prediction).
-    n_features_in_ : int
-    bandwidths_ : list or None
-        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
-    view_columns_ : list of arrays
-        Column indices of each view (feature matrix input).
+    {view_attributes}
     view_mask_ : bool array (n, m) or None
         Which training samples have which view (True: present); None when no view is missing.
 
@@ -266,31 +198,25 @@ class MVLLeastSquares(MVLClassifier):
     -----
     The gammas enter multiplied by l, the number of labelled samples, exactly
     as in eq (67)-(68), so values from the paper mean the same here. Labels: any sortable labels,
-    -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.base`). Before a large
+    -1 (or None/NaN in object arrays) marks an unlabelled sample (:mod:`mvl.estimators.base`). Before a large
     allocation the memory is estimated: InsufficientMemoryError (a MemoryError) says what to do instead.
 
-    Missing views (incomplete multi-view data, :mod:`mvl.incomplete`): a sample's missing view is a row of NaN
+    Missing views (incomplete multi-view data, :mod:`mvl.solvers.incomplete`): a sample's missing view is a row of NaN
     across all that view's columns (with "precomputed", a NaN row and column of that view's Gram matrix; at
     prediction a NaN row of the view's slice); a NaN inside an otherwise present view is an error, and so is a
     sample with no view. Each view's function is then learnt on the samples that have the view, the combination
     c is renormalised over each sample's present views (the mean of the present views for the default c), the
     between-view term couples the views present together, each graph is built on its view's samples, and a
     test point is predicted from the views it has. Solvers "structured" (O(sum_p n_p^3)), "dense", "cg" and
-    "nystrom" (the same system, :mod:`mvl.scalable`; view p draws min(n_components, n_p) centres among its samples,
-    ``centres_`` is their union and ``coef_[p]`` is zero at the other views' centres); "graph" needs complete views
-    ("auto" then picks "cg"); scikit-learn's
+    "nystrom" (the same system, :mod:`mvl.solvers.system`; view p draws min(n_components, n_p) centres among its
+    samples, ``centres_`` is their union and ``coef_[p]`` is zero at the other views' centres); "graph" needs complete
+    views ("auto" then picks "cg"); scikit-learn's
     ``StandardScaler`` passes the NaN through in a ``Pipeline``. With views missing, gamma_B > 0 carries the labels
     across views at the unlabelled samples: 1e-4 on mfeat (``benchmarks/bench_incomplete.py``).
 
     References
     ----------
-    .. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
-       Hilbert spaces for manifold regularization and co-regularized multi-view learning. Journal of Machine
-       Learning Research, 17(25), 1-72.
-    .. [2] Sindhwani, V., & Rosenberg, D. S. (2008). An RKHS for multi-view learning and manifold co-regularization.
-       Proceedings of the 25th International Conference on Machine Learning (ICML), Helsinki.
-    .. [3] Belkin, M., Niyogi, P., & Sindhwani, V. (2006). Manifold regularization: a geometric framework for learning
-       from labeled and unlabeled examples. Journal of Machine Learning Research, 7, 2399-2434.
+    {mvl_references}
 
     Examples
     --------

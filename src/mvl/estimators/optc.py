@@ -5,12 +5,12 @@ Problem (84): minimise over f and c with ||c|| = alpha
     1/l sum_{i<=l} ||y_i - C f(x_i)||^2 + gamma_A ||f||^2 + gamma_B <f, M_B f> + gamma_W <f, M_W f>,
 
 by alternating minimisation: c fixed -> f by Theorem 10; f fixed -> c by
-quadratic optimisation on the sphere (eq 85, :func:`mvl.sphere.sphere_least_squares`),
+quadratic optimisation on the sphere (eq 85, :func:`mvl.solvers.sphere.sphere_least_squares`),
 restarted from random unit vectors scaled to alpha; the restart with the best
 validation accuracy (or the lowest objective) is kept.
 
 Cost. c enters the system of Theorem 10 only through c c^T (x) J (eq 68). In the
-view-by-view form of :mod:`mvl.least_squares`, the coupled system reduces, after
+view-by-view form of :mod:`mvl.estimators.least_squares`, the coupled system reduces, after
 eliminating T with G = I - l gamma_B Q_1 (independent of c), to one l x l system
 
     M(c) E_L = Y_L,   M(c) = I + (c (x) I_l)^T N (c (x) I_l),
@@ -26,26 +26,26 @@ The c-step works on the (m+1) x (m+1) triangle of the QR of [F | vec Y].
 
 Threads. The alternation runs with a one-thread BLAS, and the f-step spreads its work over the cores
 itself: the combining GEMMs by column blocks and the restarts in contiguous groups, each group's
-Cholesky solves and output GEMMs on its own thread through GIL-free LAPACK calls (:mod:`mvl.blocks`).
+Cholesky solves and output GEMMs on its own thread through GIL-free LAPACK calls (:mod:`mvl.solvers.lapack`).
 At Flowers-17 scale on 2 cores an f-step for 20 restarts took 0.15 s this way and 0.19-0.20 s with a
 2-thread BLAS in each call: a 680 x 680 Cholesky gains little from BLAS threads, and OpenBLAS's idle
 workers busy-wait after every call, taking a core from the step that follows.
 At the optimum of the f-step the objective equals
 (1/l) <Y_L, E_L> (a quadratic's minimum value), so it is tracked at no cost.
 
-Incomplete views (issue 30, :mod:`mvl.incomplete`). With a presence mask V_i (a NaN row marks a missing view)
-problem (84) keeps the incomplete model of :mod:`mvl.incomplete`: the data term is
+Incomplete views (:mod:`mvl.solvers.incomplete`). With a presence mask V_i (a NaN row marks a missing view)
+problem (84) keeps the incomplete model of :mod:`mvl.solvers.incomplete`: the data term is
 1/l sum_{i<=l} ||y_i - sum_{p in V_i} c~_ip(c) f^p(x_i)||^2 with the per-sample renormalised combination
-c~_ip(c) = s_i(c) c_p (:func:`mvl.incomplete.combination_weights`), and the regularisers do not involve c.
+c~_ip(c) = s_i(c) c_p (:func:`mvl.missing_views.combination_weights`), and the regularisers do not involve c.
 
-- f-step (c fixed): Theorem 10 on incomplete data, :func:`mvl.incomplete.solve_structured_incomplete`; the
+- f-step (c fixed): Theorem 10 on incomplete data, :func:`mvl.solvers.incomplete.solve_structured_incomplete`; the
   objective after it is again (1/l) <Y_L, E_L> (a quadratic's minimum).
 - c-step (f fixed): minimise g(c) = sum_{i<=l} ||y_i - sum_{p in V_i} c~_ip(c) F_ip||^2 over ||c|| = alpha
   (the analogue of eq 85). s_i(c) = sum_q c_q / sum_{q in V_i} c_q (or its norm fallback) depends on c, so g is
   not the quadratic of eq (86) and Theorems 15-16 do not give its global minimiser. With s frozen at a point c',
   c~_ip = s_i(c') c_p is linear in c and g becomes ||A(c') c - b||^2 with the columns of A(c') the vec of
   s_i(c') F_ip over the present (i, p), exactly problem (86): its global minimiser on the sphere is
-  :func:`mvl.sphere.sphere_least_squares` (eq 87-92). :func:`incomplete_c_step` takes as candidates the current
+  :func:`mvl.solvers.sphere.sphere_least_squares` (eq 87-92). :func:`incomplete_c_step` takes as candidates the current
   c, the frozen-s sphere solution at c and a few fixed-point passes of it (s refrozen at the last solution) and
   the best of 100 m fixed pseudo-random points of the sphere, polishes the best three by a local quasi-Newton
   descent of g(alpha v / ||v||) (scipy BFGS, finite-difference gradient), and returns the candidate with the
@@ -61,10 +61,10 @@ c~_ip(c) = s_i(c) c_p (:func:`mvl.incomplete.combination_weights`), and the regu
   With nothing missing s_i = 1, g is eq (86) and the frozen-s solution is the global one; the estimator then
   runs the complete code above unchanged.
 - Cost: the LU of each H_p and Q_p (O(sum_p n_p^3)) do not depend on c and are computed once per fit; an f-step
-  then assembles and solves the coupled (l + |U|) system of :mod:`mvl.incomplete` (O((l + |U|)^3)), not batched
+  then assembles and solves the coupled (l + |U|) system of :mod:`mvl.solvers.incomplete` (O((l + |U|)^3)), not batched
   over the restarts as :class:`OptCSystem` does.
 - A view missing for every training sample: at any c the f-step is the MVL-LS fit without that view at the
-  combination c~_{-p}(c) (the limit tested in :mod:`mvl.incomplete`), but c~_{-p}(c) = c_{-p} sum(c) /
+  combination c~_{-p}(c) (the limit tested in :mod:`mvl.solvers.incomplete`), but c~_{-p}(c) = c_{-p} sum(c) /
   sum(c_{-p}) is not on the sphere of radius alpha: its norm varies with c_p. So the fit is not the optC fit
   without the view; what holds is that its objective's minimum is at most that fit's (c_p = 0 gives c~ = c on
   the smaller sphere) and that at the returned c_ it is exactly the (m-1)-view MVL-LS fit at c~_{-p}(c_).
@@ -85,6 +85,7 @@ from sklearn.utils.validation import column_or_1d
 
 from ..solvers import lapack as blocks
 from ..labels import encode_labels
+from ..docstrings import shared_parameters
 from .base import (
     StrictInterval,
     COUNT,
@@ -105,6 +106,7 @@ from ..solvers.sphere import sphere_least_squares
 __all__ = ["MVLLeastSquaresOptC"]
 
 
+@shared_parameters
 class MVLLeastSquaresOptC(MVLClassifier):
     """MVL-LS with the combination vector c optimised on the sphere ||c|| = alpha (Section 6).
 
@@ -115,42 +117,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
 
     Parameters
     ----------
-    gamma_A : float > 0, default 1e-5
-        RKHS regularisation (gamma_A ||f||^2 in eq 10). Typical range 1e-7 to 1e-1; the paper uses 1e-5.
-    gamma_B : float >= 0, default 0.0
-        Between-view consistency weight (eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6); in the
-        validation study 1e-6 changed nothing and 1e-4 lowered accuracy, hence 0.
-    gamma_W : float >= 0, default 1e-2
-        Within-view manifold regularisation weight (eq 53, 60-64), on the default graph below. Typical range 0
-        to 1; 0 leaves the graph (and the unlabelled samples, unless gamma_B > 0) out. 1e-2 with the default
-        graph was selected on validation in ``benchmarks/study_defaults.py`` (mfeat, multi-view MNIST, USPST,
-        digits; 3 labelled per class + 470 unlabelled): adding the unlabelled samples raised test accuracy by
-        7 to 14 points on every data set (by 3 to 10 over gamma_W = 0). Without unlabelled samples it costs
-        about 1 point at 10+ labels per class (5 points at 3): for purely supervised data set gamma_W=0.
-        With the paper's dense graph, values above 1e-6 make unlabelled data hurt (by 20-40 points at 1e-2).
-    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
-        L^i = I - D^-1/2 W D^-1/2 (the authors' code) or D - W of each view's graph W (built from the view's
-        Gram matrix, see ``n_neighbors``), or the Laplacians themselves, sample-first like the kernels (then
-        ``n_neighbors`` is not used, ``graph_weights`` must be "kernel", and ``laplacian_power`` None means 1).
-    n_neighbors : int >= 1, "auto" or None, default 5
-        The graph: a symmetrised kNN graph of each view's kernel with this many neighbours (typical 5 to 20;
-        5 selected by the validation study), or None for the paper's dense kernel weights W = K (Section 7.1):
-        ``n_neighbors=None`` alone gives the paper's model (with ``laplacian_power`` None then meaning 1).
-        With many unlabelled points let it grow with n: "auto" takes 0.5 % of the training samples within [10, 500]
-        (:func:`mvl.graph.auto_neighbors`); with a fixed k the neighbourhoods shrink as n grows and the graph term
-        stops informing the fit (measured in benchmarks/README.md, "bench_scale.py": 32,000 manifold points, 20
-        labels, 0.58 at k = 10 against 0.94 at k = 160).
-    laplacian_power : int >= 1 or None, default None
-        p of the iterated Laplacian (L^i)^p in M_W (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg
-        2008, Table 4) in place of L of eq (60)-(63). None: 2 for a kNN graph (selected by the validation
-        study over 1, 2, 4), 1 for the paper's dense graph and for an explicit ``laplacian``. Typical 1 to 4;
-        each power costs n x n products.
-    graph_weights : "kernel" or "binary", default "kernel"
-        Edge weights of the kNN graph: the kernel value K^i_jk (0 where negative), or 1 (the default of the
-        manifold-regularization code). "binary" needs ``n_neighbors``.
-    n_classes : int >= 2 or None, default None
-        Number of classes P. If given, labels must be integers in 0..P-1 and each class needs a labelled sample;
-        if None, the classes are the distinct labels.
+    {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes}
     alpha : float > 0, default 1.0
         Radius of the sphere of c (eq 84); the paper uses 1.
     n_restarts : int >= 1, default 20
@@ -172,7 +139,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         The f-step (Theorem 10 with c fixed): as :class:`mvl.MVLLeastSquares` ("auto": precomputed kernels and
         feature views up to 5,000 points -> "structured", the batched solver of this module; "cg" up to 20,000;
         "nystrom" beyond). "cg", "nystrom" and "graph" need a kNN graph when gamma_W > 0. "graph" (the graph
-        regime, :mod:`mvl.graph_solver`; only when asked for) computes the kernels' Vecchia factors once and
+        regime, :mod:`mvl.solvers.graph`; only when asked for) computes the kernels' Vecchia factors once and
         refactors the sparse preconditioner at every f-step (its graph term cc^T (x) J depends on c), warm-started
         from the restart's previous coefficients.
     n_components : int >= 1, default 1000
@@ -186,25 +153,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         As in :class:`mvl.MVLLeastSquares` ("cg", "auto").
     verbose : int >= 0, default 0
         "cg": print the residual after every iteration.
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
-        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
-        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
-        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
-        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
-        non-negative features) kernel with parameters from the training samples only.
-    views : None, sequence of int or sequence of index arrays, default None
-        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
-        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
-        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
-        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
-        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
-        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
-        DegenerateKernelWarning naming it.
+    {kernel, views, bandwidth}
 
     Attributes
     ----------
@@ -216,14 +165,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         The training samples held out by ``validation_fraction``.
     best_restart_ : index of the kept restart
     restart_c_ : (n_restarts, m) final c of every restart
-    n_views_ : int
-    n_train_ : int
-        Training samples n (columns of the kernels at prediction).
-    n_features_in_ : int
-    bandwidths_ : list or None
-        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
-    view_columns_ : list of arrays
-        Column indices of each view (feature matrix input).
+    {view_attributes}
 
     See Also
     --------
@@ -232,8 +174,8 @@ class MVLLeastSquaresOptC(MVLClassifier):
 
     Notes
     -----
-    Missing views (incomplete multi-view data, :mod:`mvl.incomplete`): a row of NaN across a view's columns (a NaN
-    row and column of a precomputed view) marks a missing view, as in :class:`mvl.MVLLeastSquares`; with solver
+    Missing views (incomplete multi-view data, :mod:`mvl.solvers.incomplete`): a row of NaN across a view's columns (a
+    NaN row and column of a precomputed view) marks a missing view, as in :class:`mvl.MVLLeastSquares`; with solver
     "structured" ("auto" up to 5,000 samples) the alternation then runs on the incomplete model: the f-step is
     Theorem 10 on incomplete data, the c-step minimises the data term of (84) with c renormalised over each
     sample's present views, which is not eq (86)'s quadratic; it is solved by the sphere solution of eq (86)-(92)
@@ -243,13 +185,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
 
     References
     ----------
-    .. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
-       Hilbert spaces for manifold regularization and co-regularized multi-view learning. Journal of Machine
-       Learning Research, 17(25), 1-72.
-    .. [2] Sindhwani, V., & Rosenberg, D. S. (2008). An RKHS for multi-view learning and manifold co-regularization.
-       Proceedings of the 25th International Conference on Machine Learning (ICML), Helsinki.
-    .. [3] Belkin, M., Niyogi, P., & Sindhwani, V. (2006). Manifold regularization: a geometric framework for learning
-       from labeled and unlabeled examples. Journal of Machine Learning Research, 7, 2399-2434.
+    {mvl_references}
 
     Examples
     --------
@@ -286,7 +222,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         "verbose": ["verbose"],
     }
     _memory_advice = MEMORY_ADVICE
-    _missing_views = True  # NaN rows mark missing views (mvl.incomplete; the structured f-step only)
+    _missing_views = True  # NaN rows mark missing views (mvl.solvers.incomplete; the structured f-step only)
 
     def __init__(self, *, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, alpha=1.0, n_restarts=20, n_iter=25, tol=1e-8,
                  laplacian="normalized", random_state=None, n_neighbors=5, n_classes=None, laplacian_power=None,
@@ -317,11 +253,11 @@ class MVLLeastSquaresOptC(MVLClassifier):
         self.validation_fraction = validation_fraction
 
     def _fit_scalable(self, X, y, X_val, y_val, alpha, budget, check=True):
-        """The alternation of Section 6 with the f-step by solver "nystrom", "cg" (:mod:`mvl.scalable`) or "graph"
-        (:mod:`mvl.graph_solver`: the kernels' Vecchia factors computed once, the sparse LU with M(c) redone per c).
+        """The alternation of Section 6 with the f-step by solver "nystrom", "cg" (:mod:`mvl.solvers.system`) or "graph"
+        (:mod:`mvl.solvers.graph`: the kernels' Vecchia factors computed once, the sparse LU with M(c) redone per c).
 
         Same objective (84) and c-step as the structured path. The f-step for a new c reuses one factorisation
-        (:class:`mvl.scalable.OptCNystrom`: B(c) = B_0 + U_c U_c^T); "cg" warm-starts each restart from its
+        (:class:`mvl.solvers.optc.OptCNystrom`: B(c) = B_0 + U_c U_c^T); "cg" warm-starts each restart from its
         previous iterate and is preconditioned with that same factorisation. Labelled outputs: F_p[L] = Z_p[L] w_p
         ("nystrom") or K^p[L, :] a_p ("cg"). At the f-step's optimum the objective is (1/l) <Y_L, Y_L - S_L>.
         """
@@ -534,7 +470,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
 
     def _fit_incomplete(self, K, y_enc, labelled, X_val, y_val, alpha):
         """The alternation of Section 6 on incomplete views (module docstring): f-step by
-        :func:`mvl.incomplete.solve_structured_incomplete`, c-step by :func:`incomplete_c_step`; restarts, their
+        :func:`mvl.solvers.incomplete.solve_structured_incomplete`, c-step by :func:`incomplete_c_step`; restarts, their
         choice and the ``validation_fraction`` refit as in the complete path."""
         from ..solvers.incomplete import solve_structured_incomplete
 

@@ -25,8 +25,8 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
     """The solver "auto" stands for: precomputed kernels -> "structured"; feature views -> "structured" while
     n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``; beyond, while n <= AUTO_CG_MAX: in the graph
     regime "graph" ("cg" does not converge there; "graph" measured 1.7-3.4x faster than "structured" at 8,000
-    points, benchmarks/README.md, issue 28), otherwise "cg"; beyond AUTO_CG_MAX "nystrom". ``regime``: the measure
-    :func:`mvl.graph_solver.measured_regime` (graph regime iff >= :data:`mvl.graph_solver.GRAPH_REGIME`), or a
+    points, benchmarks/README.md), otherwise "cg"; beyond AUTO_CG_MAX "nystrom". ``regime``: the measure
+    :func:`mvl.solvers.auto.measured_regime` (graph regime iff >= :data:`mvl.solvers.auto.GRAPH_REGIME`), or a
     function of no arguments that computes it, called only when the choice depends on it; None when there is no
     sparse graph term. On incomplete views (NaN rows) MVLLeastSquares replaces "graph" by "cg" (the other solvers
     take missing views)."""
@@ -49,7 +49,7 @@ GRAPH_REGIME = 1.0
 """solver="auto" picks "graph" on feature views beyond the structured solver's size and up to ``AUTO_CG_MAX`` points
 when :func:`measured_regime` is at least this. Measured (n = 8,000 and 20,000, ``benchmarks/bench_scale.py``'s data,
 1,000 centres): 3e-3 for the ``smooth`` preset, where "cg" converges in 6-19 iterations, against 2e3 (``graph``),
-5e3 (``graph6-1e4``) and 5e5 (``graph6``), where "cg" stalls (benchmarks/README.md, issue 28): the threshold sits
+5e3 (``graph6-1e4``) and 5e5 (``graph6``), where "cg" stalls (benchmarks/README.md): the threshold sits
 between, orders of magnitude from both."""
 
 

@@ -1,7 +1,7 @@
 """MVL-LS in the graph regime: Theorem 10's system by conjugate gradients on a symmetric pencil, preconditioned
 with the graph term exact and the kernels approximated (solver="graph").
 
-Notation of :mod:`mvl.scalable`: per view p the coefficients a_p (n x P), F_p = K^p a_p, delta = l gamma_A,
+Notation of :mod:`mvl.solvers.system`: per view p the coefficients a_p (n x P), F_p = K^p a_p, delta = l gamma_A,
 M = (cc^T (x) J) + beta M_B + omega L^k the sparse operator of the objective's quadratic part, r_p = c_p J Y, and
 Theorem 10's system (67)-(68) is
 
@@ -41,16 +41,16 @@ spread of K against its approximation alone, whatever gamma_W / gamma_A. Two app
 
 *Vecchia (the default, :class:`VecchiaPreconditioner`).* K_hat^{-1} = Q_v = (I - B)^T D^{-1} (I - B), the sparse
 inverse-Cholesky factor of each view's kernel in which every point conditions on its q = 20 nearest earlier points
-in a random order (:mod:`mvl.vecchia`): Q = Q_v (M_eps + delta Q_v)^{-1}, one sparse LU of the quasi-definite
+in a random order (:mod:`mvl.solvers.vecchia`): Q = Q_v (M_eps + delta Q_v)^{-1}, one sparse LU of the quasi-definite
 [[M_eps, (I - B)^T], [I - B, -D / delta]] (LU fill 19 million entries at n = 8,000, 62 million at 32,000; m = 3, q =
 20, 10-NN graphs, L^2), no Nystrom basis and no setup solves. It captures what a low-rank basis misses on these
 kernels: each point's value is nearly determined by its nearest neighbours (the screening effect). Measured on the
-issue's data at n = 8,000 to the same accuracy (benchmarks/README.md, issue 28): 72 iterations and 7 s of setup
+graph-regime data at n = 8,000 to the same accuracy (benchmarks/README.md): 72 iterations and 7 s of setup
 against 110 iterations and 6 s for Nystrom with 300 centres per view + blocks, and 1,898 iterations for that one to
 (68)'s residual 1e-6.
 
 *Nystrom + block-diagonal residual (``preconditioner="nystrom"``, :class:`GraphPreconditioner`).* K_hat = Z Z^T + D,
-Z = blockdiag(Z_p) the Nystrom factors of :class:`mvl.scalable.NystromBasis` (Z_p Z_p^T =
+Z = blockdiag(Z_p) the Nystrom factors of :class:`mvl.solvers.nystrom.NystromBasis` (Z_p Z_p^T =
 K^p_{nC} (K^p_{CC})^+ K^p_{Cn}) and D = diag(K - Z Z^T) >= 0 the diagonal of the Nystrom residual (the FITC
 correction of Gaussian-process regression; or its blocks on clusters, PITC), and
 
@@ -60,13 +60,13 @@ correction of Gaussian-process regression; or its blocks on clusters, PITC), and
 by Woodbury: S is sparse (the pattern of M), factored once by scipy's ``splu``; G = Z^T S^{-1} M Z is R x R
 (R = sum of the Nystrom ranks), formed by R sparse solves in column blocks. Where the kernels' Nystrom residual is
 far from diagonal (dense sampling of a low-dimensional manifold at a moderate bandwidth) the spread grows with n at
-fixed R, and so does the iteration count (measured in benchmarks/README.md, issue 28).
+fixed R, and so does the iteration count (measured in benchmarks/README.md).
 
 Why CG and not GMRES on (68) right-preconditioned with Q (the first version of this solver): Q T is not symmetric in
 any inner product that is cheap to apply, and restarted GMRES (restart 100) stagnated at n = 8,000 on the issue's data
 (relative residual 0.633 after 100 iterations, 0.633 after 140), where CG on the pencil converges (2.4e-7 after 486
-iterations with the block-diagonal residual, predictions equal to the exact solver's). Measured (benchmarks/README.md,
-issue 28): the block-diagonal residual (clusters of 64) against FITC's diagonal, 1,000 centres per view: 49 against 86
+iterations with the block-diagonal residual, predictions equal to the exact solver's). Measured (benchmarks/README.md):
+ the block-diagonal residual (clusters of 64) against FITC's diagonal, 1,000 centres per view: 49 against 86
 iterations at n = 2,000; the spread lambda_max / lambda_min of K_hat^{-1} K (view 1, k-means clusters of 50) 29
 against 84 at n = 2,000 and 121 against 1,930 at n = 4,000: it grows with n at a fixed number of centres, the cause of
 the iteration counts at 8,000.
@@ -93,7 +93,7 @@ __all__ = ["GraphSolver", "sparse_operator", "point_clusters", "GraphPreconditio
 
 
 def sparse_operator(system):
-    """The operator M of :class:`mvl.scalable.MVLSystem` as one sparse CSC matrix (m n x m n, view-major: row
+    """The operator M of :class:`mvl.solvers.system.MVLSystem` as one sparse CSC matrix (m n x m n, view-major: row
     p n + i is view p at point i): c_p c_q on the labelled diagonal entries of block (p, q), beta w_i (m [p = q] - 1)
     on the diagonals of all blocks (between-view term, eq 54-57), omega L_p^k on the diagonal block p (eq 60-63)."""
     n, m = system.n, system.m
@@ -265,8 +265,8 @@ class GraphPreconditioner:
 
 
 def vecchia_factors(kernels, neighbours=None, random_state=0):
-    """[(I - B_p, d_p)] of :func:`mvl.vecchia.vecchia_factor` for every view (q = ``neighbours``, default
-    :data:`mvl.vecchia.VECCHIA_NEIGHBOURS`; view p ordered with seed random_state + p)."""
+    """[(I - B_p, d_p)] of :func:`mvl.solvers.vecchia.vecchia_factor` for every view (q = ``neighbours``, default
+    :data:`mvl.solvers.vecchia.VECCHIA_NEIGHBOURS`; view p ordered with seed random_state + p)."""
     from .vecchia import VECCHIA_NEIGHBOURS, vecchia_factor
 
     q = VECCHIA_NEIGHBOURS if neighbours is None else int(neighbours)
@@ -275,8 +275,8 @@ def vecchia_factors(kernels, neighbours=None, random_state=0):
 
 
 class VecchiaPreconditioner:
-    """Q = (M_eps K_v + delta I)^{-1} with K_v Vecchia's approximation of the kernels (:mod:`mvl.vecchia`), applied
-    to arrays (m, n, k): with Q_v = K_v^{-1} = (I - B)^T D^{-1} (I - B) (block diagonal over the views),
+    """Q = (M_eps K_v + delta I)^{-1} with K_v Vecchia's approximation of the kernels (:mod:`mvl.solvers.vecchia`),
+    applied to arrays (m, n, k): with Q_v = K_v^{-1} = (I - B)^T D^{-1} (I - B) (block diagonal over the views),
 
         Q = Q_v (M_eps + delta Q_v)^{-1},
 
@@ -285,7 +285,7 @@ class VecchiaPreconditioner:
         [[M_eps, (I - B)^T], [I - B, -D / delta]] [x; y] = [z; 0]
 
     (eliminating y = delta D^{-1} (I - B) x gives (M_eps + delta Q_v) x = z), factored once by ``splu``: no
-    product (I - B)^T D^{-1} (I - B) is formed. ``neighbours``: q of :func:`mvl.vecchia.vecchia_factor`;
+    product (I - B)^T D^{-1} (I - B) is formed. ``neighbours``: q of :func:`mvl.solvers.vecchia.vecchia_factor`;
     ``random_state``: the seed of its orderings (view p uses random_state + p); ``factors``: the views' factors
     from :func:`vecchia_factors` (they do not depend on c or the gammas: optC computes them once)."""
 
@@ -319,7 +319,7 @@ ENERGY_DELAY = 5
 def solve_graph(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose=0, keep_bytes=0.0, shift=None,
                 cluster_size=CLUSTER_SIZE, preconditioner="vecchia", neighbours=None, random_state=0, factors=None):
     """Coefficients (m, n, P) of Theorem 10 by preconditioned conjugate gradients on the symmetric pencil of the
-    module docstring; returns (a, info), info a dict as :func:`mvl.scalable.solve_cg`'s (n_iter: CG iterations =
+    module docstring; returns (a, info), info a dict as :func:`mvl.solvers.cg.solve_cg`'s (n_iter: CG iterations =
     kernel passes, residual: the max over the output columns of the true relative residual ||r - T a|| / ||r|| of
     (68)) and ``energy_error``: the estimated relative error of the pencil's quadratic objective,
     ||a - a*||_A^2 / ||a*||_A^2 (A the pencil, a* its solution).

@@ -18,7 +18,7 @@ gamma_A (delta = l gamma_A): Q_p = U diag(1 / (s + delta)) U^T with U = R_p W. F
 - with gamma_B = 0, R D R = l gamma_W R L^k R: one decomposition per graph serves every gamma_W (scaled);
   with gamma_B > 0 one decomposition serves every (gamma_B, gamma_W) of the same ratio gamma_W / gamma_B.
 
-Per grid point the coupled system of :mod:`mvl.least_squares` (size l, or l + n when gamma_B > 0, then
+Per grid point the coupled system of :mod:`mvl.estimators.least_squares` (size l, or l + n when gamma_B > 0, then
 reduced to l by a Cholesky factorisation of I - l gamma_B Q_1) is solved and A_p = (r_p - D_p F_p) / delta
 recovered from F_p = K^p A_p = Q_p r_p. No (nm) x (nm) matrix is formed. Cost: O(m n^3) per
 eigendecomposition, and per grid point with gamma_B > 0 one n x n x (mn) product (Q_1) and one Cholesky of
@@ -45,7 +45,7 @@ __all__ = ["grid_decision_functions"]
 def _view_eigs(A, name=None):
     """Symmetric eigendecomposition of each (n, n) matrix of A (m, n, n): eigenvalues clipped at 0. With
     ``name`` (the kernels), a view whose lowest eigenvalue is clearly negative gives an
-    :class:`mvl.base.IndefiniteKernelWarning` naming it (the solvers assume PSD kernels; clipping changes it)."""
+    :class:`mvl.exceptions.IndefiniteKernelWarning` naming it (the solvers assume PSD kernels; clipping changes it)."""
     out = []
     for p, a in enumerate(A):
         s, V = linalg.eigh(a, check_finite=False, driver="evd")  # divide and conquer: ~2x faster than evr here
@@ -88,7 +88,7 @@ class _GridSystem:
         if beta > 0:
             # G = I - beta Q_1, Q_1 = sum_p Q_p = Z Z^T (one rank-(mn) update, upper triangle), is symmetric positive
             # definite for delta > 0 (beta Q_p <= I / m); eliminating T = G^{-1} Qc[:, L] E_L from the coupled
-            # system of mvl.least_squares leaves (I + Qcc_LL + beta Qc_L G^{-1} Qc_L^T) E_L = Y_L (l x l)
+            # system of mvl.estimators.least_squares leaves (I + Qcc_LL + beta Qc_L G^{-1} Qc_L^T) E_L = Y_L (l x l)
             G = blas.dsyrk(-beta, Z, trans=0)
             G[np.diag_indices(n)] += 1.0
             chol, info = lapack.dpotrf(G, lower=0, overwrite_a=1, clean=0)

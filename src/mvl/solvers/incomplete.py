@@ -1,4 +1,4 @@
-"""Incomplete multi-view data: MVL-LS when some views of some samples are missing (issue 30).
+"""Incomplete multi-view data: MVL-LS when some views of some samples are missing.
 
 **The model.** View p is observed on a subset S_p of the n = u + l training samples (n_p = |S_p|), and sample i
 has the views V_i = {p : i in S_p}, at least one. The paper's problem (eq 10 with M of eq 53) is kept, with every
@@ -26,7 +26,7 @@ term restricted to what exists:
 
 **Theorem 10 on incomplete data.** With F_p = K^p a_p (values of f^p on S_p, K^p the n_p x n_p Gram matrix of
 view p on S_p) the objective is quadratic in (a_1, ..., a_m); its stationarity condition, multiplied by l, reads
-for every view p (the analogue of eq 67-68, derived exactly as in :mod:`mvl.least_squares`):
+for every view p (the analogue of eq 67-68, derived exactly as in :mod:`mvl.estimators.least_squares`):
 
     H_p a_p = C~_p E[S_p] + beta W_p T[S_p],     H_p = (beta D_p + omega L^p) K^p + delta I   (n_p x n_p),
 
@@ -35,7 +35,7 @@ D_p = diag(w~_i |V_i|, i in S_p), W_p = diag(w~_i, i in S_p), w~_i = w_i if |V_i
 term of a one-view sample is identically 0), E = J (Y - sum_q C~_q F_q) (residual on the labelled rows, zero
 elsewhere) and T_i = sum_{q in V_i} F_q(i). The views are coupled only through E_L (l x P) and Z = W~ T on the rows
 U = {i : w~_i > 0}. With Q_p = K^p H_p^{-1} (symmetric) embedded in the n x n index space through S_p (zero
-outside S_p x S_p), eliminating a_p leaves the same (l + |U|) system as :func:`mvl.least_squares.solve_structured`,
+outside S_p x S_p), eliminating a_p leaves the same (l + |U|) system as :func:`mvl.solvers.structured.solve_structured`,
 now with per-(sample, view) weights:
 
     [ I + Q_cc[L, L]          beta Q_c[L, U]        ] [E_L]   [Y_L]
@@ -44,10 +44,10 @@ now with per-(sample, view) weights:
 Q_cc[i, j] = sum_p c~_ip Q_p[i, j] c~_jp, Q_c[i, j] = sum_p c~_ip Q_p[i, j], Q_1 = sum_p Q_p. Cost: one LU of each
 H_p, O(sum_p n_p^3) <= O(m n^3) time and O(sum_p n_p^2) memory, i.e. missing views make the fit cheaper, never
 dearer. With nothing missing every formula is the complete one (c~ = c, |V_i| = m, n_p = n), and the estimators
-then call :func:`mvl.least_squares.solve_structured` itself. :func:`solve_dense_incomplete` is the textbook form:
+then call :func:`mvl.solvers.structured.solve_structured` itself. :func:`solve_dense_incomplete` is the textbook form:
 the (u+l)m system of eq (68) restricted to the present (sample, view) pairs, one LU.
 
-**The scalable solvers** ("cg", "nystrom", :mod:`mvl.scalable`) solve the same stationarity condition written as
+**The scalable solvers** ("cg", "nystrom", :mod:`mvl.solvers.system`) solve the same stationarity condition written as
 one operator equation on the (m, n, P) coefficient array with a_p = 0 outside S_p (the paper's (67)-(68) restricted
 to the present (sample, view) pairs): with Pi_p the projection on the rows S_p, K the masked kernels
 (Pi_p K^p Pi_p, :class:`MaskedViewKernels`) and F_p = Pi_p K^p a_p,

@@ -3,9 +3,9 @@
 **Per-view blocks** (Theorem 10, eq 67-68, with the diagonal kernel of Section 7.1, eq 93-94): for view p,
 H_p = (beta m D + omega L^p) K^p + delta I and Q_p = K^p H_p^{-1} (symmetric). :func:`factor_view` returns
 the LU of H_p^T (LAPACK dgetrf), :func:`view_Q` forms Q_p from it, :func:`rcond` estimates the reciprocal
-condition number of an LU. :mod:`mvl.least_squares` (Algorithm 1), :mod:`mvl.optc` (Section 6, eq 84-92, the optimal
-combination) and :mod:`mvl.svm` (Theorems 6 and 13, Algorithms 2-3) eliminate the coefficients view by view with
-them; the derivation is in the docstring of :mod:`mvl.least_squares`.
+condition number of an LU. :mod:`mvl.estimators.least_squares` (Algorithm 1), :mod:`mvl.estimators.optc` (Section 6,
+eq 84-92, the optimal combination) and :mod:`mvl.svm` (Theorems 6 and 13, Algorithms 2-3) eliminate the coefficients
+view by view with them; the derivation is in the docstring of :mod:`mvl.solvers.structured`.
 
 **GIL-free LAPACK/BLAS**, for running many small factorisations on several cores.
 
@@ -21,7 +21,7 @@ dimension, e.g. ``x[:, i:j].T`` of a C-ordered ``x``); outputs are written in pl
 If the pointers cannot be obtained, ``available()`` is False and the same functions fall back to the
 f2py wrappers (correct, but holding the GIL, so callers should then not use threads).
 
-Used by :class:`mvl.optc.OptCSystem`; ``benchmarks/bench_optc.py`` measures the effect.
+Used by :class:`mvl.solvers.optc.OptCSystem`; ``benchmarks/bench_optc.py`` measures the effect.
 """
 
 from __future__ import annotations

@@ -137,7 +137,7 @@ class OptCSystem:
 
         Threads: the work is split over the cores by hand (the GEMMs by column blocks, the restarts in
         contiguous groups), each thread calling scipy's LAPACK/BLAS with one BLAS thread and without
-        the GIL (:mod:`mvl.blocks`). A multithreaded BLAS gains little on a 680 x 680 Cholesky, and its
+        the GIL (:mod:`mvl.solvers.lapack`). A multithreaded BLAS gains little on a 680 x 680 Cholesky, and its
         idle workers busy-wait after each call, taking a core from the next step. Operands are Fortran
         views of C-ordered buffers (no copies).
 
@@ -261,7 +261,7 @@ class OptCSystem:
 def restart_outputs(K_x, C, A, mask=None):
     """Outputs (R, v, P) of every restart on points x, kernels K_x (m, v, n), coefficients A (m, n, R, P):
     sum_p c_p K^p_x a_p (eq 50-52); with a presence ``mask`` (v, m) of the points, sum_{p in V_x} c~_xp K^p_x a_p
-    (c renormalised over the present views, :func:`mvl.incomplete.combination_weights`)."""
+    (c renormalised over the present views, :func:`mvl.missing_views.combination_weights`)."""
     m, n, R, P = A.shape
     out = np.zeros((K_x.shape[1], R, P))
     if mask is not None:
@@ -286,8 +286,8 @@ def incomplete_c_objective(c, FL, Y_L, mask_L):
 def incomplete_c_step(FL, Y_L, mask_L, c0, alpha, n_fixed_point=3, n_probe=None, n_polish=3):
     """The c-step of MVL-LS-optC on incomplete views: c on ||c|| = alpha with g(c) <= g(c0) (module docstring).
 
-    Candidates: c0; the global minimiser on the sphere (:func:`mvl.sphere.sphere_least_squares`, eq 86-92) of the
-    linear problem with s_i frozen at c0, and ``n_fixed_point`` - 1 further passes with s_i refrozen at the last
+    Candidates: c0; the global minimiser on the sphere (:func:`mvl.solvers.sphere.sphere_least_squares`, eq 86-92) of
+    the linear problem with s_i frozen at c0, and ``n_fixed_point`` - 1 further passes with s_i refrozen at the last
     solution; the best of ``n_probe`` fixed pseudo-random points of the sphere (default 100 m; g has poles and jumps
     where a sum_{q in V_i} c_q or sum_q c_q changes sign, which a local descent does not cross); the ``n_polish``
     best candidates are polished by BFGS on g(alpha v / ||v||). Returns (c, g(c)), the smallest g found."""

@@ -1,6 +1,6 @@
 """MVL-LS at scale: the exact problem of Theorem 10 by preconditioned CG, and its Nystrom restriction.
 
-Notation (as :mod:`mvl.least_squares`): n = u + l training points, m views, P outputs; per view the
+Notation (as :mod:`mvl.estimators.least_squares`): n = u + l training points, m views, P outputs; per view the
 coefficients a_p (n x P), outputs F_p = K^p a_p, S = sum_p c_p F_p, T = sum_p F_p; delta = l gamma_A,
 beta = l gamma_B, omega = l gamma_W. The objective (10)/(53), times l, is
 
@@ -46,15 +46,15 @@ the M-space least squares problem with Hessian B + delta I and gradient Z^T r; s
 m r x m r); alpha_p = V_p w_p. With the centres = all training points it is the exact problem (tested
 against the structured solver). Prediction: O(t M m).
 
-**Incomplete views** (issue 30, :mod:`mvl.incomplete`): with a presence ``mask`` (n, m) the system is the one of
-:func:`mvl.incomplete.solve_structured_incomplete` (eq 67-68 restricted to the present (sample, view) pairs): the
-coefficient arrays keep their shape (m, n, P) with a_p = 0 outside S_p; the kernels are Pi_p K^p Pi_p
-(:class:`mvl.incomplete.MaskedViewKernels`), and M becomes
+**Incomplete views** (:mod:`mvl.solvers.incomplete`): with a presence ``mask`` (n, m) the system is the one of
+:func:`mvl.solvers.incomplete.solve_structured_incomplete` (eq 67-68 restricted to the present (sample, view) pairs):
+the coefficient arrays keep their shape (m, n, P) with a_p = 0 outside S_p; the kernels are Pi_p K^p Pi_p
+(:class:`mvl.missing_views.MaskedViewKernels`), and M becomes
 
     (M F)_p = Pi_p [C~_p J S~ + beta w (x) (|V| F_p - T) + omega L_p^d F_p],      r_p = C~_p J Y,
 
 with C~_p = diag(c~_ip) the combination renormalised over each sample's present views
-(:func:`mvl.incomplete.combination_weights`), S~ = sum_q C~_q F_q, |V_i| the number of views of sample i and L_p
+(:func:`mvl.missing_views.combination_weights`), S~ = sum_q C~_q F_q, |V_i| the number of views of sample i and L_p
 the kNN Laplacian of view p's samples (zero rows elsewhere). Every operator (M, K, the preconditioner) maps the
 arrays that vanish outside the present pairs into themselves, so CG stays in that subspace, where
 <a, b>_K is an inner product. In B = Z^T M Z the labelled term is [Z_p[L]^T C~_p C~_q Z_q[L]] and the between-view

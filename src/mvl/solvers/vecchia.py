@@ -17,7 +17,7 @@ exact Cholesky factorisation of K^{-1} in that order). Nothing n x n is formed: 
 on the view's features (Gaussian kernels) or kernel rows in blocks (other kernels), and each conditional is a
 q x q solve.
 
-Why it fits the graph regime of :mod:`mvl.graph_solver`: the kernels there (narrow or moderate Gaussians on noisy
+Why it fits the graph regime of :mod:`mvl.solvers.graph`: the kernels there (narrow or moderate Gaussians on noisy
 manifold data) are neither low-rank nor numerically sparse, but their inverse is close to sparse: a point's value
 is nearly determined by its nearest neighbours (the screening effect), which a Nystrom basis on a few centres does
 not capture and Vecchia's conditionals do.
@@ -31,9 +31,9 @@ from scipy import sparse
 __all__ = ["VECCHIA_NEIGHBOURS", "vecchia_factor"]
 
 VECCHIA_NEIGHBOURS = 20
-"""Earlier points each point conditions on (q). Measured on issue 28's data at n = 8,000 (benchmarks/README.md,
-the graph solver to the same accuracy): q = 10, 20, 30 took 93, 72, 55 iterations, with sparse factors of 11, 19
-and 51 million entries (fit 38, 34, 40 s); 20 is the balance."""
+"""Earlier points each point conditions on (q). Measured on the graph-regime data of ``benchmarks/bench_scale.py``
+at n = 8,000 (benchmarks/README.md, the graph solver to the same accuracy): q = 10, 20, 30 took 93, 72, 55
+iterations, with sparse factors of 11, 19 and 51 million entries (fit 38, 34, 40 s); 20 is the balance."""
 
 
 def _earlier_neighbours(kernels, p, order, q, first=256):
