@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-__all__ = ["unlabelled_mask", "encode_labels", "encode_targets", "BINARY_HINT"]
+__all__ = ["unlabelled_mask", "encode_labels", "encode_targets", "BINARY_HINT", "stratified_holdout"]
 
 
 BINARY_HINT = ("-1 marks an unlabelled sample here; to fit a binary problem labelled {-1, +1}, recode it, e.g. "
@@ -78,3 +78,18 @@ def encode_targets(y_encoded, n_classes):
     Y = -np.ones((len(y_encoded), n_classes))
     Y[np.arange(len(y_encoded)), y_encoded] = 1.0
     return Y
+
+
+def stratified_holdout(codes, fraction, rng, classes):
+    """Positions (into the labelled samples) of a seeded stratified hold-out: per class round(fraction * count)
+    samples, at least 1, leaving at least 1 for training; a class with one labelled sample cannot be split."""
+    out = []
+    for k in range(len(classes)):
+        idx = np.flatnonzero(codes == k)
+        if idx.size < 2:
+            raise ValueError(f"validation_fraction: class {np.asarray(classes[k]).tolist()!r} has {idx.size} labelled "
+                             "sample(s); holding out part of every class needs >= 2 per class (or pass "
+                             "validation_fraction=None: the restart is then chosen by the objective (84))")
+        h = min(idx.size - 1, max(1, int(round(fraction * idx.size))))
+        out.append(rng.permutation(idx)[:h])
+    return np.sort(np.concatenate(out))

@@ -84,7 +84,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import column_or_1d
 
 from ..solvers import lapack as blocks
-from ..labels import encode_labels
+from ..labels import encode_labels, stratified_holdout
 from ..docstrings import shared_parameters
 from .base import (
     StrictInterval,
@@ -98,7 +98,7 @@ from .base import (
 )
 from ..missing_views import combination_weights
 from ..solvers.structured import solve_structured
-from .least_squares import MEMORY_ADVICE
+from .least_squares import MEMORY_ADVICE, kept_for_prediction, memory_budget, sample_and_view_counts
 from ..solvers import choose_solver, get_solver, solver_names
 from ..solvers.optc import OptCSystem, incomplete_c_objective, incomplete_c_step, qr_triangle, restart_outputs
 from ..solvers.sphere import sphere_least_squares
@@ -261,8 +261,6 @@ class MVLLeastSquaresOptC(MVLClassifier):
         previous iterate and is preconditioned with that same factorisation. Labelled outputs: F_p[L] = Z_p[L] w_p
         ("nystrom") or K^p[L, :] a_p ("cg"). At the f-step's optimum the objective is (1/l) <Y_L, Y_L - S_L>.
         """
-        from .least_squares import kept_for_prediction
-
         solver = get_solver(self.solver_)
         t0 = time.perf_counter()
         problem = self.operator_problem(X, y, solver, budget, missing=False, tol=self.cg_tol,
@@ -351,7 +349,6 @@ class MVLLeastSquaresOptC(MVLClassifier):
         There, use ``validation_fraction``, which splits whatever the estimator receives.
         """
         from .base import unlabelled_mask
-        from .least_squares import memory_budget, sample_and_view_counts
 
         alpha = float(self.alpha)
 
@@ -394,7 +391,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
                 raise ValueError(f"y_val has shape {y_val.shape}, X_val has {K_val.shape[1]} samples")
         elif self.validation_fraction is not None:
             # held-out labelled samples: their labels are hidden (they stay in the graph as unlabelled samples)
-            held = _stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)
+            held = stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)
             K_val = np.ascontiguousarray(K[:, labelled[held]])
             y_val = classes[y_enc[labelled[held]]]
             keep = np.setdiff1d(np.arange(l_all), held)
@@ -490,7 +487,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
             if y_val.shape != (K_val.shape[1],):
                 raise ValueError(f"y_val has shape {y_val.shape}, X_val has {K_val.shape[1]} samples")
         elif self.validation_fraction is not None:
-            held = _stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)
+            held = stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)
             K_val = np.ascontiguousarray(K[:, labelled[held]])
             mask_val = mask[labelled[held]]
             y_val = classes[y_enc[labelled[held]]]
@@ -567,14 +564,12 @@ class MVLLeastSquaresOptC(MVLClassifier):
         """``validation_fraction`` with the f-step of "cg" or "nystrom": the alternation on the labelled samples
         left after a seeded stratified hold-out (the held-out ones unlabelled), the restart chosen on the held-out
         ones, then f refitted with every labelled sample at the kept c (Theorem 10 by the same solver)."""
-        from .least_squares import kept_for_prediction
-
         y = column_or_1d(y, warn=True)
         classes, y_enc, labelled = encode_labels(y, y.shape[0])
-        m = sample_and_view_counts_m(self, X)
+        m = sample_and_view_counts(self, X)[1]
         rng = np.random.default_rng(self.random_state)
         rng.standard_normal((self.n_restarts, m))  # the draw of the restarts (_fit_scalable repeats it)
-        held = labelled[_stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)]
+        held = labelled[stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)]
         if y.dtype.kind in "iuf":  # hidden: unlabelled, still in the graph
             y_fit = y.copy()
             y_fit[held] = -1
@@ -596,25 +591,3 @@ class MVLLeastSquaresOptC(MVLClassifier):
                       (("gamma_A", self.gamma_A), ("gamma_B", self.gamma_B), ("gamma_W", self.gamma_W)),
                       y_enc[labelled])
         return self
-
-
-def sample_and_view_counts_m(est, X):
-    """The number of views m of the training input, without computing kernels."""
-    from .least_squares import sample_and_view_counts
-
-    return sample_and_view_counts(est, X)[1]
-
-
-def _stratified_holdout(codes, fraction, rng, classes):
-    """Positions (into the labelled samples) of a seeded stratified hold-out: per class round(fraction * count)
-    samples, at least 1, leaving at least 1 for training; a class with one labelled sample cannot be split."""
-    out = []
-    for k in range(len(classes)):
-        idx = np.flatnonzero(codes == k)
-        if idx.size < 2:
-            raise ValueError(f"validation_fraction: class {np.asarray(classes[k]).tolist()!r} has {idx.size} labelled "
-                             "sample(s); holding out part of every class needs >= 2 per class (or pass "
-                             "validation_fraction=None: the restart is then chosen by the objective (84))")
-        h = min(idx.size - 1, max(1, int(round(fraction * idx.size))))
-        out.append(rng.permutation(idx)[:h])
-    return np.sort(np.concatenate(out))
