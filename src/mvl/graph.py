@@ -324,7 +324,7 @@ def hnsw_neighbors(X, k, ef=None):
     """
     import hnswlib
 
-    from .solvers.lapack import default_threads
+    from .parallel import default_threads
 
     X = np.ascontiguousarray(X, dtype=np.float64)
     n, d = X.shape

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .solvers import lapack as blocks
+from . import parallel as blocks
 from .kernels import chi2_distances
 
 __all__ = ["ViewKernels", "kernel_block"]

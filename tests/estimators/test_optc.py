@@ -172,7 +172,7 @@ def test_estimator_c_step_against_dense_fit_and_sampling(m, n, P, frac_unlabelle
 def test_threaded_f_step_matches_serial_batched_and_fallback_paths(gammas, monkeypatch):
     """The f-step gives the same E, F and coefficients whatever the threads, batches or LAPACK path,
     including restarts whose Cholesky fails (solved again by LU)."""
-    from mvl.solvers import lapack as blocks
+    from mvl import parallel as blocks
 
     K, _, y = make_problem(3, 36, 3, frac_unlabelled=0.4, seed=21)
     lab = np.flatnonzero(y >= 0)

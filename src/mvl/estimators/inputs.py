@@ -491,7 +491,7 @@ def _check_positive_semidefinite(K, rel_tol=1e-6):
     matrix-vector products run on one BLAS thread and the views spread over the cores
     (:func:`mvl.solvers.lapack.map_threads`): at n = 765, m = 7 about 15 ms, against 0.17-0.24 s on strided views
     with multithreaded BLAS-2 calls."""
-    from ..solvers.lapack import default_threads, map_threads
+    from ..parallel import default_threads, map_threads
 
     if K.shape[1] < 2:
         return

@@ -83,7 +83,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import column_or_1d
 
-from ..solvers import lapack as blocks
+from .. import parallel as blocks
 from ..labels import encode_labels, stratified_holdout
 from ..docstrings import shared_parameters
 from .base import (

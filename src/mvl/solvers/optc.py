@@ -10,7 +10,7 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import blas, lapack
 
-from . import lapack as blocks
+from .. import parallel as blocks
 from ..missing_views import combination_scales, combination_weights
 from .lapack import factor_spd, factor_view, solve_factored, view_Q
 from .sphere import sphere_least_squares

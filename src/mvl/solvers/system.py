@@ -245,7 +245,7 @@ def sparse_times_dense(S, X, threads=None):
     """S @ X for a sparse CSR S and a dense X with many columns, the rows split over ``threads`` threads (default:
     the BLAS setting; scipy's sparse-dense product runs on one core: n = 8,000, 1,000 columns 0.21 s -> 0.12 s
     on 2)."""
-    from .lapack import chunks, default_threads, map_threads
+    from ..parallel import chunks, default_threads, map_threads
 
     threads = default_threads() if threads is None else int(threads)
     if threads == 1 or X.ndim == 1 or X.shape[1] < 32 or S.shape[0] < 2048:

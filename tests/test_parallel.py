@@ -1,4 +1,4 @@
-"""mvl.solvers.lapack (GIL-free LAPACK/BLAS through scipy's cython_lapack pointers) against numpy/scipy."""
+"""mvl.parallel (GIL-free LAPACK/BLAS through scipy's cython_lapack pointers, the thread pool) against numpy/scipy."""
 
 import os
 import threading
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import linalg
 
-from mvl.solvers import lapack as blocks
+from mvl import parallel as blocks
 
 
 
