@@ -97,9 +97,8 @@ from .base import (
     take_samples,
 )
 from ..missing_views import combination_weights
-from ..solvers.structured import solve_structured
 from .least_squares import MEMORY_ADVICE, kept_for_prediction, memory_budget, sample_and_view_counts
-from ..solvers import choose_solver, get_solver, solver_names
+from ..solvers import MVLProblem, choose_solver, get_solver, solver_names
 from ..solvers.optc import OptCSystem, incomplete_c_objective, incomplete_c_step, qr_triangle, restart_outputs
 from ..solvers.sphere import sphere_least_squares
 
@@ -382,24 +381,8 @@ class MVLLeastSquaresOptC(MVLClassifier):
         rng = np.random.default_rng(self.random_state)
         C = rng.standard_normal((self.n_restarts, m))  # drawn first: the same restarts with or without a split
         C *= alpha / np.linalg.norm(C, axis=1, keepdims=True)
-        held = None
-        mask_val = None
-        if X_val is not None:
-            K_val, mask_val = self._test_kernels(X_val, name="X_val", presence=True)  # mask: X_val misses views
-            y_val = column_or_1d(y_val)
-            if y_val.shape != (K_val.shape[1],):
-                raise ValueError(f"y_val has shape {y_val.shape}, X_val has {K_val.shape[1]} samples")
-        elif self.validation_fraction is not None:
-            # held-out labelled samples: their labels are hidden (they stay in the graph as unlabelled samples)
-            held = stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)
-            K_val = np.ascontiguousarray(K[:, labelled[held]])
-            y_val = classes[y_enc[labelled[held]]]
-            keep = np.setdiff1d(np.arange(l_all), held)
-            labelled_all, labelled, Y_L = labelled, labelled[keep], Y_all[keep]
-        else:
-            K_val = None
-        if held is None:
-            Y_L = Y_all
+        K_val, mask_val, y_val, held, labelled_all = self._validation(K, None, y_enc, labelled, X_val, y_val, rng)
+        labelled, Y_L = labelled_all[self._kept(held, l_all)], Y_all[self._kept(held, l_all)]
         l = len(labelled)
         t0 = time.perf_counter()
         system = OptCSystem(K, labelled, Y_L, **gammas, L=L)
@@ -451,19 +434,8 @@ class MVLLeastSquaresOptC(MVLClassifier):
                 best = int(np.argmin(final_obj))
                 coef = system.coefficients(C[best], E[best])
         del system
-        if held is not None:  # c of the kept restart; f from every labelled sample (Theorem 10 at that c)
-            coef = solve_structured(K, labelled_all, Y_all, C[best], **gammas, L=L)
-            labelled = labelled_all
-            self.validation_indices_ = labelled_all[held]
-        self.coef_ = np.ascontiguousarray(coef)
-        if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
-            raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {gammas['gamma_A']:g}); increase gamma_A "
-                                     "or check K")
-        self.fit_seconds_ = time.perf_counter() - t0
-        self._set_restarts(C, best, history, final_obj, scores)
-        self.n_labelled_ = len(labelled)
-        self._check_regularization(K, labelled, y_enc[labelled])
-        return self
+        return self._finish(K, None, L, coef, C, best, history, final_obj, scores, held, labelled_all, Y_all, y_enc,
+                            t0)
 
     def _fit_incomplete(self, K, y_enc, labelled, X_val, y_val, alpha):
         """The alternation of Section 6 on incomplete views (module docstring): f-step by
@@ -479,24 +451,8 @@ class MVLLeastSquaresOptC(MVLClassifier):
         rng = np.random.default_rng(self.random_state)
         C = rng.standard_normal((self.n_restarts, m))  # the same draws as the complete path
         C *= alpha / np.linalg.norm(C, axis=1, keepdims=True)
-        held = None
-        mask_val = None
-        if X_val is not None:
-            K_val, mask_val = self._test_kernels(X_val, name="X_val", presence=True)
-            y_val = column_or_1d(y_val)
-            if y_val.shape != (K_val.shape[1],):
-                raise ValueError(f"y_val has shape {y_val.shape}, X_val has {K_val.shape[1]} samples")
-        elif self.validation_fraction is not None:
-            held = stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)
-            K_val = np.ascontiguousarray(K[:, labelled[held]])
-            mask_val = mask[labelled[held]]
-            y_val = classes[y_enc[labelled[held]]]
-            keep = np.setdiff1d(np.arange(len(labelled)), held)
-            labelled_all, labelled, Y_L = labelled, labelled[keep], Y_all[keep]
-        else:
-            K_val = None
-        if held is None:
-            Y_L = Y_all
+        K_val, mask_val, y_val, held, labelled_all = self._validation(K, mask, y_enc, labelled, X_val, y_val, rng)
+        labelled, Y_L = labelled_all[self._kept(held, len(labelled))], Y_all[self._kept(held, len(labelled))]
         l = len(labelled)
         mask_L = mask[labelled]
         t0 = time.perf_counter()
@@ -535,14 +491,42 @@ class MVLLeastSquaresOptC(MVLClassifier):
             best = int(np.lexsort((final_obj, -scores))[0])
         else:
             best = int(np.argmin(final_obj))
-        coef = coefs[:, :, best]
-        if held is not None:  # c of the kept restart; f from every labelled sample (Theorem 10 at that c)
-            coef = solve_structured_incomplete(K, mask, labelled_all, Y_all, C[best], **gammas, L=L)
-            labelled = labelled_all
-            self.validation_indices_ = labelled_all[held]
+        return self._finish(K, mask, L, coefs[:, :, best], C, best, history, final_obj, scores, held, labelled_all,
+                            Y_all, y_enc, t0)
+
+    def _validation(self, K, mask, y_enc, labelled, X_val, y_val, rng):
+        """The held-out data that chooses the restart (both structured paths): (K_val, mask_val, y_val, held,
+        labelled) with X_val and y_val given, or with ``validation_fraction`` a seeded stratified hold-out ``held``
+        (positions among the labelled samples, whose labels are then hidden: they stay in the graph as unlabelled
+        samples), else K_val None."""
+        classes, held, mask_val, K_val = self.classes_, None, None, None
+        if X_val is not None:
+            K_val, mask_val = self._test_kernels(X_val, name="X_val", presence=True)  # mask: X_val misses views
+            y_val = column_or_1d(y_val)
+            if y_val.shape != (K_val.shape[1],):
+                raise ValueError(f"y_val has shape {y_val.shape}, X_val has {K_val.shape[1]} samples")
+        elif self.validation_fraction is not None:
+            held = stratified_holdout(y_enc[labelled], float(self.validation_fraction), rng, classes)
+            K_val = np.ascontiguousarray(K[:, labelled[held]])
+            mask_val = None if mask is None else mask[labelled[held]]
+            y_val = classes[y_enc[labelled[held]]]
+        return K_val, mask_val, y_val, held, labelled
+
+    @staticmethod
+    def _kept(held, l):
+        """Positions of the labelled samples the alternation fits on: all, or those not held out."""
+        return np.arange(l) if held is None else np.setdiff1d(np.arange(l), held)
+
+    def _finish(self, K, mask, L, coef, C, best, history, final_obj, scores, held, labelled, Y_all, y_enc, t0):
+        """The fitted attributes of both structured paths; with a hold-out, f refitted from every labelled sample
+        at the kept restart's c (Theorem 10 by the structured solver)."""
+        if held is not None:
+            problem = MVLProblem(K, labelled, Y_all, C[best], **self._gammas(), laplacians=L, mask=mask)
+            coef = get_solver("structured").solve(problem).coef
+            self.validation_indices_ = labelled[held]
         self.coef_ = np.ascontiguousarray(coef)
         if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
-            raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {gammas['gamma_A']:g}); increase gamma_A "
+            raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {self.gamma_A:g}); increase gamma_A "
                                      "or check K")
         self.fit_seconds_ = time.perf_counter() - t0
         self._set_restarts(C, best, history, final_obj, scores)
