@@ -4,7 +4,7 @@ import inspect
 
 import pytest
 
-from mvl.docstrings import PARAMETERS, parameter_entry, shared_parameters
+from mvl.docstrings import PARAMETERS, fill_parameters, parameter_entry, shared_parameters
 
 
 def test_placeholder_lines_become_the_indented_shared_description():
@@ -55,3 +55,20 @@ def test_parameter_entry_is_a_numpydoc_entry():
 def test_descriptions_are_concise():
     assert all(0 < len(text.split("\n")) <= 6 and max(map(len, text.split("\n"))) <= 110
                for text in PARAMETERS.values())
+
+
+def test_fill_parameters_takes_descriptions_of_its_own():
+    @fill_parameters({**PARAMETERS, "own": "An option of a few estimators."})
+    class Example:
+        """Summary.
+
+        Parameters
+        ----------
+        own : int, default 1
+            {own}
+        views : None, default None
+            {views}
+        """
+
+    assert "        An option of a few estimators.\n" in Example.__doc__
+    assert PARAMETERS["views"].split("\n")[0] in Example.__doc__

@@ -4,7 +4,9 @@ The parameters the MVL estimators share (the gammas of eq 10, the combination c 
 eq 60-63, the classes) and those every estimator shares (how X becomes per-view kernels) read the same in
 every class docstring. A class keeps its own ``name : type, default value`` line, since defaults may
 differ between estimators, and puts the placeholder ``{name}`` on the line below it; the decorator
-:func:`shared_parameters` replaces each placeholder line by the description, indented as the placeholder::
+:func:`shared_parameters` replaces each placeholder line by the description, indented as the placeholder.
+Whole entries shared the same way (:data:`SECTIONS`: the attributes of the views, the references) stand at
+the indentation of the entries::
 
     @shared_parameters
     class MyEstimator(MVLClassifier):
@@ -24,7 +26,7 @@ from __future__ import annotations
 import re
 import textwrap
 
-__all__ = ["PARAMETERS", "parameter_entry", "shared_parameters"]
+__all__ = ["PARAMETERS", "SECTIONS", "fill_parameters", "parameter_entry", "shared_parameters"]
 
 PARAMETERS = {
     # ---------------------------------------------------------------- the MVL estimators
@@ -78,6 +80,27 @@ samples, or a value, or one of these per view. None: "median" for "rbf", "mean" 
 Nowozin 2009). A view whose kernel comes out constant or diagonal gives a DegenerateKernelWarning.""",
 }
 
+SECTIONS = {
+    # whole entries, placed at the entries' indentation
+    "view_attributes": """\
+n_views_ : int
+n_train_ : int
+    Training samples n (columns of the kernels at prediction).
+n_features_in_ : int
+bandwidths_ : list or None
+    Per-view sigma ("rbf") or scale ("chi2") computed at fit.
+view_columns_ : list of arrays
+    Column indices of each view (feature matrix input).""",
+    "mvl_references": """\
+.. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
+   Hilbert spaces for manifold regularization and co-regularized multi-view learning. Journal of Machine
+   Learning Research, 17(25), 1-72.
+.. [2] Sindhwani, V., & Rosenberg, D. S. (2008). An RKHS for multi-view learning and manifold co-regularization.
+   Proceedings of the 25th International Conference on Machine Learning (ICML), Helsinki.
+.. [3] Belkin, M., Niyogi, P., & Sindhwani, V. (2006). Manifold regularization: a geometric framework for learning
+   from labeled and unlabeled examples. Journal of Machine Learning Research, 7, 2399-2434.""",
+}
+
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)\{(?P<name>\w+)\}[ \t]*$", flags=re.M)
 
 
@@ -87,15 +110,24 @@ def parameter_entry(name, kind, indent="    "):
     return f"{indent}{name} : {kind}\n" + textwrap.indent(PARAMETERS[name], indent + "    ")
 
 
+def fill_parameters(descriptions):
+    """Decorator that replaces every docstring line holding only ``{name}`` by ``descriptions[name]``, indented
+    as the placeholder; for descriptions shared by a few estimators only (the SVMs' solver options), on top of
+    :data:`PARAMETERS`. An unknown name is an error (KeyError), so a misspelt placeholder cannot reach the
+    rendered documentation."""
+
+    def fill(obj):
+        doc = obj.__doc__
+        if doc:  # None under python -OO
+            obj.__doc__ = _PLACEHOLDER.sub(
+                lambda m: textwrap.indent(descriptions[m.group("name")], m.group("indent")), doc)
+        return obj
+
+    return fill
+
+
 def shared_parameters(obj):
-    """Class (or function) decorator: replace every docstring line that holds only ``{name}`` by the shared
-    description ``PARAMETERS[name]``, indented as the placeholder. An unknown name is an error (KeyError),
-    so a misspelt placeholder cannot reach the rendered documentation. Returns ``obj``."""
-    doc = obj.__doc__
-    if doc:  # None under python -OO
-
-        def fill(match):
-            return textwrap.indent(PARAMETERS[match.group("name")], match.group("indent"))
-
-        obj.__doc__ = _PLACEHOLDER.sub(fill, doc)
-    return obj
+    """Class (or function) decorator: fill the placeholders ``{name}`` of its docstring with the shared
+    parameter descriptions :data:`PARAMETERS` and the shared entries :data:`SECTIONS` (the attributes of the
+    views, the references of the MVL estimators; :func:`fill_parameters`). Returns ``obj``."""
+    return fill_parameters({**PARAMETERS, **SECTIONS})(obj)

@@ -49,6 +49,7 @@ from scipy.linalg import lapack
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
+from .docstrings import shared_parameters
 from .base import (
     StrictInterval,
     COUNT,
@@ -397,6 +398,7 @@ class IllConditionedWarning(UserWarning):
     """A solve was numerically ill-conditioned (see ``condition_estimate_``)."""
 
 
+@shared_parameters
 class MVLLeastSquares(MVLClassifier):
     """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
 
@@ -409,44 +411,23 @@ class MVLLeastSquares(MVLClassifier):
     Parameters
     ----------
     gamma_A : float > 0, default 1e-5
-        RKHS regularisation (gamma_A ||f||^2 in eq 10). Typical range 1e-7 to 1e-1; the paper uses 1e-5.
+        {gamma_A}
     gamma_B : float >= 0, default 0.0
-        Between-view consistency weight (eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6); in the
-        validation study 1e-6 changed nothing and 1e-4 lowered accuracy, hence 0.
+        {gamma_B}
     gamma_W : float >= 0, default 1e-2
-        Within-view manifold regularisation weight (eq 53, 60-64), on the default graph below. Typical range 0
-        to 1; 0 leaves the graph (and the unlabelled samples, unless gamma_B > 0) out. 1e-2 with the default
-        graph was selected on validation in ``benchmarks/study_defaults.py`` (mfeat, multi-view MNIST, USPST,
-        digits; 3 labelled per class + 470 unlabelled): adding the unlabelled samples raised test accuracy by
-        7 to 14 points on every data set (by 3 to 10 over gamma_W = 0). Without unlabelled samples it costs
-        about 1 point at 10+ labels per class (5 points at 3): for purely supervised data set gamma_W=0.
-        With the paper's dense graph, values above 1e-6 make unlabelled data hurt (by 20-40 points at 1e-2).
+        {gamma_W}
     laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
-        L^i = I - D^-1/2 W D^-1/2 (the authors' code) or D - W of each view's graph W (built from the view's
-        Gram matrix, see ``n_neighbors``), or the Laplacians themselves, sample-first like the kernels (then
-        ``n_neighbors`` is not used, ``graph_weights`` must be "kernel", and ``laplacian_power`` None means 1).
+        {laplacian}
     n_neighbors : int >= 1, "auto" or None, default 5
-        The graph: a symmetrised kNN graph of each view's kernel with this many neighbours (typical 5 to 20;
-        5 selected by the validation study), or None for the paper's dense kernel weights W = K (Section 7.1):
-        ``n_neighbors=None`` alone gives the paper's model (with ``laplacian_power`` None then meaning 1).
-        With many unlabelled points let it grow with n: "auto" takes 0.5 % of the training samples within [10, 500]
-        (:func:`mvl.graph.auto_neighbors`); with a fixed k the neighbourhoods shrink as n grows and the graph term
-        stops informing the fit (measured in benchmarks/README.md, "bench_scale.py": 32,000 manifold points, 20
-        labels, 0.58 at k = 10 against 0.94 at k = 160).
+        {n_neighbors}
     laplacian_power : int >= 1 or None, default None
-        p of the iterated Laplacian (L^i)^p in M_W (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg
-        2008, Table 4) in place of L of eq (60)-(63). None: 2 for a kNN graph (selected by the validation
-        study over 1, 2, 4), 1 for the paper's dense graph and for an explicit ``laplacian``. Typical 1 to 4;
-        each power costs n x n products.
+        {laplacian_power}
     graph_weights : "kernel" or "binary", default "kernel"
-        Edge weights of the kNN graph: the kernel value K^i_jk (0 where negative), or 1 (the default of the
-        manifold-regularization code). "binary" needs ``n_neighbors``.
+        {graph_weights}
     n_classes : int >= 2 or None, default None
-        Number of classes P. If given, labels must be integers in 0..P-1 and each class needs a labelled sample;
-        if None, the classes are the distinct labels.
+        {n_classes}
     c : array of shape (m,) or None, default None
-        Combination vector of C = c^T (x) I_P (eq 52); None is the average 1/m
-        (eq 50-51). Any real values are allowed, negative ones too, but not all zeros.
+        {c}
     solver : "auto", "structured", "cg", "nystrom" or "dense", default "auto"
         "structured" solves view by view (O(m n^3) time, O(m n^2) memory; :func:`solve_structured`). "cg" solves
         the same problem of Theorem 10 by preconditioned conjugate gradients (:mod:`mvl.scalable`): no n x n
@@ -489,25 +470,11 @@ class MVLLeastSquares(MVLClassifier):
         indicator of the unlabelled points gives co-regularization on them (Section 3.4, eq 43-48;
         Sindhwani & Rosenberg 2008, see :mod:`mvl.coreg`).
     kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
-        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
-        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
-        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
-        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
-        non-negative features) kernel with parameters from the training samples only.
+        {kernel}
     views : None, sequence of int or sequence of index arrays, default None
-        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
-        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
-        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+        {views}
     bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
-        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
-        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
-        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
-        DegenerateKernelWarning naming it.
-
+        {bandwidth}
 
     Attributes
     ----------
@@ -531,14 +498,7 @@ class MVLLeastSquares(MVLClassifier):
     n_iter_, residual_ : int, float or None
         "cg", "graph": iterations and the final relative residual of (68) ("graph": the smaller of it and the
         estimated relative objective error, see ``tol``); the direct solvers: 1 and None.
-    n_views_ : int
-    n_train_ : int
-        Training samples n (columns of the kernels at prediction).
-    n_features_in_ : int
-    bandwidths_ : list or None
-        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
-    view_columns_ : list of arrays
-        Column indices of each view (feature matrix input).
+    {view_attributes}
     view_mask_ : bool array (n, m) or None
         Which training samples have which view (True: present); None when no view is missing.
 
@@ -571,13 +531,7 @@ class MVLLeastSquares(MVLClassifier):
 
     References
     ----------
-    .. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
-       Hilbert spaces for manifold regularization and co-regularized multi-view learning. Journal of Machine
-       Learning Research, 17(25), 1-72.
-    .. [2] Sindhwani, V., & Rosenberg, D. S. (2008). An RKHS for multi-view learning and manifold co-regularization.
-       Proceedings of the 25th International Conference on Machine Learning (ICML), Helsinki.
-    .. [3] Belkin, M., Niyogi, P., & Sindhwani, V. (2006). Manifold regularization: a geometric framework for learning
-       from labeled and unlabeled examples. Journal of Machine Learning Research, 7, 2399-2434.
+    {mvl_references}
 
     Examples
     --------

@@ -21,6 +21,7 @@ from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .docstrings import shared_parameters
 from .base import StrictInterval, MultiViewClassifier, encode_labels, take_samples, unlabelled_mask
 from .grid import grid_decision_functions
 from .least_squares import MVLLeastSquares
@@ -71,6 +72,7 @@ class SemiSupervisedCV:
             yield np.sort(np.concatenate([lab[tr], unl_idx])), lab[te]
     def __repr__(self):
         return f"SemiSupervisedCV(cv={self.cv!r})"
+@shared_parameters
 class MVLLeastSquaresCV(MultiViewClassifier):
     """MVL-LS (Algorithm 1) with the graph and (gamma_A, gamma_B, gamma_W) selected by cross-validation.
     Every point of ``graphs`` x ``gammas_A`` x ``gammas_B`` x ``gammas_W`` is scored by its mean accuracy over
@@ -113,24 +115,11 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         needs 2 labelled samples); an int k is ``StratifiedKFold(k)``; a splitter (e.g. ``StratifiedShuffleSplit(
         1, test_size=0.2)`` for one hold-out split) sees only the labelled samples. Scoring is accuracy.
     kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
-        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
-        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
-        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
-        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
-        non-negative features) kernel with parameters from the training samples only.
+        {kernel}
     views : None, sequence of int or sequence of index arrays, default None
-        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
-        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
-        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+        {views}
     bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
-        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
-        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
-        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
-        DegenerateKernelWarning naming it.
+        {bandwidth}
 
     Attributes
     ----------
@@ -157,13 +146,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
 
     References
     ----------
-    .. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
-       Hilbert spaces for manifold regularization and co-regularized multi-view learning. Journal of Machine
-       Learning Research, 17(25), 1-72.
-    .. [2] Sindhwani, V., & Rosenberg, D. S. (2008). An RKHS for multi-view learning and manifold co-regularization.
-       Proceedings of the 25th International Conference on Machine Learning (ICML), Helsinki.
-    .. [3] Belkin, M., Niyogi, P., & Sindhwani, V. (2006). Manifold regularization: a geometric framework for learning
-       from labeled and unlabeled examples. Journal of Machine Learning Research, 7, 2399-2434.
+    {mvl_references}
 
     Examples
     --------

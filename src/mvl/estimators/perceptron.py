@@ -48,9 +48,10 @@ from numbers import Real
 
 from sklearn.base import _fit_context
 
-from .base import StrictInterval, COUNT, SEED, MultiViewClassifier, reject_sparse
-from .kernels import gaussian_kernel, linear_kernel
-from .validation import as_float_array
+from ..docstrings import shared_parameters
+from ..base import StrictInterval, COUNT, SEED, MultiViewClassifier, reject_sparse
+from ..kernels import gaussian_kernel, linear_kernel
+from ..validation import as_float_array
 
 __all__ = ["KernelMultiViewPerceptron", "OrthogonalMultiViewPerceptron", "cross_view_kernels",
            "check_cross_view_kernels"]
@@ -313,6 +314,7 @@ class _MultiViewPerceptronBase(MultiViewClassifier):
         return out[:, 0] if self.classes_.size == 2 else out
 
 
+@shared_parameters
 class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     """Matrix multi-view Perceptron (Cavallanti et al. 2008; Fornoni 2009, Chapter 3) in dual form.
 
@@ -333,24 +335,11 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     random_state : None, int, sequence of ints, Generator or SeedSequence, default None
         Seeds the order of the samples.
     kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
-        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
-        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
-        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
-        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
-        non-negative features) kernel with parameters from the training samples only.
+        {kernel}
     views : None, sequence of int or sequence of index arrays, default None
-        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
-        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
-        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+        {views}
     bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
-        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
-        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
-        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
-        DegenerateKernelWarning naming it.
+        {bandwidth}
 
     Attributes
     ----------
@@ -367,14 +356,7 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     n_steps_ : int
     labelled_ : array (l,)
     fit_seconds_ : float
-    n_views_ : int
-    n_train_ : int
-        Training samples n (columns of the kernels at prediction).
-    n_features_in_ : int
-    bandwidths_ : list or None
-        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
-    view_columns_ : list of arrays
-        Column indices of each view (feature matrix input).
+    {view_attributes}
 
     See Also
     --------
@@ -414,6 +396,7 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     _diagonal = False
 
 
+@shared_parameters
 class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
     """Orthogonal matrix multi-view Perceptron (Fornoni 2009, Chapter 4, Figure 4.1), dual form.
 
@@ -437,24 +420,11 @@ class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
     random_state : None, int, sequence of ints, Generator or SeedSequence, default None
         Seeds the order of the samples.
     kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
-        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
-        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
-        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
-        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
-        non-negative features) kernel with parameters from the training samples only.
+        {kernel}
     views : None, sequence of int or sequence of index arrays, default None
-        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
-        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
-        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
+        {views}
     bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
-        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
-        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
-        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
-        DegenerateKernelWarning naming it.
+        {bandwidth}
 
     Attributes
     ----------
@@ -471,14 +441,7 @@ class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
     n_steps_ : int
     labelled_ : array (l,)
     fit_seconds_ : float
-    n_views_ : int
-    n_train_ : int
-        Training samples n (columns of the kernels at prediction).
-    n_features_in_ : int
-    bandwidths_ : list or None
-        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
-    view_columns_ : list of arrays
-        Column indices of each view (feature matrix input).
+    {view_attributes}
 
     See Also
     --------
