@@ -410,24 +410,7 @@ class MVLLeastSquares(MVLClassifier):
 
     Parameters
     ----------
-    gamma_A : float > 0, default 1e-5
-        {gamma_A}
-    gamma_B : float >= 0, default 0.0
-        {gamma_B}
-    gamma_W : float >= 0, default 1e-2
-        {gamma_W}
-    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
-        {laplacian}
-    n_neighbors : int >= 1, "auto" or None, default 5
-        {n_neighbors}
-    laplacian_power : int >= 1 or None, default None
-        {laplacian_power}
-    graph_weights : "kernel" or "binary", default "kernel"
-        {graph_weights}
-    n_classes : int >= 2 or None, default None
-        {n_classes}
-    c : array of shape (m,) or None, default None
-        {c}
+    {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
     solver : "auto", "structured", "cg", "nystrom" or "dense", default "auto"
         "structured" solves view by view (O(m n^3) time, O(m n^2) memory; :func:`solve_structured`). "cg" solves
         the same problem of Theorem 10 by preconditioned conjugate gradients (:mod:`mvl.scalable`): no n x n
@@ -469,12 +452,7 @@ class MVLLeastSquares(MVLClassifier):
         Per-point weights w of the between-view term, M_B = diag(w) (x) M_m; None is w = 1 (eq 57). The
         indicator of the unlabelled points gives co-regularization on them (Section 3.4, eq 43-48;
         Sindhwani & Rosenberg 2008, see :mod:`mvl.coreg`).
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        {kernel}
-    views : None, sequence of int or sequence of index arrays, default None
-        {views}
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        {bandwidth}
+    {kernel, views, bandwidth}
 
     Attributes
     ----------

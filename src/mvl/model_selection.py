@@ -114,12 +114,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         Folds of the labelled samples: None is ``StratifiedKFold(min(5, smallest class count))`` (each class
         needs 2 labelled samples); an int k is ``StratifiedKFold(k)``; a splitter (e.g. ``StratifiedShuffleSplit(
         1, test_size=0.2)`` for one hold-out split) sees only the labelled samples. Scoring is accuracy.
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        {kernel}
-    views : None, sequence of int or sequence of index arrays, default None
-        {views}
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        {bandwidth}
+    {kernel, views, bandwidth}
 
     Attributes
     ----------

@@ -426,22 +426,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
 
     Parameters
     ----------
-    gamma_A : float > 0, default 1e-5
-        {gamma_A}
-    gamma_B : float >= 0, default 0.0
-        {gamma_B}
-    gamma_W : float >= 0, default 1e-2
-        {gamma_W}
-    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
-        {laplacian}
-    n_neighbors : int >= 1, "auto" or None, default 5
-        {n_neighbors}
-    laplacian_power : int >= 1 or None, default None
-        {laplacian_power}
-    graph_weights : "kernel" or "binary", default "kernel"
-        {graph_weights}
-    n_classes : int >= 2 or None, default None
-        {n_classes}
+    {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes}
     alpha : float > 0, default 1.0
         Radius of the sphere of c (eq 84); the paper uses 1.
     n_restarts : int >= 1, default 20
@@ -477,12 +462,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         As in :class:`mvl.MVLLeastSquares` ("cg", "auto").
     verbose : int >= 0, default 0
         "cg": print the residual after every iteration.
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        {kernel}
-    views : None, sequence of int or sequence of index arrays, default None
-        {views}
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        {bandwidth}
+    {kernel, views, bandwidth}
 
     Attributes
     ----------

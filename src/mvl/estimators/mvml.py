@@ -125,12 +125,7 @@ class MVML(MultiViewClassifier):
         0.06, 0.24 and 1.
     random_state : None, int, sequence of ints, Generator or SeedSequence, default None
         Seeds the random sample ordering that picks the landmarks (shared by all views).
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        {kernel}
-    views : None, sequence of int or sequence of index arrays, default None
-        {views}
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        {bandwidth}
+    {kernel, views, bandwidth}
 
     Attributes
     ----------
@@ -289,8 +284,8 @@ class MVML(MultiViewClassifier):
         else:
             for c in range(Y.shape[1]):
                 metric = self._make_metric(F, exact)
-                prob = MVMLProblem(F, offsets, Y[:, c], metric, lmbda, eta, self.learn_A, bool(self.learn_w), n_iter,
-                                n_iter_A, tol, step)
+                prob = MVMLProblem(F, offsets, Y[:, c], metric, lmbda, eta, self.learn_A, bool(self.learn_w),
+                                   n_iter, n_iter_A, tol, step)
                 g, w, h, fac = prob.run()
                 ok = fac is None or fac.psd  # "full" stays positive definite by construction (mu eta < 1/2)
                 if not ok:

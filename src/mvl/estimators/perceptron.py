@@ -48,7 +48,7 @@ from numbers import Real
 
 from sklearn.base import _fit_context
 
-from ..docstrings import shared_parameters
+from ..docstrings import PARAMETERS, SECTIONS, fill_parameters
 from ..base import StrictInterval, COUNT, SEED, MultiViewClassifier, reject_sparse
 from ..kernels import gaussian_kernel, linear_kernel
 from ..validation import as_float_array
@@ -204,6 +204,44 @@ def _run_online(rows, self_kernel, n, Y, order, p, diagonal):
     return a, Gamma, F, mistakes
 
 
+# Parameter and attribute descriptions of both Perceptrons (the placeholders of their docstrings)
+_PERCEPTRON_TEXT = {
+    "p": ("float >= 1", """\
+Potential 1/2 ||V||_{S_2p}^2 (Schatten 2p-norm, eq 3.1.4). p = 1: the views' margins add up; typical 1 to 4
+(larger p couples the views more)."""),
+    "n_epochs": ("int >= 1", """\
+Passes over the training samples (one online sequence of n_epochs * l steps); typical 1 to 20."""),
+    "averaging": ("bool", """\
+Predict with the average hypothesis (eq 3.1.21-3.1.25) or with the last one."""),
+    "shuffle": ("bool", """\
+Present the samples in a seeded random order per epoch, or in index order."""),
+    "random_state": ("None, int, sequence of ints, Generator or SeedSequence", """\
+Seeds the order of the samples."""),
+    "perceptron_attributes": """\
+classes_ : array (P,)
+mistakes_ : array of int (n_problems,)
+    Online mistakes over all n_epochs * l steps, per binary problem (1 for two classes, P otherwise).
+coef_ : array
+    W = sum_i X_i coef_[i, c] per problem c: (l, n_problems, m, m) for the matrix Perceptron with
+    cross-view kernels, (l, n_problems, m) otherwise (averaged or last hypothesis).
+dual_coef_ : array (l, n_problems)
+    Signed mistake counts a_i: V_T = sum_i a_i X_i (eq 3.1.7).
+order_ : array (n_epochs * l,)
+    The training samples in the order they were presented (indices into the training set).
+n_steps_ : int
+labelled_ : array (l,)
+fit_seconds_ : float""",
+    "perceptron_references": """\
+.. [1] Cavallanti, G., Cesa-Bianchi, N., & Gentile, C. (2008). Linear algorithms for online multitask
+   classification. Conference on Learning Theory (COLT 2008).
+.. [2] Fornoni, M. (2009). Multi-view learning for modeling audio-visual patterns. Master's thesis (Tesi di
+   Laurea), Universita degli Studi di Milano.
+.. [3] Cesa-Bianchi, N., Conconi, A., & Gentile, C. (2004). On the generalization ability of on-line learning
+   algorithms. IEEE Transactions on Information Theory, 50(9), 2050-2057.""",
+}
+_perceptron_docstring = fill_parameters({**PARAMETERS, **SECTIONS, **_PERCEPTRON_TEXT})
+
+
 class _MultiViewPerceptronBase(MultiViewClassifier):
     _diagonal = True
     _parameter_constraints: dict = {
@@ -314,7 +352,7 @@ class _MultiViewPerceptronBase(MultiViewClassifier):
         return out[:, 0] if self.classes_.size == 2 else out
 
 
-@shared_parameters
+@_perceptron_docstring
 class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     """Matrix multi-view Perceptron (Cavallanti et al. 2008; Fornoni 2009, Chapter 3) in dual form.
 
@@ -322,40 +360,12 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
 
     Parameters
     ----------
-    p : float >= 1, default 1.0
-        Potential 1/2 ||V||_{S_2p}^2 (Schatten 2p-norm, eq 3.1.4). p = 1: the views' margins add up; typical
-        1 to 4 (larger p couples the views more).
-    n_epochs : int >= 1, default 1
-        Passes over the training samples (one online sequence of n_epochs * l steps); typical 1 to 20 (the
-        workflow's comparison runs use 10).
-    averaging : bool, default True
-        Predict with the average hypothesis (eq 3.1.21-3.1.25) or with the last one.
-    shuffle : bool, default True
-        Present the samples in a seeded random order per epoch, or in index order.
-    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
-        Seeds the order of the samples.
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        {kernel}
-    views : None, sequence of int or sequence of index arrays, default None
-        {views}
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        {bandwidth}
+    {p, n_epochs, averaging, shuffle, random_state}
+    {kernel, views, bandwidth}
 
     Attributes
     ----------
-    classes_ : array (P,)
-    mistakes_ : array of int (n_problems,)
-        Online mistakes over all n_epochs * l steps, per binary problem (1 for two classes, P otherwise).
-    coef_ : array
-        W = sum_i X_i coef_[i, c] per problem c: (l, n_problems, m, m) for the matrix Perceptron with
-        cross-view kernels, (l, n_problems, m) otherwise (averaged or last hypothesis).
-    dual_coef_ : array (l, n_problems)
-        Signed mistake counts a_i: V_T = sum_i a_i X_i (eq 3.1.7).
-    order_ : array (n_epochs * l,)
-        The training samples in the order they were presented (indices into the training set).
-    n_steps_ : int
-    labelled_ : array (l,)
-    fit_seconds_ : float
+    {perceptron_attributes}
     {view_attributes}
 
     See Also
@@ -373,12 +383,7 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
 
     References
     ----------
-    .. [1] Cavallanti, G., Cesa-Bianchi, N., & Gentile, C. (2008). Linear algorithms for online multitask
-       classification. Conference on Learning Theory (COLT 2008).
-    .. [2] Fornoni, M. (2009). Multi-view learning for modeling audio-visual patterns. Master's thesis (Tesi di
-       Laurea), Universita degli Studi di Milano.
-    .. [3] Cesa-Bianchi, N., Conconi, A., & Gentile, C. (2004). On the generalization ability of on-line learning
-       algorithms. IEEE Transactions on Information Theory, 50(9), 2050-2057.
+    {perceptron_references}
 
     Examples
     --------
@@ -396,7 +401,7 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     _diagonal = False
 
 
-@shared_parameters
+@_perceptron_docstring
 class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
     """Orthogonal matrix multi-view Perceptron (Fornoni 2009, Chapter 4, Figure 4.1), dual form.
 
@@ -407,40 +412,12 @@ class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
 
     Parameters
     ----------
-    p : float >= 1, default 1.0
-        Potential 1/2 ||V||_{S_2p}^2 (Schatten 2p-norm, eq 3.1.4). p = 1: the views' margins add up; typical
-        1 to 4 (larger p couples the views more).
-    n_epochs : int >= 1, default 1
-        Passes over the training samples (one online sequence of n_epochs * l steps); typical 1 to 20 (the
-        workflow's comparison runs use 10).
-    averaging : bool, default True
-        Predict with the average hypothesis (eq 3.1.21-3.1.25) or with the last one.
-    shuffle : bool, default True
-        Present the samples in a seeded random order per epoch, or in index order.
-    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
-        Seeds the order of the samples.
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        {kernel}
-    views : None, sequence of int or sequence of index arrays, default None
-        {views}
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        {bandwidth}
+    {p, n_epochs, averaging, shuffle, random_state}
+    {kernel, views, bandwidth}
 
     Attributes
     ----------
-    classes_ : array (P,)
-    mistakes_ : array of int (n_problems,)
-        Online mistakes over all n_epochs * l steps, per binary problem (1 for two classes, P otherwise).
-    coef_ : array
-        W = sum_i X_i coef_[i, c] per problem c: (l, n_problems, m, m) for the matrix Perceptron with
-        cross-view kernels, (l, n_problems, m) otherwise (averaged or last hypothesis).
-    dual_coef_ : array (l, n_problems)
-        Signed mistake counts a_i: V_T = sum_i a_i X_i (eq 3.1.7).
-    order_ : array (n_epochs * l,)
-        The training samples in the order they were presented (indices into the training set).
-    n_steps_ : int
-    labelled_ : array (l,)
-    fit_seconds_ : float
+    {perceptron_attributes}
     {view_attributes}
 
     See Also
@@ -449,24 +426,17 @@ class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
 
     References
     ----------
-    .. [1] Fornoni, M. (2009). Multi-view learning for modeling audio-visual patterns. Master's thesis (Tesi di
-       Laurea), Universita degli Studi di Milano.
-    .. [2] Cavallanti, G., Cesa-Bianchi, N., & Gentile, C. (2008). Linear algorithms for online multitask
-       classification. Conference on Learning Theory (COLT 2008).
-    .. [3] Cesa-Bianchi, N., Conconi, A., & Gentile, C. (2004). On the generalization ability of on-line learning
-       algorithms. IEEE Transactions on Information Theory, 50(9), 2050-2057.
+    {perceptron_references}
 
     Examples
     --------
     >>> import numpy as np
     >>> from mvl import OrthogonalMultiViewPerceptron
     >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])
-    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
-    >>> idx = rng.permutation(2000)
-    >>> train, test = idx[:500], idx[500:]
-    >>> model = OrthogonalMultiViewPerceptron(views=[76, 64, 6], n_epochs=5, random_state=0).fit(X[train], ds.y[train])
-    >>> bool(model.score(X[test], ds.y[test]) > 0.8)
+    >>> ds = load_mfeat(["fou", "kar", "mor"])                  # 2000 digits in class order, three views
+    >>> views = [v[::4] for v in ds.views]                       # a list of per-view arrays, 500 samples
+    >>> model = OrthogonalMultiViewPerceptron(n_epochs=5, random_state=0).fit(views, ds.y[::4])
+    >>> bool(model.score([v[1::4] for v in ds.views], ds.y[1::4]) > 0.8)
     True
     """
     _diagonal = True

@@ -34,25 +34,25 @@ __all__ = ["MVLSVM", "MVLBinarySVM"]
 
 # Parameter and attribute descriptions of both SVMs (the placeholders of their docstrings, with mvl.docstrings')
 _SVM_TEXT = {
-    "tol": """\
+    "tol": ("float > 0", """\
 Stopping rule: the largest violation of the KKT conditions of Lemma 31, in the units of h = <s_k, C f(x_i)>
-(the margin is -1/(P-1)), as LIBSVM's eps. Typical 1e-4 to 1e-2.""",
-    "max_iter": """\
+(the margin is -1/(P-1)), as LIBSVM's eps. Typical 1e-4 to 1e-2."""),
+    "max_iter": ("int >= 1 or None", """\
 SMO block updates (None: 1000 l), ADMM iterations (None: 20000), L-BFGS-B or APG iterations (None: 100000);
-reaching it first gives a ``sklearn.exceptions.ConvergenceWarning``.""",
-    "solver": """\
+reaching it first gives a ``sklearn.exceptions.ConvergenceWarning``."""),
+    "solver": ('"auto", "admm", "smo", "lbfgsb" or "apg"', """\
 Dual solver (:mod:`mvl.solvers.svm_dual`). "auto": "admm" for the multi-class dual (P >= 3), "smo" for two
 classes and for the binary problems of MVL-binSVM. "admm": ADMM with one Cholesky factorisation of an l x l
 matrix, then one triangular solve pair with P right-hand sides per iteration. "smo": the block SMO of
 Algorithm 3 with Newton refinement, fast when few variables are free. "lbfgsb": scipy's L-BFGS-B on the
-dual (26). "apg": accelerated projected gradient (FISTA with restarts), slow on ill-conditioned problems.""",
-    "random_state": """\
+dual (26). "apg": accelerated projected gradient (FISTA with restarts), slow on ill-conditioned problems."""),
+    "random_state": ("None, int, sequence of ints, Generator or SeedSequence", """\
 SMO only: None visits the samples in their order; otherwise in a random order, so ties between equal KKT
-violations are broken at random (Algorithm 3 picks a random violator).""",
-    "warm_start": """\
+violations are broken at random (Algorithm 3 picks a random violator)."""),
+    "warm_start": ("bool", """\
 If True and the estimator was fitted before on the same labelled samples and classes, the dual variables
 start from the previous solution (the box (24) does not depend on the gammas, so it stays feasible): a path
-of gammas set by ``set_params`` then starts each fit near its optimum.""",
+of gammas set by ``set_params`` then starts each fit near its optimum."""),
     "fit_attributes": """\
 classes_ : array (P,)
 c_ : array (m,)
@@ -156,40 +156,9 @@ class MVLSVM(_SVMBase):
 
     Parameters
     ----------
-    gamma_A : float > 0, default 1e-5
-        {gamma_A}
-    gamma_B : float >= 0, default 0.0
-        {gamma_B}
-    gamma_W : float >= 0, default 1e-2
-        {gamma_W}
-    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
-        {laplacian}
-    n_neighbors : int >= 1, "auto" or None, default 5
-        {n_neighbors}
-    laplacian_power : int >= 1 or None, default None
-        {laplacian_power}
-    graph_weights : "kernel" or "binary", default "kernel"
-        {graph_weights}
-    n_classes : int >= 2 or None, default None
-        {n_classes}
-    c : array of shape (m,) or None, default None
-        {c}
-    tol : float > 0, default 1e-3
-        {tol}
-    max_iter : int >= 1 or None, default None
-        {max_iter}
-    solver : "auto", "admm", "smo", "lbfgsb" or "apg", default "auto"
-        {solver}
-    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
-        {random_state}
-    warm_start : bool, default False
-        {warm_start}
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        {kernel}
-    views : None, sequence of int or sequence of index arrays, default None
-        {views}
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        {bandwidth}
+    {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
+    {tol, max_iter, solver, random_state, warm_start}
+    {kernel, views, bandwidth}
 
     Attributes
     ----------
@@ -232,14 +201,11 @@ class MVLSVM(_SVMBase):
     >>> import numpy as np
     >>> from mvl import MVLSVM
     >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])
-    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
-    >>> idx = rng.permutation(2000)
-    >>> train, test = idx[:500], idx[500:]
-    >>> y = ds.y[train].copy()
-    >>> y[50:] = -1                                         # 50 labelled samples, 450 unlabelled
-    >>> model = MVLSVM(views=[76, 64, 6]).fit(X[train], y)
-    >>> bool(model.score(X[test], ds.y[test]) > 0.85)
+    >>> ds = load_mfeat(["fou", "kar", "mor"])                  # 2000 digits in class order, three views
+    >>> X, y = np.hstack(ds.views), ds.y.copy()
+    >>> y[np.arange(2000) % 40 > 0] = -1                        # 5 labelled samples per class
+    >>> model = MVLSVM(views=[76, 64, 6]).fit(X[::4], y[::4])   # 500 samples, 50 of them labelled
+    >>> bool(model.score(X[1::4], ds.y[1::4]) > 0.9)
     True
     """
 
@@ -278,40 +244,9 @@ class MVLBinarySVM(_SVMBase):
 
     Parameters
     ----------
-    gamma_A : float > 0, default 1e-5
-        {gamma_A}
-    gamma_B : float >= 0, default 0.0
-        {gamma_B}
-    gamma_W : float >= 0, default 1e-2
-        {gamma_W}
-    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
-        {laplacian}
-    n_neighbors : int >= 1, "auto" or None, default 5
-        {n_neighbors}
-    laplacian_power : int >= 1 or None, default None
-        {laplacian_power}
-    graph_weights : "kernel" or "binary", default "kernel"
-        {graph_weights}
-    n_classes : int >= 2 or None, default None
-        {n_classes}
-    c : array of shape (m,) or None, default None
-        {c}
-    tol : float > 0, default 1e-3
-        {tol}
-    max_iter : int >= 1 or None, default None
-        {max_iter}
-    solver : "auto", "admm", "smo", "lbfgsb" or "apg", default "auto"
-        {solver}
-    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
-        {random_state}
-    warm_start : bool, default False
-        {warm_start}
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        {kernel}
-    views : None, sequence of int or sequence of index arrays, default None
-        {views}
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        {bandwidth}
+    {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
+    {tol, max_iter, solver, random_state, warm_start}
+    {kernel, views, bandwidth}
 
     Attributes
     ----------
@@ -347,15 +282,12 @@ class MVLBinarySVM(_SVMBase):
     >>> import numpy as np
     >>> from mvl import MVLBinarySVM
     >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])
-    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
-    >>> idx = rng.permutation(2000)
-    >>> train, test = idx[:500], idx[500:]
-    >>> y = ds.y[train].copy()
-    >>> y[50:] = -1                                         # 50 labelled samples, 450 unlabelled
-    >>> model = MVLBinarySVM(views=[76, 64, 6]).fit(X[train], y)
-    >>> bool(model.score(X[test], ds.y[test]) > 0.85)
-    True
+    >>> ds = load_mfeat(["fou", "kar", "mor"])                  # 2000 digits in class order, three views
+    >>> labelled = np.arange(0, 2000, 40)                        # 5 samples per class
+    >>> y = np.where(np.isin(np.arange(2000), labelled), ds.y, -1)
+    >>> model = MVLBinarySVM(views=[76, 64, 6]).fit(np.hstack(ds.views)[::4], y[::4])
+    >>> model.decision_function(np.hstack(ds.views)[1::4]).shape  # one score per class
+    (500, 10)
     """
 
     @_fit_context(prefer_skip_nested_validation=True)

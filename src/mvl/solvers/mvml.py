@@ -348,19 +348,10 @@ class MVMLProblem:
     """The alternating algorithm (Algorithm 1) for one +-1 target vector."""
 
     def __init__(self, F, offsets, y, metric, lmbda, eta, learn_A, learn_w, n_iter, n_iter_A, tol, step):
-        self.F = F  # list of v feature blocks (n, r_l): K_l (exact) or U_l (Nystrom)
-        self.offsets = offsets
-        self.y = y
-        self.metric = metric
-        self.lmbda = lmbda
-        self.eta = eta
-        self.learn_A = learn_A
-        self.learn_w = learn_w
-        self.n_iter = n_iter
-        self.n_iter_A = n_iter_A
-        self.tol = tol
-        self.step = step
-        self.v = len(F)
+        # F: list of v feature blocks (n, r_l), K_l (exact) or U_l (Nystrom); the rest as MVML's parameters
+        self.F, self.offsets, self.y, self.metric, self.v = F, offsets, y, metric, len(F)
+        self.lmbda, self.eta, self.learn_A, self.learn_w = lmbda, eta, learn_A, learn_w
+        self.n_iter, self.n_iter_A, self.tol, self.step = n_iter, n_iter_A, tol, step
 
     def _reg(self):
         if self.learn_A == "full":
