@@ -1,4 +1,4 @@
-"""Peer check: mvl.mvml.MVML against scikit-multimodallearn's MVML (multimodal.kernels.mvml).
+"""Peer check: mvl.MVML against scikit-multimodallearn's MVML (multimodal.kernels.mvml).
 
 A binary task from the embedded UCI Multiple Features data (two digits, six views, Gaussian kernels with
 median bandwidths from ``mvl.kernels.multiview_kernels``), a random stratified training set per seed and
@@ -30,7 +30,7 @@ from threadpoolctl import threadpool_limits
 
 from mvl.data.embedded import load_mfeat
 from mvl.kernels import multiview_kernels
-from mvl.mvml import MVML
+from mvl import MVML
 
 PEER_CODES = {"full": 1, "sparse": 2, "cov": 3, "identity": 4}
 

@@ -1,4 +1,4 @@
-"""Memory of an MVML fit: peak resident memory of the process and size of the pickled model (issue 21).
+"""Memory of an MVML fit: peak resident memory of the process and size of the pickled model.
 
 MVML (``mvl.MVML()`` with its defaults: the learned "full" metric, no Nystrom approximation) is fitted on
 n samples of the embedded UCI Multiple Features data (six views, feature input, ``kernel="rbf"``; 10

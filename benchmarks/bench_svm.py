@@ -4,11 +4,11 @@ What is measured
 ----------------
 Two sections, in one run (``--sections`` picks them).
 
-**dual** -- the solvers of ``mvl.svm.solve_dual`` on one dual problem. For each size (n training points,
+**dual** -- the solvers of ``mvl.solvers.svm_dual.solve_dual`` on one dual problem. For each size (n training points,
 m views, P classes, l labelled) the script builds the random multi-view kernels of
 ``bench_least_squares.make_problem`` (Gaussian kernels on class-clustered points, one per view, PSD with
 unit diagonal; fixed seed), the normalized Laplacians (untimed), and then, timed once per gamma regime,
-the matrix Q_G of eq (194) by ``mvl.svm.build_svm_dual`` (the M_reg part, shared by all solvers: printed
+the matrix Q_G of eq (194) by ``mvl.solvers.svm_dual.build_svm_dual`` (the M_reg part, shared by all solvers: printed
 as ``t_Mreg``). c is the average 1/m, as in the paper's SVM experiments. Regimes:
 
 * ``paper``: gamma_A = 1e-5, gamma_B = gamma_W = 1e-6 (the paper's range): most dual
@@ -18,7 +18,7 @@ as ``t_Mreg``). c is the average 1/m, as in the paper's SVM experiments. Regimes
 On the same Q_G (11,560 variables at l = 680, P = 17) it times, cold-started:
 
 * ``admm``: the default for P >= 3 (ADMM with one Cholesky factorisation of c1/2 Q_G + rho I and one
-  triangular solve pair with P right-hand sides per iteration; see ``mvl.svm``);
+  triangular solve pair with P right-hand sides per iteration; see ``mvl.solvers.svm_dual``);
 * ``smo``: the block SMO of Algorithm 3 with shrinking and the Newton refinement (the default before);
 * ``lbfgsb``: scipy's L-BFGS-B with the Kronecker gradient;
 * ``apg``: accelerated projected gradient (FISTA with gradient restarts), the other first-order design,
@@ -99,14 +99,14 @@ from bench_least_squares import (  # noqa: E402  (sibling script: same problems 
 
 from mvl.graph import view_laplacians  # noqa: E402
 from mvl.simplex import simplex_gram  # noqa: E402
-from mvl.svm import (  # noqa: E402
-    MVLSVM,
-    ConvergenceWarning,
-    MVLBinarySVM,
-    _resolve_solver,
+from sklearn.exceptions import ConvergenceWarning  # noqa: E402
+
+from mvl import MVLSVM, MVLBinarySVM  # noqa: E402
+from mvl.solvers.svm_dual import (  # noqa: E402
     build_svm_dual,
     dual_objective,
     dual_upper_bounds,
+    resolve_solver,
     solve_dual,
 )
 
@@ -128,7 +128,7 @@ CLARABEL_BYTES_PER_ENTRY = 64  # measured peak RSS increase / ((P-1) l)^2 is ~60
 
 def default_solver(P):
     """The solver MVLSVM() uses for P classes ("auto" resolved)."""
-    return _resolve_solver(MVLSVM().solver, P)
+    return resolve_solver(MVLSVM().solver, P)
 
 
 # ---------------------------------------------------------------- section "dual"

@@ -49,7 +49,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "tests"))
 from bench_least_squares import blas_info, print_env, write_json  # noqa: E402
 
-import mvl.svm  # noqa: E402
+import mvl.estimators.svm  # noqa: E402
 from mvl import MVLLeastSquares  # noqa: E402
 from mvl.workflow.experiments import run_on_draw  # noqa: E402
 from mvl.workflow.methods import method  # noqa: E402
@@ -87,7 +87,7 @@ def prepared_split(fixture_dir, views, split=1):
 
 def use_solver(solver):
     """Make ``solver`` the SVMs' default (the workflow builds them with the default solver)."""
-    init = mvl.svm._SVMBase.__init__
+    init = mvl.estimators.svm._SVMBase.__init__
     names = init.__code__.co_varnames[1:init.__code__.co_argcount]
     defaults = list(init.__defaults__)
     defaults[names.index("solver") - (len(names) - len(defaults))] = solver

@@ -17,7 +17,7 @@
 # Report of the `mvl` workflow for one data set: MVL-LS (Minh, Bazzani & Murino, JMLR 2016, Algorithm 1 /
 # Theorem 10) on all views, each view alone, a scikit-learn SVC on the average of the view kernels,
 # semi-supervised MVL-LS with fixed and validation-selected regularisation, the hinge-loss variants MVL-SVM
-# (simplex-cone multi-class SVM, Theorem 13; its dual solved by ADMM, see mvl.svm) and MVL-binSVM
+# (simplex-cone multi-class SVM, Theorem 13; its dual solved by ADMM, see mvl.solvers.svm_dual) and MVL-binSVM
 # (one-vs-all, by the SMO of Algorithm 3), MVL-LS-optC (Section 6) and the related systems MVML and the
 # multi-view perceptrons.
 #

@@ -1,23 +1,19 @@
 """Co-regularization (Sindhwani & Rosenberg 2008, "SR") and its equivalence with two-view MVL-LS (JMLR 2016,
-Section 3.4, eq 43-48): src/mvl/coreg.py and the benchmark data / experiment code of src/mvl/data/ssl_benchmarks.py.
+Section 3.4, eq 43-48): src/mvl/coreg.py.
 
-The acceptance check of issue 6 is :func:`test_coregularization_equals_two_view_mvl`: the kernel route
-(SR eq 6-10) and the vector-valued route (JMLR eq 44, 67-68) give the same predictions to 1e-8.
+:func:`test_coregularization_equals_two_view_mvl` is the central check: the kernel route (SR eq 6-10) and the
+vector-valued route (JMLR eq 44, 67-68) give the same predictions to 1e-8.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-import pandas as pd
 import pytest
 from conftest import make_linear_problem, make_problem, paper_model, pm_one_targets, rel_diff, sample_first
-from scipy import stats
+from coreg_reference import solve_mvl_by_objective
 
 import mvl
 from mvl.coreg import (
-    GAMMA_GRID,
     ambient_spectrum,
     comr_grid,
     coregularization_as_mvl,
@@ -32,17 +28,8 @@ from mvl.coreg import (
     mr_grid,
     select_on_validation,
 )
-from mvl.data.ssl_benchmarks import (
-    SPLIT_SIZES,
-    draw_split,
-    load_ssl_benchmark,
-    make_lines,
-    prepare_split,
-)
 from mvl.kernels import squared_distances
-from mvl.workflow.coreg_runner import paired_ttest, run_split, summarize
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "ssl_benchmarks"
 TOL = 1e-8
 
 # (gamma_1, gamma_2, mu): well-conditioned and lopsided settings
@@ -51,57 +38,10 @@ SETTINGS = [(1.0, 1.0, 1.0), (0.3, 2.0, 0.7), (1e-2, 10.0, 5.0), (5.0, 0.05, 0.2
 MVLLeastSquares = paper_model(mvl.MVLLeastSquares)  # the paper's model unless a test says otherwise
 
 
-@pytest.fixture(scope="module")
-def data_dir():
-    """The real benchmark files; a missing directory is a failure, never a skip."""
-    if not DATA_DIR.is_dir():
-        pytest.fail(f"benchmark directory {DATA_DIR} is missing: the SSL benchmark files (g50c.mat, uspst.mat, "
-                    f"text1.mat, COIL20_cai.mat) must be present in ../shared/data/ssl_benchmarks")
-    return DATA_DIR
-
-
 def _indicator(idx, n):
     w = np.zeros(n)
     w[idx] = 1.0
     return w
-
-
-def solve_mvl_by_objective(K, labelled, Y_L, c, gamma_A, gamma_B, between_weights=None, rtol=1e-13):
-    """Independent reference for MVL-LS with a weighted between-view term (JMLR eq 10 with eq 57-58; the
-    package's solvers are not used): the objective written in weight space with explicit feature maps and
-    minimised by its normal equations.
-
-    Each view kernel (per-view layout, K[p] (n, n)) is factored K^p = Phi_p Phi_p^T (eigenvectors scaled by the
-    square roots of the eigenvalues above ``rtol`` * the largest), f^p = Phi_p W_p, ||f||^2 = sum_p ||W_p||^2, and
-        (1/l) ||Y_L - sum_p c_p Phi_p[L] W_p||^2 + gamma_A sum_p ||W_p||^2
-        + gamma_B sum_i w_i sum_{j<k} ||Phi_j[i] W_j - Phi_k[i] W_k||^2
-    is a least-squares problem in the stacked W. Returns per-view coefficients A (m, n, P) with K^p A^p = f^p on
-    the training points (A^p = Q_p diag(lam^-1/2) W_p), so that test outputs are K_test^p A^p as for the package.
-    """
-    K = np.asarray(K, dtype=float)
-    m, n, _ = K.shape
-    lab = np.asarray(labelled)
-    l = lab.size
-    w = np.ones(n) if between_weights is None else np.asarray(between_weights, dtype=float)
-    feats, backs = [], []
-    for p in range(m):
-        lam, Q = np.linalg.eigh(0.5 * (K[p] + K[p].T))
-        keep = lam > rtol * lam.max()
-        feats.append(Q[:, keep] * np.sqrt(lam[keep]))  # Phi_p (n, r_p)
-        backs.append(Q[:, keep] / np.sqrt(lam[keep]))  # A^p = backs_p @ W_p
-    sizes = [F.shape[1] for F in feats]
-    offsets = np.r_[0, np.cumsum(sizes)]
-    R = offsets[-1]
-    loss = np.hstack([c[p] * feats[p][lab] for p in range(m)])  # (l, R)
-    H = loss.T @ loss / l + gamma_A * np.eye(R)
-    for j in range(m):
-        for k in range(j + 1, m):
-            E = np.zeros((n, R))
-            E[:, offsets[j]:offsets[j + 1]] = feats[j]
-            E[:, offsets[k]:offsets[k + 1]] = -feats[k]
-            H += gamma_B * E.T @ (w[:, None] * E)
-    Wt = np.linalg.solve(H, loss.T @ np.asarray(Y_L, dtype=float) / l)
-    return np.stack([backs[p] @ Wt[offsets[p]:offsets[p + 1]] for p in range(m)])
 
 
 # ----------------------------------------------------------------------------- the two formulations
@@ -422,173 +362,6 @@ def test_input_errors():
                  lambda: manifold_regularization_as_mvl(K[0], small, 1.0, 1.0, lab.size)):
         with pytest.raises(ValueError, match="K1 and R must have the same shape"):
             call()
-
-
-# ----------------------------------------------------------------------------- data
-
-
-_SHAPES = {"g50c": (550, 50, 2), "uspst": (2007, 256, 10), "pcmac": (1946, 7511, 2), "coil20": (1440, 1024, 20)}
-
-
-@pytest.mark.parametrize("name", sorted(_SHAPES))
-def test_loaders_read_the_real_files(name, data_dir):
-    n, d, c = _SHAPES[name]
-    ds = load_ssl_benchmark(name, data_dir)
-    assert ds.X.shape == (n, d) and ds.y.shape == (n,) and ds.n_classes == c
-    assert set(np.unique(ds.y)) == set(range(c))
-    assert ds.X.dtype == np.float64
-    if name == "coil20":
-        assert ds.idx_labelled is None and np.bincount(ds.y).tolist() == [72] * 20
-        assert 0.0 <= ds.X.min() and ds.X.max() <= 1.0
-    else:
-        assert ds.idx_labelled.shape == (10, 50)
-        assert ds.idx_labelled.min() >= 0 and ds.idx_labelled.max() < n
-        assert ds.idx_unlabelled.shape[0] == 10
-    if name == "pcmac":
-        from scipy import sparse
-
-        assert sparse.issparse(ds.X)
-        assert np.allclose(np.sqrt(ds.X.multiply(ds.X).sum(axis=1)), 1.0)
-    if name == "g50c":
-        assert ds.classes.tolist() == [-1, 1]
-    # a file path works as well as the directory
-    ds2 = load_ssl_benchmark("text1" if name == "pcmac" else name, Path(ds.source))
-    assert ds2.X.shape == ds.X.shape
-
-
-def test_loader_errors(tmp_path, data_dir):
-    with pytest.raises(FileNotFoundError, match="g50c.mat"):
-        load_ssl_benchmark("g50c", tmp_path)
-    with pytest.raises(ValueError, match="unknown benchmark"):
-        load_ssl_benchmark("mnist", data_dir)
-    with pytest.raises(ValueError, match="expected X of shape"):
-        load_ssl_benchmark("g50c", data_dir / "uspst.mat")
-
-
-def test_lines_generator_is_seeded():
-    X, y = make_lines(1002, seed=3)
-    X2, y2 = make_lines(1002, seed=3)
-    X3, _ = make_lines(1002, seed=4)
-    assert np.array_equal(X, X2) and np.array_equal(y, y2)
-    assert not np.allclose(X, X3)
-    assert X.shape == (1002, 2) and np.bincount(y).tolist() == [501, 501]
-    # two perpendicular lines: principal directions of each class are (1, 1) and (1, -1)
-    for cls, u in ((1, np.array([1.0, 1.0])), (0, np.array([1.0, -1.0]))):
-        Z = X[y == cls] - X[y == cls].mean(0)
-        v = np.linalg.eigh(Z.T @ Z)[1][:, -1]
-        assert abs(abs(v @ u) / np.sqrt(2) - 1) < 1e-3
-    assert np.mean((X[:, 1] > 0) == (y == 1)) > 0.98  # a line through the origin separates the classes
-
-
-def test_draw_split_sizes_and_seeds():
-    y = np.repeat(np.arange(20), 72)
-    sp = draw_split(y, SPLIT_SIZES["coil20"], seed=1)
-    sizes = tuple(sp[k].size for k in ("labelled", "unlabelled", "test", "validation"))
-    assert sizes == SPLIT_SIZES["coil20"]
-    allidx = np.concatenate(list(sp.values()))
-    assert np.unique(allidx).size == allidx.size == 1440
-    assert np.unique(y[sp["labelled"]]).size == 20
-    sp2 = draw_split(y, SPLIT_SIZES["coil20"], seed=1)
-    assert all(np.array_equal(sp[k], sp2[k]) for k in sp)
-    assert not np.array_equal(sp["labelled"], draw_split(y, SPLIT_SIZES["coil20"], seed=2)["labelled"])
-    with pytest.raises(ValueError, match="need"):
-        draw_split(y, (100, 1400, 0, 0), seed=0)
-
-
-def test_paired_ttest_and_summary():
-    rng = np.random.default_rng(0)
-    a, b = rng.uniform(5, 10, 10), rng.uniform(1, 5, 10)
-    rows = pd.DataFrame(
-        [dict(dataset="x", seed=s, method="MR", test_error=a[s], unlabelled_error=a[s], selected=True)
-         for s in range(10)]
-        + [dict(dataset="x", seed=s, method="CoMR", test_error=b[s], unlabelled_error=b[s], selected=True)
-           for s in range(10)])
-    res = paired_ttest(rows)
-    t, p = stats.ttest_rel(a, b)
-    assert res.loc[0, "t"] == pytest.approx(t) and res.loc[0, "p_value"] == pytest.approx(p)
-    assert bool(res.loc[0, "significant"]) == (p < 0.05)
-    summ = summarize(rows).set_index("method")
-    assert summ.loc["MR", "test_error_mean"] == pytest.approx(a.mean())
-    assert summ.loc["MR", "test_error_std"] == pytest.approx(a.std(ddof=1))
-
-
-# ----------------------------------------------------------------------------- experiment runs
-
-
-def test_run_split_lines_reduced():
-    """One reduced LINES split: tidy rows, one selected row per method, and both methods near-perfect."""
-    df = run_split("lines", 0, sizes=(2, 200, 100, 100), grid=(1e-4, 1e-2, 1.0, 100.0))
-    assert list(df["method"]) == ["MR", "CoMR"]
-    for col in ("test_error", "unlabelled_error", "unlabelled_error_ambient", "validation_error", "validation_loss",
-                "gamma1"):
-        assert col in df
-    assert (df["graph_weights"] == "binary").all()  # Table 4 has no sigma for LINES: binary weights only
-    assert (df["test_error"] <= 10).all()
-    full = run_split("lines", 0, sizes=(2, 200, 100, 100), grid=(1e-2, 1.0), all_grid=True)
-    assert len(full) == 8 and full["selected"].sum() == 2
-    pairs = list(zip(full["gamma1"], full["gamma2"], strict=True))
-    assert pairs[:4] == [(1e-2, 1e-2), (1e-2, 1.0), (1.0, 1e-2), (1.0, 1.0)]  # grid order within a method
-    every = run_split("lines", 0, sizes=(2, 200, 100, 100), grid=(1e-2, 1.0), coreg_on="all")
-    assert (every["coreg_on"] == "all").all()
-    # p (SR Table 4's name) is an alias of laplacian_power
-    a = run_split("lines", 0, sizes=(2, 60, 30, 30), grid=(1e-2, 1.0), params={"p": 2}, all_grid=True)
-    b = run_split("lines", 0, sizes=(2, 60, 30, 30), grid=(1e-2, 1.0), params={"laplacian_power": 2}, all_grid=True)
-    c = run_split("lines", 0, sizes=(2, 60, 30, 30), grid=(1e-2, 1.0), all_grid=True)
-    cols = ["validation_loss", "test_error", "unlabelled_error"]
-    assert a[cols].equals(b[cols]) and not a["validation_loss"].equals(c["validation_loss"])
-    with pytest.raises(ValueError, match="coreg_on"):
-        run_split("lines", 0, sizes=(2, 20, 10, 10), coreg_on="labelled")
-    with pytest.raises(ValueError, match="unknown parameter"):
-        run_split("lines", 0, sizes=(2, 20, 10, 10), params={"sigmaa": 1.0})
-    with pytest.raises(ValueError, match="sigma"):
-        run_split("lines", 0, sizes=(2, 20, 10, 10), graph_weights="kernel")
-
-
-def test_run_split_real_reduced_matches_mvl(data_dir):
-    """A reduced G50C split runs under both graph weight conventions; CoMR predictions of the kernel route match
-    MVL-LS on the same split."""
-    grid = (1e-2, 1.0, 10.0)
-    df = run_split("g50c", 0, data_dir, sizes=(50, 150, 100, 50), grid=grid)
-    assert list(zip(df["graph_weights"], df["method"], strict=True)) == [("binary", "MR"), ("binary", "CoMR"),
-                                                                          ("kernel", "MR"), ("kernel", "CoMR")]
-    assert (df["test_error"] < 25).all() and (df["unlabelled_error"] < 25).all()
-    full = run_split("g50c", 0, data_dir, sizes=(50, 150, 100, 50), grid=grid, all_grid=True)
-    assert len(full) == 2 * 2 * 9
-    assert (full.groupby(["graph_weights", "method"])["selected"].sum() == 1).all()
-    cols = ["method", "graph_weights", "gamma1", "gamma2", "validation_error", "test_error", "unlabelled_error"]
-    assert full[full["selected"]][cols].reset_index(drop=True).equals(df[cols])
-    # the selected pair has the smallest validation error of its (method, graph_weights) group
-    best = full.groupby(["graph_weights", "method"])["validation_error"].min()
-    sel = full[full["selected"]].set_index(["graph_weights", "method"])["validation_error"]
-    assert (sel.sort_index() == best.sort_index()).all()
-    # one convention alone gives the same rows as within the shared run
-    alone = run_split("g50c", 0, data_dir, sizes=(50, 150, 100, 50), grid=grid, all_grid=True,
-                      params={"graph_weights": "heat"})
-    assert (alone["graph_weights"] == "kernel").all()
-    shared = full[full["graph_weights"] == "kernel"].reset_index(drop=True)
-    assert alone[cols].equals(shared[cols])
-    d = prepare_split("g50c", 0, data_dir, sizes=(50, 150, 100, 50))
-    K1, K2, lab, Y = d["K1"], d["K2"], d["labelled"], d["Y_L"]
-    fit = coregularization_rls(K1, K2, lab, Y, 1.0, 10.0, 1.0, K1_test=d["K1_eval"])
-    inp = coregularization_as_mvl(K1, K2, 1.0, 10.0, 1.0, lab.size)
-    w = np.ones(K1.shape[0])
-    w[lab] = 0.0
-    A = solve_mvl_by_objective(inp["K"], lab, Y, inp["c"], inp["gamma_A"], inp["gamma_B"], between_weights=w)
-    assert rel_diff(d["K1_eval"] / 1.0 @ A[0], fit.test_ambient) <= 1e-7
-
-
-PUBLISHED_TEST = {"g50c": (5.8, 5.5), "uspst": (18.2, 14.1), "coil20": (23.8, 14.8), "pcmac": (11.9, 8.9)}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(PUBLISHED_TEST))
-def test_one_full_split_near_published_level(name, data_dir):
-    """One full-size split per benchmark (SR Table 1 sizes, full grid): test errors of the published order."""
-    df = run_split(name, 0, data_dir, grid=GAMMA_GRID)
-    for weights in ("binary", "kernel"):
-        sel = df[df["graph_weights"] == weights].set_index("method")
-        for method, published in zip(("MR", "CoMR"), PUBLISHED_TEST[name], strict=True):
-            assert sel.loc[method, "test_error"] <= max(2.0 * published, published + 10.0), df
 
 
 def test_sr_graph_is_the_estimators_knn_graph():

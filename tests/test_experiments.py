@@ -228,10 +228,10 @@ def test_registry_says_how_every_method_runs():
     """Every method's run kind has one run function, and its estimator is built from the run settings by the
     registry's factory (no list of names in the runner)."""
     from mvl import MVLLeastSquares
-    from mvl.mvml import MVML
+    from mvl import MVML
     from mvl.estimators.optc import MVLLeastSquaresOptC
-    from mvl.perceptron import OrthogonalMultiViewPerceptron
-    from mvl.svm import MVLBinarySVM
+    from mvl import OrthogonalMultiViewPerceptron
+    from mvl import MVLBinarySVM
     from mvl.workflow.experiments import RUNS
     from mvl.workflow.methods import RUNS as RUN_KINDS
 

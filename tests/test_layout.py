@@ -56,16 +56,12 @@ def _imports(name):
     return found
 
 
-# the estimator modules that still sit beside the solvers (they belong to the estimators' layer)
-ESTIMATOR_MODULES = ("mvl.svm", "mvl.mvml", "mvl.perceptron")
-
-
 def _layer(name):
     if name == "mvl.workflow" or name.startswith("mvl.workflow."):
         return 3
     if name == "mvl.data" or name.startswith("mvl.data."):
         return 2
-    if name == "mvl.estimators" or name.startswith("mvl.estimators.") or name in ESTIMATOR_MODULES:
+    if name == "mvl.estimators" or name.startswith("mvl.estimators."):
         return 1
     return 0
 

@@ -19,13 +19,13 @@ _EXPORTS = {
     "SemiSupervisedCV": "estimators.model_selection",
     "InsufficientMemoryError": "memory",
     "MVLLeastSquaresOptC": "estimators.optc",
-    "MVLSVM": "svm",
-    "MVLBinarySVM": "svm",
-    "MVML": "mvml",
-    "MetricNotPSDWarning": "mvml",
-    "KernelMultiViewPerceptron": "perceptron",
-    "OrthogonalMultiViewPerceptron": "perceptron",
-    "cross_view_kernels": "perceptron",
+    "MVLSVM": "estimators.svm",
+    "MVLBinarySVM": "estimators.svm",
+    "MVML": "estimators.mvml",
+    "MetricNotPSDWarning": "estimators.mvml",
+    "KernelMultiViewPerceptron": "estimators.perceptron",
+    "OrthogonalMultiViewPerceptron": "estimators.perceptron",
+    "cross_view_kernels": "estimators.perceptron",
     "simplex_coding": "simplex",
     "simplex_decode": "simplex",
     "grid_decision_functions": "solvers.grid",
@@ -39,12 +39,12 @@ if TYPE_CHECKING:  # what linters and type checkers see; at run time __getattr__
     from .estimators.least_squares import MVLLeastSquares
     from .memory import InsufficientMemoryError
     from .estimators.model_selection import MVLLeastSquaresCV, SemiSupervisedCV
-    from .mvml import MVML, MetricNotPSDWarning
+    from .estimators.mvml import MVML, MetricNotPSDWarning
     from .estimators.optc import MVLLeastSquaresOptC
-    from .perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron, cross_view_kernels
+    from .estimators.perceptron import KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron, cross_view_kernels
     from .simplex import simplex_coding, simplex_decode
     from .solvers.sphere import sphere_least_squares
-    from .svm import MVLSVM, MVLBinarySVM
+    from .estimators.svm import MVLSVM, MVLBinarySVM
 
 __version__ = "0.1.0"
 

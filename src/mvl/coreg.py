@@ -100,7 +100,6 @@ def _checked(**constraints):
     return validate_params(constraints, prefer_skip_nested_validation=True)
 
 
-
 def _index(idx, n, name):
     idx = np.asarray(idx)
     if idx.dtype == bool:
@@ -115,13 +114,18 @@ def _index(idx, n, name):
     return idx
 
 
-def _gram(K, name):
+def _finite_matrix(K, name, ok, expected):
+    """K as a float64 array; ValueError if it is not 2-D with ``ok(K.shape)`` (``expected`` says what) or not finite."""
     K = np.asarray(K, dtype=np.float64)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"{name} must be a square Gram matrix, got shape {K.shape}")
+    if K.ndim != 2 or not ok(K.shape):
+        raise ValueError(f"{name} must {expected} {K.shape}")
     if not np.all(np.isfinite(K)):
         raise ValueError(f"{name} contains NaN or inf")
     return K
+
+
+def _gram(K, name):
+    return _finite_matrix(K, name, lambda s: s[0] == s[1], "be a square Gram matrix, got shape")
 
 
 def _gram_pair(K1, K2, name2="K2"):
@@ -133,14 +137,7 @@ def _gram_pair(K1, K2, name2="K2"):
 
 
 def _rows(K, n, name):
-    if K is None:
-        return None
-    K = np.asarray(K, dtype=np.float64)
-    if K.ndim != 2 or K.shape[1] != n:
-        raise ValueError(f"{name} must have shape (t, {n}), got {K.shape}")
-    if not np.all(np.isfinite(K)):
-        raise ValueError(f"{name} contains NaN or inf")
-    return K
+    return None if K is None else _finite_matrix(K, name, lambda s: s[1] == n, f"have shape (t, {n}), got")
 
 
 def _targets(Y_L, l):

@@ -17,12 +17,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import make_problem, paper_kwargs, pm_one_targets, rel_diff, sample_first
-from test_svm import TIGHT, _assert_same_predictions, dense_theorem6, objective
+from svm_reference import TIGHT, dense_theorem6, objective
+from svm_reference import assert_same_predictions as _assert_same_predictions
 
 from mvl import MVLLeastSquares, MVLLeastSquaresOptC
 from mvl.graph import laplacian
 from mvl.labels import encode_targets
-from mvl.svm import MVLSVM, MVLBinarySVM
+from mvl import MVLSVM, MVLBinarySVM
 
 ESTIMATORS = [MVLLeastSquares, MVLLeastSquaresOptC, MVLSVM, MVLBinarySVM]
 

@@ -409,7 +409,7 @@ def _dense_svm_operators(K, mask, labelled, c, gA, gB, gW, Ls):
 
 @pytest.mark.parametrize("gamma_B", [0.0, 1e-1])
 def test_svm_dual_matches_masked_dense_operators(gamma_B):
-    from mvl.solvers.incomplete import build_svm_dual_incomplete
+    from mvl.solvers.svm_dual import build_svm_dual_incomplete
 
     _, K, mask, labelled, _, rng = _problem()
     Ls = [laplacian(K[p][np.ix_(idx, idx)]) for p in range(3) for idx in [np.flatnonzero(mask[:, p])]]

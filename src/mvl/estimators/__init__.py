@@ -1,2 +1,2 @@
-"""The scikit-learn estimators of the framework (MVL-LS, MVL-LS-optC, their cross-validation, the SVMs, MVML, the
-perceptrons); their solvers are in :mod:`mvl.solvers`."""
+"""The estimators, one module each: scikit-learn classifiers that validate their inputs, call a solver of
+:mod:`mvl.solvers` and keep the fitted model. Import them from :mod:`mvl` (``from mvl import MVLSVM``)."""

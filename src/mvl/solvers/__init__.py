@@ -7,7 +7,9 @@ gradients, :mod:`~mvl.solvers.cg`), "nystrom" (the Nystrom restriction, :mod:`~m
 (the graph regime, :mod:`~mvl.solvers.graph`), each on incomplete views too where it declares so
 (:mod:`~mvl.solvers.incomplete`). Beside them: the operator M (:mod:`~mvl.solvers.system`), LAPACK helpers
 (:mod:`~mvl.solvers.lapack`), optC's f-step systems (:mod:`~mvl.solvers.optc`) and c-step
-(:mod:`~mvl.solvers.sphere`), the decision functions of a grid of gammas (:mod:`~mvl.solvers.grid`).
+(:mod:`~mvl.solvers.sphere`), the decision functions of a grid of gammas (:mod:`~mvl.solvers.grid`). The other
+estimators' problems: the dual of the multi-view SVMs and its box-QP solvers (:mod:`~mvl.solvers.svm_dual`),
+MVML's alternating problem (:mod:`~mvl.solvers.mvml`).
 """
 
 from .auto import choose_solver

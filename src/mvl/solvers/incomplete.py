@@ -82,7 +82,7 @@ from scipy.linalg import lapack
 from ..missing_views import combination_weights
 from .lapack import factor_view, solve_coupled, view_Q
 
-__all__ = ["solve_structured_incomplete", "solve_dense_incomplete", "SVMDualIncomplete", "build_svm_dual_incomplete"]
+__all__ = ["solve_structured_incomplete", "solve_dense_incomplete", "add_view_blocks"]
 
 
 
@@ -93,7 +93,7 @@ def _between_weights(between_weights, n):
     return w
 
 
-def _add_view_blocks(Qp, idx, c_view, posL, posU, LL, LU, UU):
+def add_view_blocks(Qp, idx, c_view, posL, posU, LL, LU, UU):
     """Add view p's part of the coupled system: Q_p (on its samples ``idx``) into Q_cc[L, L] (``LL``, weighted by the
     renormalised combination ``c_view`` = c~_{., p} on both sides), Q_c[L, U] (``LU``, on the labelled side) and
     Q_1[U, U] (``UU``); ``posL``/``posU`` (n,) map a sample to its row among the labelled / between-view rows (-1:
@@ -160,7 +160,7 @@ def solve_structured_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gam
             if cache is not None:
                 cache[p] = (lu, piv, Qp)
         factors.append((idx, lu, piv))
-        _add_view_blocks(Qp, idx, Ct[:, p], posL, posU if beta > 0 else None, S[:l, :l], S[:l, l:], S[l:, l:])
+        add_view_blocks(Qp, idx, Ct[:, p], posL, posU if beta > 0 else None, S[:l, :l], S[:l, l:], S[l:, l:])
         del Qp
     if beta > 0:
         S[l:, :l] = -wt[U][:, None] * S[:l, l:].T
@@ -227,93 +227,5 @@ def solve_dense_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gamma_W,
     A = np.zeros((m, n, P))
     A[V, I] = a
     return A
-
-
-class SVMDualIncomplete:
-    """Q_G of eq (194) and the coefficient map of MVL-SVM / MVL-binSVM on incomplete views (the interface of
-    :class:`mvl.svm.SVMDual`). Built by :func:`build_svm_dual_incomplete`."""
-
-    def __init__(self, Q_G, factors, Ct, labelled, n, beta, U, wU, Qc_LU, lu_Z):
-        self.Q_G = Q_G
-        self._factors = factors
-        self._Ct = Ct
-        self._labelled = labelled
-        self._n = n
-        self._beta = beta
-        self._U, self._wU, self._Qc_LU, self._lu_Z = U, wU, Qc_LU, lu_Z
-
-    def coefficients(self, W):
-        """A_p W for every view, (m, n, r), zero at absent (sample, view): A = M_reg (I_{(u+l) x l} (x) c~), i.e.
-        A_p = H_p^{-1} (C~_p E W + beta W_p T), Z_U = W~_U T_U = (I - beta W_U Q_1[U, U])^{-1} W_U Q_c[L, U]^T W."""
-        W = np.asarray(W, dtype=np.float64)
-        r = W.shape[1]
-        EW = np.zeros((self._n, r))
-        EW[self._labelled] = W
-        Z = np.zeros((self._n, r))
-        if self._lu_Z is not None:
-            lu, piv = self._lu_Z
-            Z[self._U], _ = lapack.dgetrs(lu, piv, self._wU[:, None] * (self._Qc_LU.T @ W))
-        out = np.zeros((len(self._factors), self._n, r))
-        for p, fac in enumerate(self._factors):
-            if fac is None:
-                continue
-            idx, lu, piv = fac
-            rhs = self._Ct[idx, p][:, None] * EW[idx]
-            if self._lu_Z is not None:
-                rhs += self._beta * Z[idx]
-            out[p, idx], _ = lapack.dgetrs(lu, piv, rhs, trans=1)
-        return out
-
-
-def build_svm_dual_incomplete(K, mask, labelled, c, gamma_A, gamma_B, gamma_W, L=None):
-    """Q_G (eq 194 with M_reg of eq 79) of MVL-SVM on incomplete views, view by view, O(sum_p n_p^3).
-
-    As :func:`mvl.svm.build_svm_dual` (the gammas enter unscaled, as in eq 79) with the restrictions of the module
-    docstring: H_p = (gamma_B D_p + gamma_W L^p) K^p + gamma_A I on S_p, C~ per sample, M_{V_i} per sample. With
-    Q_p embedded through S_p: Q_G = Q_cc[L, L] + gamma_B Q_c[L, U] (I - gamma_B W_U Q_1[U, U])^{-1} W_U Q_c[L, U]^T.
-    ``L``: list of per-view operators (n_p, n_p) or None."""
-    m, n, _ = K.shape
-    mask = np.asarray(mask, dtype=bool)
-    labelled = np.asarray(labelled)
-    l = len(labelled)
-    counts = mask.sum(axis=1)
-    Ct = combination_weights(c, mask)
-    beta = float(gamma_B)
-    wt = np.where(counts >= 2, 1.0, 0.0)
-    U = np.flatnonzero(wt > 0) if beta > 0 else np.zeros(0, dtype=np.intp)
-    if U.size == 0:
-        beta = 0.0
-    posL = np.full(n, -1)
-    posL[labelled] = np.arange(l)
-    posU = np.full(n, -1)
-    posU[U] = np.arange(U.size)
-    Q_G = np.zeros((l, l))
-    Qc_LU = np.zeros((l, U.size))
-    Q1 = np.zeros((U.size, U.size))
-    factors = []
-    for p in range(m):
-        idx = np.flatnonzero(mask[:, p])
-        if idx.size == 0:
-            factors.append(None)
-            continue
-        Kp = np.ascontiguousarray(K[p][np.ix_(idx, idx)])
-        lu, piv = factor_view(Kp, None if L is None else L[p], 1, gamma_A, beta, gamma_W, p, None,
-                              (wt * counts)[idx] if beta > 0 else None)
-        factors.append((idx, lu, piv))
-        Qp = view_Q(lu, piv, Kp).T
-        _add_view_blocks(Qp, idx, Ct[:, p], posL, posU if beta > 0 else None, Q_G, Qc_LU, Q1)
-        del Qp
-    lu_Z = None
-    if beta > 0:
-        Q1 *= -beta * wt[U][:, None]
-        Q1[np.diag_indices(U.size)] += 1.0  # I - beta W_U Q_1[U, U]
-        lu, piv, info = lapack.dgetrf(Q1, overwrite_a=True)
-        if info != 0:
-            raise np.linalg.LinAlgError(f"I - gamma_B W Q_1 is singular (dgetrf info {info})")
-        lu_Z = (lu, piv)
-        Z, _ = lapack.dgetrs(lu, piv, wt[U][:, None] * Qc_LU.T)
-        Q_G += beta * (Qc_LU @ Z)
-    Q_G = 0.5 * (Q_G + Q_G.T)
-    return SVMDualIncomplete(Q_G, factors, Ct, labelled, n, beta, U, wt[U], Qc_LU, lu_Z)
 
 

@@ -197,7 +197,7 @@ def _optc_estimator(m, run, gammas, graph, seed, l_c, u_c):
 
 def _mvml_estimator(m, run, gammas, graph, seed, l_c, u_c):
     """MVML (Huusari et al. 2017) with the metric and Nystrom percentage of the name, ``run.comparison``."""
-    from ..mvml import MVML
+    from ..estimators.mvml import MVML
 
     cfg = run.comparison
     return MVML(lmbda=cfg.mvml_lambda, eta=cfg.mvml_eta, learn_A=m.mvml_metric, n_iter=cfg.mvml_iterations,

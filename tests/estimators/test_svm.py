@@ -1,17 +1,6 @@
-"""MVL-SVM and MVL-binSVM (Theorems 6, 7, 13, Corollaries 8, 20, Lemma 31) against independent references.
-
-References used here, none of which calls the package's M_reg or dual solvers:
-
-* the dual QP of Theorem 6 (eq 22-26) built densely from the paper's operators
-  (K[x] = G[x] (x) I_{P-1}, M_B = I (x) M_m (x) I, M_W = L (x) I, C = c^T (x) I), one
-  (u+l)m(P-1) linear solve, and solved by a generic QP solver (qpsolvers + clarabel);
-* the primal problem (eq 18-20) in weight space with explicit finite feature maps, as a QP;
-* the Simplex Cone SVM QP of eq (27)-(28) (single view, supervised);
-* the Laplacian SVM of Belkin et al. (2006) without bias, written in their notation;
-* the QP of Theorem 7 (eq 31-34) with the combined kernel sum_i c_i^2 k^i (Corollary 20);
-* the KKT conditions of Lemma 31 (eq 182-191), checked on decision values obtained
-  through the public ``decision_function``.
-"""
+"""MVL-SVM and MVL-binSVM (Theorems 6, 7, 13, Corollaries 8, 20, Lemma 31) against the independent references of
+``svm_reference`` (the dense dual of Theorem 6, the primal in weight space, the Simplex Cone SVM, the Laplacian SVM,
+the combined-kernel SVM of Theorem 7, the KKT conditions of Lemma 31), through the public estimator API."""
 
 from __future__ import annotations
 
@@ -19,161 +8,32 @@ import warnings
 
 import numpy as np
 import pytest
-import qpsolvers
-import scipy.sparse as sp
 from conftest import make_linear_problem, make_problem, paper_kwargs, random_graph_laplacians, sample_first
+from sklearn.exceptions import ConvergenceWarning
+from svm_reference import (
+    NAMED_PROBLEMS,
+    TIGHT,
+    assert_same_predictions,
+    box_dual_qp,
+    dense_theorem6,
+    generic_qp,
+    named_problem,
+    objective,
+    primal_weight_space,
+    qg_reference,
+    random_c,
+    simplex_codes,
+    two_class,
+)
 
-import mvl.svm as svm_module
-from mvl.simplex import simplex_coding
-from mvl.svm import ConvergenceWarning, MVLBinarySVM, MVLSVM, build_svm_dual, solve_dual
+import mvl.estimators.svm as svm_module
+import mvl.solvers.svm_dual as svm_dual
+from mvl import MVLBinarySVM, MVLSVM
+from mvl.solvers.svm_dual import build_svm_dual
 
 SOLVERS = ["admm", "smo", "lbfgsb", "apg"]
-TIGHT = 1e-7  # solver tolerance for the comparisons with the references
 
 # ---------------------------------------------------------------- references (numpy + clarabel only)
-
-
-def _qp(Pm, q, G=None, h=None, lb=None, ub=None):
-    """min 1/2 x^T Pm x + q^T x by clarabel (through qpsolvers), tight tolerances (1e-12; 1e-10 if clarabel
-    stops short of 1e-12, as on the paper's gammas where Q_G has a condition number ~1e3-1e4 and entries ~1e5)."""
-    for tol in (1e-12, 1e-10):
-        x = qpsolvers.solve_qp(sp.csc_matrix(Pm), q, G=None if G is None else sp.csc_matrix(G), h=h, lb=lb,
-                               ub=ub, solver="clarabel", tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol,
-                               max_iter=500)
-        if x is not None:
-            return x
-    raise AssertionError("clarabel failed at tolerance 1e-10")
-
-
-def _box_dual_qp(Q, y, P, clip=False):
-    """alpha (P, l) minimising 1/4 vec(alpha)^T Q vec(alpha) - 1/(P-1) 1^T vec(alpha) (sample-major vec) over the box
-    (24), 0 <= alpha_ki <= (1 - delta_{k, y_i}) / l, by clarabel on the free variables (alpha_{y_i, i} = 0);
-    ``clip``: into the box (clarabel's interior point may leave it by ~1e-12)."""
-    l = len(y)
-    ub = np.full((l, P), 1.0 / l)
-    ub[np.arange(l), y] = 0.0
-    free = ub.ravel() > 0
-    x = np.zeros(l * P)
-    x[free] = _qp(0.5 * Q[np.ix_(free, free)], -np.ones(free.sum()) / (P - 1), lb=np.zeros(free.sum()),
-                  ub=ub.ravel()[free])
-    if clip:
-        x = np.clip(x, 0.0, ub.ravel())
-    return x.reshape(l, P).T
-
-
-def _codes(P):
-    """The simplex code matrix, rebuilt from its definition (Gram matrix -1/(P-1) off-diagonal) by eigh."""
-    gram = np.full((P, P), -1.0 / (P - 1)) + np.eye(P) * (1 + 1.0 / (P - 1))
-    w, V = np.linalg.eigh(gram)
-    return (V[:, 1:] * np.sqrt(w[1:])).T  # (P-1, P), S^T S = gram
-
-
-def dense_theorem6(K, y, K_test, c, gamma_A, gamma_B, gamma_W, L, S):
-    """Dual QP of Theorem 6 built densely (eq 22-25) and solved by clarabel.
-
-    Returns dict(alpha (P, l), obj, h_test (t, P), Q (lP x lP, sample-major = vec of alpha)).
-    """
-    m, n, _ = K.shape
-    P = S.shape[1]
-    d = P - 1
-    lab = np.flatnonzero(y >= 0)
-    l = len(lab)
-    E = np.eye(m)
-    G = sum(np.kron(K[p], np.outer(E[p], E[p])) for p in range(m))  # eq (94), sample-major
-    Gt = sum(np.kron(K_test[p], np.outer(E[p], E[p])) for p in range(m))
-    Kx = np.kron(G, np.eye(d))
-    Mm = m * np.eye(m) - np.ones((m, m))  # eq (54)
-    M = gamma_B * np.kron(np.eye(n), np.kron(Mm, np.eye(d)))
-    if gamma_W > 0:
-        Lbig = sum(np.kron(L[p], np.outer(E[p], E[p])) for p in range(m))  # eq (60)
-        M = M + gamma_W * np.kron(Lbig, np.eye(d))
-    Isel = np.eye(n)[:, lab]  # I_{(u+l) x l}
-    CstarS = np.kron(c[:, None], S)  # C* S = (c (x) I) S, (m d) x P
-    T = np.kron(Isel, CstarS)  # I_{(u+l) x l} (x) C* S
-    R = np.linalg.solve(M @ Kx + gamma_A * np.eye(Kx.shape[0]), T)
-    Q = T.T @ Kx @ R  # eq (25)
-    Q = 0.5 * (Q + Q.T)
-    ub = np.full((l, P), 1.0 / l)
-    ub[np.arange(l), y[lab]] = 0.0  # eq (24)
-    free = ub.ravel() > 0  # alpha_{y_i, i} = 0: leave it out of the QP
-    Qf = Q[np.ix_(free, free)]
-    x = np.zeros(l * P)
-    x[free] = _qp(0.5 * Qf, -np.ones(free.sum()) / (P - 1), lb=np.zeros(free.sum()), ub=ub.ravel()[free])
-    x = np.clip(x, 0.0, ub.ravel())
-    a = -0.5 * R @ x  # eq (22)
-    f_test = np.kron(Gt, np.eye(d)) @ a  # f(v) = sum_j K(v, x_j) a_j
-    Cf = np.kron(c[None, :], np.eye(d)) @ f_test.reshape(-1, m * d).T  # (d, t)
-    return dict(alpha=x.reshape(l, P).T, obj=objective(Q, x.reshape(l, P).T), h_test=(S.T @ Cf).T, Q=Q)
-
-
-def objective(Q, alpha):
-    """D(alpha) of eq (26) with a dense Q in the sample-major order of vec(alpha)."""
-    v = np.asarray(alpha).T.ravel()
-    P = alpha.shape[0]
-    return float(0.25 * v @ Q @ v - v.sum() / (P - 1))
-
-
-def primal_weight_space(Phi, Phi_test, y, c, gamma_A, gamma_B, gamma_W, L, S):
-    """The primal (eq 18-20) over explicit weights W_p ((P-1) x d_p), f^p(x) = W_p phi_p(x).
-
-    ||f||^2 = sum_p ||W_p||_F^2 (linear kernels), <f, M_B f> = sum_j sum_{p<q} ||f^p(x_j) - f^q(x_j)||^2,
-    <f, M_W f> = sum_p tr(F_p^T L^p F_p). Returns (primal optimum, h on the test points (t, P)).
-    """
-    m = len(Phi)
-    P = S.shape[1]
-    d = P - 1
-    n = Phi[0].shape[0]
-    lab = np.flatnonzero(y >= 0)
-    l = len(lab)
-    dims = [F.shape[1] for F in Phi]
-    off = np.concatenate([[0], np.cumsum([d * dp for dp in dims])])
-    D = int(off[-1])
-    # maps from w = (vec W_1, ..., vec W_m) (column-major vec) to f^p(x_j) in R^d
-    def fmap(p, phi):
-        A = np.zeros((d, D))
-        A[:, off[p]:off[p + 1]] = np.kron(phi[None, :], np.eye(d))
-        return A
-
-    H = gamma_A * np.eye(D)
-    for j in range(n):
-        Fj = [fmap(p, Phi[p][j]) for p in range(m)]
-        for p in range(m):
-            for q in range(p + 1, m):
-                diff = Fj[p] - Fj[q]
-                H += gamma_B * diff.T @ diff
-    if gamma_W > 0:
-        for p in range(m):
-            sl = slice(off[p], off[p + 1])
-            H[sl, sl] += gamma_W * np.kron(Phi[p].T @ L[p] @ Phi[p], np.eye(d))
-    pairs = [(i, k) for i in lab for k in range(P) if k != y[i]]
-    nv = D + len(pairs)
-    Pm = np.zeros((nv, nv))
-    Pm[:D, :D] = 2.0 * H
-    q = np.zeros(nv)
-    q[D:] = 1.0 / l
-    Gc = np.zeros((2 * len(pairs), nv))
-    hc = np.zeros(2 * len(pairs))
-    for r, (i, k) in enumerate(pairs):
-        Cf_i = sum(c[p] * fmap(p, Phi[p][i]) for p in range(m))  # C f(x_i) = sum_p c_p f^p(x_i)
-        Gc[r, :D] = S[:, k] @ Cf_i  # <s_k, C f(x_i)> - xi_ki <= -1/(P-1)   (eq 19)
-        Gc[r, D + r] = -1.0
-        hc[r] = -1.0 / (P - 1)
-        Gc[len(pairs) + r, D + r] = -1.0  # xi_ki >= 0   (eq 20)
-    z = _qp(Pm + 1e-12 * np.eye(nv), q, G=Gc, h=hc)
-    w = z[:D]
-    val = float(w @ H @ w + q @ z)
-    t = Phi_test[0].shape[0]
-    h_test = np.empty((t, P))
-    for s in range(t):
-        Cf = sum(c[p] * fmap(p, Phi_test[p][s]) for p in range(m)) @ w
-        h_test[s] = S.T @ Cf
-    return val, h_test
-
-
-def _random_c(m, rng):
-    c = rng.uniform(0.3, 1.5, size=m) * rng.choice([-1.0, 1.0], size=m)
-    return c
-
 
 def _svm(cls, **kw):
     """An SVM on precomputed kernels; an explicit per-view laplacian (m, n, n) is passed sample-first."""
@@ -181,33 +41,14 @@ def _svm(cls, **kw):
         kw["laplacian"] = sample_first(kw["laplacian"])
     return cls(kernel="precomputed", **paper_kwargs(0, kw))
 
-
 def _outputs(est, K_test):
     """All P outputs h(v) (t, P) of a fitted estimator on per-view test kernels (m, t, n), through the public
     API: sum_p c_p times the per-view outputs (for P > 2 this is decision_function itself)."""
     return np.einsum("tpk,p->tk", est.view_decision_function(sample_first(K_test)), est.c_)
 
-
-def _two_class(h):
-    """decision_function from the (t, P) outputs of a reference: (h_2 - h_1) / 2 for two classes."""
-    return 0.5 * (h[:, 1] - h[:, 0]) if h.shape[1] == 2 else h
-
-
-def _assert_same_predictions(h_ours, h_ref):
-    """Same argmax wherever the reference's top two scores are not tied (gap > 1e-6); a two-class
-    decision_function (t,) predicts the second class where it is positive."""
-    if h_ours.ndim == 1:
-        h_ours = np.stack([-h_ours, h_ours], axis=1)
-    top2 = np.sort(h_ref, axis=1)[:, -2:]
-    clear = (top2[:, 1] - top2[:, 0]) > 1e-6
-    assert clear.sum() >= 0.5 * len(clear)
-    np.testing.assert_array_equal(np.argmax(h_ours, axis=1)[clear], np.argmax(h_ref, axis=1)[clear])
-
-
 # ---------------------------------------------------------------- 1. generic QP on the dual of Theorem 6
 
 CASES = [(m, P, u) for m in (1, 2, 3) for P in (2, 3, 5) for u in (0.0, 0.3)]
-
 
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("m,P,frac_unl", CASES)
@@ -217,7 +58,7 @@ def test_dual_matches_generic_qp(m, P, frac_unl, solver):
     n = 20 + 8 * P if m > 1 else 60
     K, K_test, y = make_problem(m, n, P, frac_unlabelled=frac_unl, seed=seed, t=25)
     L = random_graph_laplacians(m, n, seed=seed, normalized=bool(seed % 2))
-    c = _random_c(m, rng)
+    c = random_c(m, rng)
     gA, gB, gW = 10 ** rng.uniform(-3, -1), 10 ** rng.uniform(-3, -1), 10 ** rng.uniform(-3, -1)
     est = _svm(MVLSVM, gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, laplacian=L, solver=solver, tol=TIGHT)
     est.fit(sample_first(K), y)
@@ -227,30 +68,10 @@ def test_dual_matches_generic_qp(m, P, frac_unl, solver):
     assert abs(est.dual_objective_ - ref["obj"]) <= 1e-6 * abs(ref["obj"])  # the package's own Q_G agrees
     h = est.decision_function(sample_first(K_test))
     assert h.shape == ((K_test.shape[1],) if P == 2 else (K_test.shape[1], P))
-    np.testing.assert_allclose(h, _two_class(ref["h_test"]), atol=1e-4 * np.abs(ref["h_test"]).max())
+    np.testing.assert_allclose(h, two_class(ref["h_test"]), atol=1e-4 * np.abs(ref["h_test"]).max())
     np.testing.assert_allclose(_outputs(est, K_test), ref["h_test"], atol=1e-4 * np.abs(ref["h_test"]).max())
-    _assert_same_predictions(h, ref["h_test"])
+    assert_same_predictions(h, ref["h_test"])
     assert est.kkt_violation_ <= TIGHT
-
-
-@pytest.mark.parametrize("refine,newton_max", [(False, 0), (True, 500), (True, 0)])
-def test_smo_variants_match_generic_qp(refine, newton_max):
-    """SMO reaches the QP optimum: plain Algorithm 3, with the Newton refinement by Cholesky, and by CG."""
-    K, K_test, y = make_problem(2, 40, 4, frac_unlabelled=0.25, seed=7)
-    L = random_graph_laplacians(2, 40, seed=7)
-    c = np.array([0.8, -0.6])
-    lab = np.flatnonzero(y >= 0)
-    dual = build_svm_dual(K, lab, c, 1e-2, 1e-2, 1e-2, L)
-    U = svm_module.dual_upper_bounds(y[lab], 4)
-    alpha, n_iter, viol = svm_module._smo(dual.Q_G, U, np.zeros_like(U), TIGHT, 10**6, refine=refine,
-                                          newton_max=newton_max)
-    ref = dense_theorem6(K, y, K_test, c, 1e-2, 1e-2, 1e-2, L, simplex_coding(4))
-    assert viol <= TIGHT
-    assert abs(objective(ref["Q"], alpha) - ref["obj"]) <= 1e-6 * abs(ref["obj"])
-    if not refine:  # solve_dual's switch gives the same plain Algorithm 3
-        alpha2, _, _ = solve_dual(dual.Q_G, y[lab], 4, "smo", tol=TIGHT, refine=False)
-        np.testing.assert_array_equal(alpha2, alpha)
-
 
 @pytest.mark.slow
 @pytest.mark.parametrize("gamma_A", [1e-5, 1e-3])
@@ -267,14 +88,13 @@ def test_larger_problem_matches_generic_qp(gamma_A):
     ub[np.arange(l), y[lab]] = 0.0
     free = ub.ravel() > 0
     x = np.zeros(l * P)
-    x[free] = _qp(0.5 * Q[np.ix_(free, free)], -np.ones(free.sum()) / (P - 1), lb=np.zeros(free.sum()),
+    x[free] = generic_qp(0.5 * Q[np.ix_(free, free)], -np.ones(free.sum()) / (P - 1), lb=np.zeros(free.sum()),
                   ub=ub.ravel()[free])
     obj_ref = objective(Q, x.reshape(l, P).T)
     for solver in SOLVERS:
         est = _svm(MVLSVM, gamma_A=gamma_A, gamma_B=1e-6, gamma_W=1e-6, laplacian=L, solver=solver, tol=1e-6)
         est.fit(sample_first(K), y)
         assert abs(objective(Q, est.dual_coef_) - obj_ref) <= 1e-6 * abs(obj_ref)
-
 
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("m,P", [(1, 3), (2, 2), (2, 4), (3, 3)])
@@ -285,7 +105,7 @@ def test_primal_weight_space(m, P, solver):
     prob = make_linear_problem(m, 18 + 3 * P, P, frac_unlabelled=0.3, seed=seed, t=12)
     n = prob["K"].shape[1]
     L = random_graph_laplacians(m, n, seed=seed)
-    c = _random_c(m, rng)
+    c = random_c(m, rng)
     gA, gB, gW = 0.05, 0.02, 0.01
     est = _svm(MVLSVM, gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, laplacian=L, solver=solver, tol=TIGHT)
     est.fit(sample_first(prob["K"]), prob["y"])
@@ -293,9 +113,8 @@ def test_primal_weight_space(m, P, solver):
                                      est.code_matrix_)
     assert abs(-est.dual_objective_ - val) <= 1e-6 * abs(val)  # primal optimum = -min D
     h = est.decision_function(sample_first(prob["K_test"]))
-    np.testing.assert_allclose(h, _two_class(h_ref), atol=1e-4 * np.abs(h_ref).max())
+    np.testing.assert_allclose(h, two_class(h_ref), atol=1e-4 * np.abs(h_ref).max())
     np.testing.assert_allclose(_outputs(est, prob["K_test"]), h_ref, atol=1e-4 * np.abs(h_ref).max())
-
 
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_binary_one_vs_all_matches_primal_per_class(solver):
@@ -318,9 +137,7 @@ def test_binary_one_vs_all_matches_primal_per_class(solver):
     np.testing.assert_array_equal(est.predict(sample_first(prob["K_test"])),
                                   est.classes_[np.argmax(scores, axis=1)])
 
-
 # ---------------------------------------------------------------- 2. special cases
-
 
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("P", [3, 5])
@@ -329,16 +146,15 @@ def test_single_view_supervised_is_simplex_cone_svm(P, solver):
     K, K_test, y = make_problem(1, 45, P, frac_unlabelled=0.0, seed=20 + P, t=30)
     gA = 0.01
     est = _svm(MVLSVM, gamma_A=gA, solver=solver, tol=TIGHT).fit(sample_first(K), y)
-    S = _codes(P)  # any simplex coding: SC-SVM's decisions do not depend on its orientation
+    S = simplex_codes(P)  # any simplex coding: SC-SVM's decisions do not depend on its orientation
     Q = np.kron(K[0], S.T @ S) / gA  # eq (28)
-    alpha = _box_dual_qp(Q, y, P)
+    alpha = box_dual_qp(Q, y, P)
     a = -(1.0 / (2 * gA)) * (S @ alpha)  # eq (27): a_i = -1/(2 gamma_A) S alpha_i
     h_ref = (S.T @ (a @ K_test[0].T)).T  # h(v) = S^T sum_i k(v, x_i) a_i
     assert abs(est.dual_objective_ - objective(Q, alpha)) <= 1e-6 * abs(objective(Q, alpha))
     h = est.decision_function(sample_first(K_test))
     np.testing.assert_allclose(h, h_ref, atol=1e-4 * np.abs(h_ref).max())
-    _assert_same_predictions(h, h_ref)
-
+    assert_same_predictions(h, h_ref)
 
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_binary_single_view_laplacian_is_laplacian_svm(solver):
@@ -359,7 +175,7 @@ def test_binary_single_view_laplacian_is_laplacian_svm(solver):
     Minv_JY = np.linalg.solve(2 * gA * np.eye(n) + 2 * gW * Lap[0] @ k, J.T @ Y)
     Qb = Y @ J @ k @ Minv_JY
     Qb = 0.5 * (Qb + Qb.T)
-    beta = _qp(Qb, -np.ones(l), lb=np.zeros(l), ub=np.full(l, 1.0 / l))
+    beta = generic_qp(Qb, -np.ones(l), lb=np.zeros(l), ub=np.full(l, 1.0 / l))
     f_ref = K_test[0] @ (Minv_JY @ beta)
     for cls in (MVLSVM, MVLBinarySVM):
         est = _svm(cls, gamma_A=gA, gamma_W=gW, laplacian=Lap, solver=solver, tol=TIGHT).fit(sample_first(K), y)
@@ -373,7 +189,6 @@ def test_binary_single_view_laplacian_is_laplacian_svm(solver):
     # the same optimum: Belkin's maximum equals -min D of Corollary 8
     assert abs(-est.dual_objective_[0] - (beta.sum() - 0.5 * beta @ Qb @ beta)) <= 1e-6 * beta.sum()
 
-
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("m,P", [(2, 2), (3, 4)])
 def test_supervised_without_manifold_terms_is_combined_kernel_svm(m, P, solver):
@@ -384,9 +199,9 @@ def test_supervised_without_manifold_terms_is_combined_kernel_svm(m, P, solver):
     """
     K, K_test, y = make_problem(m, 40, P, frac_unlabelled=0.0, seed=40 + m + P, t=30)
     rng = np.random.default_rng(m + P)
-    c = _random_c(m, rng)
+    c = random_c(m, rng)
     gA = 0.01
-    S = _codes(P)
+    S = simplex_codes(P)
     k_comb = np.einsum("p,pij->ij", c**2, K)
     kt_comb = np.einsum("p,pij->ij", c**2, K_test)
     l = len(y)
@@ -396,20 +211,18 @@ def test_supervised_without_manifold_terms_is_combined_kernel_svm(m, P, solver):
     Q = Sy.T @ np.kron(k_comb, np.eye(P - 1)) @ Sy / gA
     Q = 0.5 * (Q + Q.T)
     nb = l * (P - 1)
-    beta = _qp(0.5 * Q, -np.ones(nb) / (P - 1), lb=np.zeros(nb), ub=np.full(nb, 1.0 / l))
+    beta = generic_qp(0.5 * Q, -np.ones(nb) / (P - 1), lb=np.zeros(nb), ub=np.full(nb, 1.0 / l))
     Cf = -(1.0 / (2 * gA)) * np.kron(kt_comb, np.eye(P - 1)) @ Sy @ beta
     h_ref = (S.T @ Cf.reshape(-1, P - 1).T).T
     obj_ref = 0.25 * beta @ Q @ beta - beta.sum() / (P - 1)
     est = _svm(MVLSVM, gamma_A=gA, c=c, solver=solver, tol=TIGHT).fit(sample_first(K), y)
     assert abs(est.dual_objective_ - obj_ref) <= 1e-6 * abs(obj_ref)
     h = est.decision_function(sample_first(K_test))
-    np.testing.assert_allclose(h, _two_class(h_ref), atol=1e-4 * np.abs(h_ref).max())
+    np.testing.assert_allclose(h, two_class(h_ref), atol=1e-4 * np.abs(h_ref).max())
     np.testing.assert_allclose(_outputs(est, K_test), h_ref, atol=1e-4 * np.abs(h_ref).max())
-    _assert_same_predictions(h, h_ref)
-
+    assert_same_predictions(h, h_ref)
 
 # ---------------------------------------------------------------- 3. KKT conditions of Lemma 31
-
 
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("gamma_A", [1e-4, 1e-2])
@@ -437,7 +250,6 @@ def test_kkt_conditions_lemma31(solver, gamma_A):
     assert est.kkt_violation_ <= tol
     assert free.sum() + atub.sum() > 0  # not a trivial solution
 
-
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_kkt_conditions_binary(solver):
     """Binary form (187)-(191) for every one-vs-all problem: y_i C f(x_i) against 1."""
@@ -459,35 +271,12 @@ def test_kkt_conditions_binary(solver):
         assert np.all(b[yf < 1 - tol - 1e-9] == ub)  # (191)
     assert np.all(est.kkt_violation_ <= tol)
 
-
 # ---------------------------------------------------------------- solver mechanics
-
-
-def test_block_step_is_exact_minimiser():
-    """The SMO block update solves its P-dimensional box QP exactly (checked by clarabel)."""
-    rng = np.random.default_rng(5)
-    for _ in range(30):
-        P = int(rng.integers(2, 9))
-        u = np.full(P, 0.05)
-        u[rng.integers(P)] = 0.0
-        x = np.where(rng.uniform(size=P) < 0.5, 0.0, rng.uniform(0, 0.05, size=P)) * (u > 0)
-        g = rng.normal(size=P) * 10 ** rng.uniform(-2, 0)
-        hh = 10 ** rng.uniform(-1, 2)
-        QS = np.full((P, P), -1.0 / (P - 1)) + np.eye(P) * (1 + 1.0 / (P - 1))
-        xn = svm_module._block_step(x, u, g, hh, P)
-        ref = _qp(hh * QS + 1e-14 * np.eye(P), g - hh * QS @ x, lb=np.zeros(P), ub=u)
-
-        def val(z, g=g, x=x, hh=hh, QS=QS):
-            return g @ (z - x) + 0.5 * hh * (z - x) @ QS @ (z - x)
-
-        assert np.all(xn >= 0) and np.all(xn <= u)
-        assert val(xn) <= val(ref) + 1e-10 * max(1.0, abs(val(ref)))
-
 
 def test_binary_shares_factorisations(monkeypatch):
     """MVL-binSVM factorises M_reg once (m view LUs) for all P one-vs-all problems."""
     calls = {"build": 0, "factor": 0}
-    real_build, real_factor = svm_module.build_svm_dual, svm_module.factor_view
+    real_build, real_factor = svm_module.build_svm_dual, svm_dual.factor_view
 
     def build(*a, **k):
         calls["build"] += 1
@@ -498,11 +287,10 @@ def test_binary_shares_factorisations(monkeypatch):
         return real_factor(*a, **k)
 
     monkeypatch.setattr(svm_module, "build_svm_dual", build)
-    monkeypatch.setattr(svm_module, "factor_view", factor)
+    monkeypatch.setattr(svm_dual, "factor_view", factor)
     K, _, y = make_problem(3, 30, 4, frac_unlabelled=0.3, seed=8)
     _svm(MVLBinarySVM, gamma_A=1e-2, gamma_B=1e-2, gamma_W=1e-2).fit(sample_first(K), y)
     assert calls == {"build": 1, "factor": 3}
-
 
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_warm_start_along_gamma_grid(solver):
@@ -525,7 +313,6 @@ def test_warm_start_along_gamma_grid(solver):
     warm.fit(sample_first(K), y2)
     assert warm.dual_coef_.shape[1] == np.sum(y2 >= 0)
 
-
 def test_binary_warm_start():
     K, _, y = make_problem(2, 40, 3, frac_unlabelled=0.2, seed=10)
     est = _svm(MVLBinarySVM, gamma_A=1e-2, solver="smo", tol=1e-6, warm_start=True).fit(sample_first(K), y)
@@ -533,7 +320,6 @@ def test_binary_warm_start():
     est.fit(sample_first(K), y)
     np.testing.assert_allclose(est.dual_coef_, first, atol=1e-12)
     assert np.all(est.n_iter_ == 0)
-
 
 def test_random_state_changes_order_not_solution():
     K, K_test, y = make_problem(2, 40, 4, frac_unlabelled=0.2, seed=11)
@@ -545,14 +331,12 @@ def test_random_state_changes_order_not_solution():
         Kt = sample_first(K_test)
         np.testing.assert_allclose(e.decision_function(Kt), a.decision_function(Kt), atol=1e-4)
 
-
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_max_iter_reached_warns(solver):
     K, _, y = make_problem(2, 40, 4, frac_unlabelled=0.2, seed=12)
     with pytest.warns(ConvergenceWarning, match="increase max_iter"):
         est = _svm(MVLSVM, gamma_A=1e-4, solver=solver, tol=1e-8, max_iter=2).fit(sample_first(K), y)
     assert est.kkt_violation_ > 1e-8
-
 
 def test_estimator_api(two_view_problem):
     K, K_test, y = two_view_problem
@@ -578,46 +362,12 @@ def test_estimator_api(two_view_problem):
     with pytest.raises(ValueError, match="Invalid parameter 'gamma_Z'"):
         est.set_params(gamma_Z=1.0)
 
-
 # ---------------------------------------------------------------- ADMM, the default for P >= 3, on named problems
-
-# name: (m, n, P, fraction unlabelled, (gamma_A, gamma_B, gamma_W), seed, samples duplicated)
-NAMED_PROBLEMS = {
-    "binary": (2, 40, 2, 0.3, (1e-3, 1e-3, 1e-3), 301, 0),  # P = 2: one free variable per sample
-    "many_classes": (2, 100, 34, 0.2, (1e-3, 1e-3, 1e-3), 302, 0),  # P = 34, 2-3 labelled per class
-    "semi_supervised": (3, 70, 5, 0.5, (1e-3, 1e-2, 1e-2), 303, 0),  # half unlabelled, large gamma_B, gamma_W
-    "paper_gammas": (3, 90, 8, 0.2, (1e-5, 1e-6, 1e-6), 304, 0),  # the paper's gammas: most variables free
-    "duplicated_samples": (2, 50, 4, 0.2, (1e-3, 1e-4, 0.0), 305, 8),  # 8 exact copies: Q_G singular
-}
-
-
-def named_problem(name):
-    """Kernels (m, n, n), test kernels, labels (-1 unlabelled), Laplacians, c and gammas of a named problem.
-    ``duplicated_samples`` appends exact copies of some samples (same kernel rows, same labels)."""
-    m, n, P, frac, gammas, seed, dup = NAMED_PROBLEMS[name]
-    K, K_test, y = make_problem(m, n, P, frac_unlabelled=frac, seed=seed, t=20)
-    if dup:
-        rng = np.random.default_rng(seed)
-        idx = np.concatenate([np.arange(n), rng.choice(np.flatnonzero(y >= 0), size=dup, replace=False)])
-        K, K_test, y = K[:, idx][:, :, idx], K_test[:, :, idx], y[idx]
-        n = len(idx)
-    L = random_graph_laplacians(m, n, seed=seed, normalized=True)
-    c = _random_c(m, np.random.default_rng(seed))
-    return K, K_test, y, L, c, gammas
-
-
-def _qg_reference(Q_G, y_lab, P):
-    """min D over the box (24) with the dense Q = Q_G (x) Q_S by clarabel: (alpha (P, l), D)."""
-    Q = np.kron(Q_G, np.full((P, P), -1.0 / (P - 1)) + np.eye(P) * (1 + 1.0 / (P - 1)))
-    alpha = _box_dual_qp(Q, y_lab, P, clip=True)
-    return alpha, objective(Q, alpha)
-
 
 def _fit_named(name, solver, tol=TIGHT, **kw):
     K, K_test, y, L, c, (gA, gB, gW) = named_problem(name)
     return _svm(MVLSVM, gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, laplacian=L, solver=solver, tol=tol,
                 **kw).fit(sample_first(K), y)
-
 
 @pytest.mark.parametrize("name", list(NAMED_PROBLEMS))
 def test_admm_matches_generic_qp(name):
@@ -633,13 +383,12 @@ def test_admm_matches_generic_qp(name):
         obj_ref = ref["obj"]
         assert abs(objective(ref["Q"], est.dual_coef_) - obj_ref) <= 1e-6 * abs(obj_ref)
         h = est.decision_function(sample_first(K_test))
-        np.testing.assert_allclose(h, _two_class(ref["h_test"]), atol=1e-4 * np.abs(ref["h_test"]).max())
-        _assert_same_predictions(h, ref["h_test"])
+        np.testing.assert_allclose(h, two_class(ref["h_test"]), atol=1e-4 * np.abs(ref["h_test"]).max())
+        assert_same_predictions(h, ref["h_test"])
     else:
         dual = build_svm_dual(K, est.labelled_, c, gA, gB, gW, L)
-        _, obj_ref = _qg_reference(dual.Q_G, y[est.labelled_], P)
+        _, obj_ref = qg_reference(dual.Q_G, y[est.labelled_], P)
     assert abs(est.dual_objective_ - obj_ref) <= 1e-6 * abs(obj_ref)
-
 
 @pytest.mark.parametrize("name", list(NAMED_PROBLEMS))
 def test_admm_matches_smo_and_lbfgsb(name):
@@ -655,8 +404,7 @@ def test_admm_matches_smo_and_lbfgsb(name):
     h_ref = _outputs(ref, K_test)
     for s in ("admm", "lbfgsb"):
         np.testing.assert_allclose(_outputs(fits[s], K_test), h_ref, atol=1e-4 * np.abs(h_ref).max())
-        _assert_same_predictions(fits[s].decision_function(Kt), h_ref)
-
+        assert_same_predictions(fits[s].decision_function(Kt), h_ref)
 
 @pytest.mark.parametrize("name", ["many_classes", "semi_supervised"])
 def test_admm_warm_start_named(name):
@@ -670,42 +418,6 @@ def test_admm_warm_start_named(name):
         cold.fit(sample_first(K), y)
         assert abs(warm.dual_objective_ - cold.dual_objective_) <= 1e-6 * abs(cold.dual_objective_)
     assert warm.fit(sample_first(K), y).n_iter_ == 0
-
-
-def _dense_admm(Q_G, U, A0, rho, n_iter, relax=1.6):
-    """Textbook ADMM (Boyd et al. 2011, Sec. 5.2) on the box QP with the dense Hessian H = 1/2 Q_G (x) Q_S
-    (sample-major vec of alpha) and a dense solve per iteration; z = alpha0, u = -grad D(alpha0) / rho."""
-    P, l = U.shape
-    QS = np.full((P, P), -1.0 / (P - 1)) + np.eye(P) * (1 + 1.0 / (P - 1))
-    H = 0.5 * np.kron(Q_G, QS)
-    q = -np.ones(P * l) / (P - 1)
-    ub = U.T.ravel()
-    z = A0.T.ravel().copy()
-    u = -(H @ z + q) / rho
-    for _ in range(n_iter):
-        x = np.linalg.solve(H + rho * np.eye(P * l), rho * (z - u) - q)
-        xh = relax * x + (1 - relax) * z
-        z = np.clip(xh + u, 0.0, ub)
-        u = u + xh - z
-    return z.reshape(l, P).T
-
-
-@pytest.mark.parametrize("name", ["binary", "semi_supervised", "duplicated_samples"])
-def test_admm_iterates_match_dense_admm(name):
-    """The structured x-step (column means and one Cholesky of c1/2 Q_G + rho I, module docstring) gives the
-    iterates of ADMM with the dense (lP x lP) Hessian solved directly."""
-    K, _, y, L, c, (gA, gB, gW) = named_problem(name)
-    lab = np.flatnonzero(y >= 0)
-    dual = build_svm_dual(K, lab, c, gA, gB, gW, L)
-    P = int(y.max()) + 1
-    U = svm_module.dual_upper_bounds(y[lab], P)
-    A0 = np.random.default_rng(1).uniform(size=U.shape) * U  # a feasible, not optimal, start
-    rho = 3.7 * svm_module._admm_penalty(dual.Q_G, P)
-    for k in (1, 7):
-        ours, n_iter, _ = svm_module._admm(dual.Q_G, U, A0, 0.0, k, rho=rho)
-        assert n_iter == k
-        np.testing.assert_allclose(ours, _dense_admm(dual.Q_G, U, A0, rho, k), rtol=0, atol=1e-10 * U.max())
-
 
 def test_memory_estimate_linear_in_classes(monkeypatch):
     """The memory checked before an SVM fit grows with l^2 + P l (Q_G, alpha), not with P l^2: at Caltech-101's
@@ -722,7 +434,6 @@ def test_memory_estimate_linear_in_classes(monkeypatch):
     _svm(MVLSVM, gamma_A=1e-3, tol=1e-2).fit(sample_first(K), y % 3)
     assert 0 < max(seen) - max(few) <= 8.0 * 10 * l * (P - 3)  # the old l^2 P term: 8 * 3 l^2 (P - 3)
 
-
 def test_auto_solver():
     """solver="auto" (the default): ADMM for MVL-SVM with P >= 3, SMO for two classes and for MVL-binSVM."""
     K, K_test, y = make_problem(2, 40, 3, frac_unlabelled=0.2, seed=21)
@@ -734,18 +445,15 @@ def test_auto_solver():
     admm = _svm(MVLSVM, gamma_A=1e-2, solver="admm").fit(sample_first(K), y)
     np.testing.assert_array_equal(admm.dual_coef_, est.dual_coef_)
 
-
 # ---------------------------------------------------------------- 4. bad input
 
 ESTIMATORS = [MVLSVM, MVLBinarySVM]
-
 
 def _fit(cls, K, y, **kw):
     """Fit on precomputed kernels K given as they are (sample-first (n, n, m), or deliberately malformed)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return cls(**paper_kwargs(0, {"gamma_A": 0.1, "kernel": "precomputed", **kw})).fit(K, y)
-
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_bad_kernels(cls, two_view_problem):
@@ -768,7 +476,6 @@ def test_bad_kernels(cls, two_view_problem):
     with pytest.raises(ValueError, match="Complex data not supported"):
         _fit(cls, sample_first(K).astype(complex), y)
 
-
 @pytest.mark.parametrize("cls", ESTIMATORS)
 @pytest.mark.parametrize(
     "make_bad,match",
@@ -786,7 +493,6 @@ def test_bad_labels(cls, two_view_problem, make_bad, match):
     with pytest.raises(ValueError, match=match):
         _fit(cls, sample_first(K), make_bad(y))
 
-
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_labels_below_minus_one_are_classes(cls, two_view_problem):
     """Any sortable labels are classes; only -1 marks an unlabelled sample (labels below -1 used to be refused)."""
@@ -800,7 +506,6 @@ def test_labels_below_minus_one_are_classes(cls, two_view_problem):
     np.testing.assert_array_equal(b.decision_function(Kt), a.decision_function(Kt))
     np.testing.assert_array_equal(b.predict(Kt), relabel[a.predict(Kt)])
 
-
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_one_class_declared(cls, two_view_problem):
     """P = 1: a clear error before anything else (the simplex coding needs P >= 2)."""
@@ -809,7 +514,6 @@ def test_one_class_declared(cls, two_view_problem):
         _fit(cls, sample_first(K), np.where(y >= 0, 0, -1))
     with pytest.raises(ValueError, match=r"'n_classes' parameter of .* must be None or an int in the range \[2, inf\)"):
         _fit(cls, sample_first(K), y, n_classes=1)
-
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
 @pytest.mark.parametrize(
@@ -839,7 +543,6 @@ def test_bad_parameters(cls, two_view_problem, kw, match):
     K, _, y = two_view_problem
     with pytest.raises(ValueError, match=match):
         _fit(cls, sample_first(K), y, **kw)
-
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_bad_test_kernels_and_unfitted(cls, two_view_problem):

@@ -15,7 +15,7 @@ import pytest
 from conftest import rel_diff, sample_first
 from sklearn.exceptions import NotFittedError
 
-from mvl.perceptron import (
+from mvl.estimators.perceptron import (
     KernelMultiViewPerceptron,
     OrthogonalMultiViewPerceptron,
     cross_view_kernels,

@@ -1,4 +1,4 @@
-"""Vector-valued multi-view SVM, MVL-SVM (Theorems 6 and 13, Proposition 14, Algorithm 2-3).
+"""The dual of MVL-SVM and its box-QP solvers (Theorems 6 and 13, Proposition 14, Algorithm 3).
 
 Problem (eq 14 with the simplex coding S = [s_1, ..., s_P] of eq 15, Y = R^(P-1), R = I):
 
@@ -87,42 +87,37 @@ is the same measure as LIBSVM's eps (1e-3 by default).
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
 from scipy import linalg, optimize
 from scipy.linalg import blas, lapack
+from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from sklearn.base import _fit_context
-from sklearn.utils._param_validation import StrOptions
-
-from .estimators.base import COUNT, POSITIVE, SEED, MVLClassifier
-from .solvers.lapack import factor_view, view_Q
-from .simplex import simplex_coding, simplex_gram
-from .validation import check_combination
+from ..missing_views import combination_weights
+from .incomplete import add_view_blocks
+from .lapack import factor_view, view_Q
+from ..simplex import simplex_gram
 
 __all__ = [
-    "MVLSVM",
-    "MVLBinarySVM",
-    "ConvergenceWarning",
+    "SOLVER_NAMES",
     "SVMDual",
+    "SVMDualIncomplete",
+    "apply_qs",
     "build_svm_dual",
+    "build_svm_dual_incomplete",
     "dual_objective",
     "dual_upper_bounds",
     "kkt_violation",
+    "resolve_solver",
     "solve_dual",
 ]
 
-_SOLVER_NAMES = ("auto", "admm", "smo", "lbfgsb", "apg")
+SOLVER_NAMES = ("auto", "admm", "smo", "lbfgsb", "apg")
 # ADMM and APG run their l x l by l x P products with the BLAS threads the environment gives when a product
 # has at least this many multiply-adds (P l^2); SMO, L-BFGS-B and smaller products with one thread
 _THREADED_MIN_WORK = 2e7
-
-
-class ConvergenceWarning(UserWarning):
-    """The dual solver stopped at max_iter before the KKT conditions held within tol."""
 
 
 # ------------------------------------------------------------------ M_reg, view by view
@@ -209,10 +204,99 @@ def build_svm_dual(K, labelled, c, gamma_A, gamma_B, gamma_W, L=None):
     return SVMDual(Q_G, factors, c, labelled, n, beta, Qc_L, lu_T)
 
 
+class SVMDualIncomplete:
+    """Q_G of eq (194) and the coefficient map of MVL-SVM / MVL-binSVM on incomplete views (the interface of
+    :class:`SVMDual`). Built by :func:`build_svm_dual_incomplete`."""
+
+    def __init__(self, Q_G, factors, Ct, labelled, n, beta, U, wU, Qc_LU, lu_Z):
+        self.Q_G = Q_G
+        self._factors = factors
+        self._Ct = Ct
+        self._labelled = labelled
+        self._n = n
+        self._beta = beta
+        self._U, self._wU, self._Qc_LU, self._lu_Z = U, wU, Qc_LU, lu_Z
+
+    def coefficients(self, W):
+        """A_p W for every view, (m, n, r), zero at absent (sample, view): A = M_reg (I_{(u+l) x l} (x) c~), i.e.
+        A_p = H_p^{-1} (C~_p E W + beta W_p T), Z_U = W~_U T_U = (I - beta W_U Q_1[U, U])^{-1} W_U Q_c[L, U]^T W."""
+        W = np.asarray(W, dtype=np.float64)
+        r = W.shape[1]
+        EW = np.zeros((self._n, r))
+        EW[self._labelled] = W
+        Z = np.zeros((self._n, r))
+        if self._lu_Z is not None:
+            lu, piv = self._lu_Z
+            Z[self._U], _ = lapack.dgetrs(lu, piv, self._wU[:, None] * (self._Qc_LU.T @ W))
+        out = np.zeros((len(self._factors), self._n, r))
+        for p, fac in enumerate(self._factors):
+            if fac is None:
+                continue
+            idx, lu, piv = fac
+            rhs = self._Ct[idx, p][:, None] * EW[idx]
+            if self._lu_Z is not None:
+                rhs += self._beta * Z[idx]
+            out[p, idx], _ = lapack.dgetrs(lu, piv, rhs, trans=1)
+        return out
+
+
+def build_svm_dual_incomplete(K, mask, labelled, c, gamma_A, gamma_B, gamma_W, L=None):
+    """Q_G (eq 194 with M_reg of eq 79) of MVL-SVM on incomplete views, view by view, O(sum_p n_p^3).
+
+    As :func:`build_svm_dual` (the gammas enter unscaled, as in eq 79) with the restrictions of the module
+    docstring of :mod:`mvl.incomplete`:
+    H_p = (gamma_B D_p + gamma_W L^p) K^p + gamma_A I on S_p, C~ per sample, M_{V_i} per sample. With
+    Q_p embedded through S_p: Q_G = Q_cc[L, L] + gamma_B Q_c[L, U] (I - gamma_B W_U Q_1[U, U])^{-1} W_U Q_c[L, U]^T.
+    ``L``: list of per-view operators (n_p, n_p) or None."""
+    m, n, _ = K.shape
+    mask = np.asarray(mask, dtype=bool)
+    labelled = np.asarray(labelled)
+    l = len(labelled)
+    counts = mask.sum(axis=1)
+    Ct = combination_weights(c, mask)
+    beta = float(gamma_B)
+    wt = np.where(counts >= 2, 1.0, 0.0)
+    U = np.flatnonzero(wt > 0) if beta > 0 else np.zeros(0, dtype=np.intp)
+    if U.size == 0:
+        beta = 0.0
+    posL = np.full(n, -1)
+    posL[labelled] = np.arange(l)
+    posU = np.full(n, -1)
+    posU[U] = np.arange(U.size)
+    Q_G = np.zeros((l, l))
+    Qc_LU = np.zeros((l, U.size))
+    Q1 = np.zeros((U.size, U.size))
+    factors = []
+    for p in range(m):
+        idx = np.flatnonzero(mask[:, p])
+        if idx.size == 0:
+            factors.append(None)
+            continue
+        Kp = np.ascontiguousarray(K[p][np.ix_(idx, idx)])
+        lu, piv = factor_view(Kp, None if L is None else L[p], 1, gamma_A, beta, gamma_W, p, None,
+                              (wt * counts)[idx] if beta > 0 else None)
+        factors.append((idx, lu, piv))
+        Qp = view_Q(lu, piv, Kp).T
+        add_view_blocks(Qp, idx, Ct[:, p], posL, posU if beta > 0 else None, Q_G, Qc_LU, Q1)
+        del Qp
+    lu_Z = None
+    if beta > 0:
+        Q1 *= -beta * wt[U][:, None]
+        Q1[np.diag_indices(U.size)] += 1.0  # I - beta W_U Q_1[U, U]
+        lu, piv, info = lapack.dgetrf(Q1, overwrite_a=True)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"I - gamma_B W Q_1 is singular (dgetrf info {info})")
+        lu_Z = (lu, piv)
+        Z, _ = lapack.dgetrs(lu, piv, wt[U][:, None] * Qc_LU.T)
+        Q_G += beta * (Qc_LU @ Z)
+    Q_G = 0.5 * (Q_G + Q_G.T)
+    return SVMDualIncomplete(Q_G, factors, Ct, labelled, n, beta, U, wt[U], Qc_LU, lu_Z)
+
+
 # ------------------------------------------------------------------ the dual QP
 
 
-def _apply_qs(A, P):
+def apply_qs(A, P):
     """Q_S A for A of shape (P, l): Q_S = P/(P-1) I - 1/(P-1) 1 1^T (eq 195)."""
     return (P / (P - 1.0)) * A - (1.0 / (P - 1.0)) * A.sum(axis=0)
 
@@ -220,7 +304,7 @@ def _apply_qs(A, P):
 def _gradient(Q_G, A):
     """grad D = 1/2 Q_S alpha Q_G - 1/(P-1), shape (P, l) (eq 175 with eq 197); equals -(h + 1/(P-1))."""
     P = A.shape[0]
-    G = _apply_qs(A @ Q_G, P)
+    G = apply_qs(A @ Q_G, P)
     G *= 0.5
     G -= 1.0 / (P - 1.0)
     return G
@@ -230,7 +314,7 @@ def dual_objective(Q_G, alpha):
     """D(alpha) = 1/4 vec(alpha)^T (Q_G (x) Q_S) vec(alpha) - 1/(P-1) 1^T vec(alpha) (eq 26); alpha (P, l)."""
     A = np.asarray(alpha, dtype=np.float64)
     P = A.shape[0]
-    return float(0.25 * np.sum(A * _apply_qs(A @ Q_G, P)) - A.sum() / (P - 1.0))
+    return float(0.25 * np.sum(A * apply_qs(A @ Q_G, P)) - A.sum() / (P - 1.0))
 
 
 def dual_upper_bounds(y_enc, P):
@@ -335,7 +419,7 @@ def _newton_refine(Q_G, Q_S, A, U, newton_max, cg_maxiter=100, cg_rtol=1e-3):
         p = r.copy()
         rr = rr0 = float(np.sum(r * r))
         for _ in range(cg_maxiter):
-            Hp = _apply_qs(p @ Qc, P)
+            Hp = apply_qs(p @ Qc, P)
             Hp *= 0.5 * mask
             step = rr / float(np.sum(p * Hp))
             x += step * p
@@ -357,7 +441,7 @@ def _newton_refine(Q_G, Q_S, A, U, newton_max, cg_maxiter=100, cg_rtol=1e-3):
         delta = np.zeros_like(A)
         delta[kk, ii] = np.clip(a + tau * dF, 0.0, u) - a
         # D(A + delta) - D(A) from delta itself: exact where D's own values differ by < eps |D|
-        change = float(np.sum(G * delta) + 0.25 * np.sum(delta * _apply_qs(delta @ Q_G, P)))
+        change = float(np.sum(G * delta) + 0.25 * np.sum(delta * apply_qs(delta @ Q_G, P)))
         if change < 0.0:
             return A + delta, True
     return A, False
@@ -468,7 +552,7 @@ def _lbfgsb(Q_G, U, A0, tol, max_iter, max_restarts=20):
     origin = {}
 
     def fun(xv):
-        QA = _apply_qs(xv.reshape(P, l) @ Q_G, P)  # Q vec(alpha) = vec(Q_S alpha Q_G) (eq 197)
+        QA = apply_qs(xv.reshape(P, l) @ Q_G, P)  # Q vec(alpha) = vec(Q_S alpha Q_G) (eq 197)
         QA *= 0.5
         QA -= 1.0 / (P - 1.0)
         g = QA.ravel()
@@ -511,7 +595,7 @@ def _gradient_blas(Q_G, A):
     """
     P = A.shape[0]
     AQ = blas.dgemm(1.0, Q_G.T, A.T).T  # (P, l), a C-ordered view of the Fortran (l, P) result
-    G = _apply_qs(AQ, P)
+    G = apply_qs(AQ, P)
     G *= 0.5
     G -= 1.0 / (P - 1.0)
     return G
@@ -652,11 +736,11 @@ def _apg(Q_G, U, A0, tol, max_iter, check_every=10):
     return A, n_iter, viol
 
 
-def _resolve_solver(solver, P):
+def resolve_solver(solver, P):
     """The dual solver that ``solver`` names for P classes: "auto" is "smo" for P = 2 (one variable per
     sample, few support vectors: SMO's few cheap updates win) and "admm" for P >= 3 (module docstring)."""
-    if not isinstance(solver, str) or solver not in _SOLVER_NAMES:
-        raise ValueError(f"solver must be one of {list(_SOLVER_NAMES)}, got {solver!r}")
+    if not isinstance(solver, str) or solver not in SOLVER_NAMES:
+        raise ValueError(f"solver must be one of {list(SOLVER_NAMES)}, got {solver!r}")
     if solver == "auto":
         return "smo" if P == 2 else "admm"
     return solver
@@ -666,7 +750,7 @@ def solve_dual(Q_G, y_enc, P, solver="auto", tol=1e-3, max_iter=None, alpha0=Non
                refine=True):
     """Solve the dual QP (26) with the box (24); returns (alpha (P, l), n_iter, kkt_violation).
 
-    ``solver``: "auto" (:func:`_resolve_solver`), "admm", "smo", "lbfgsb" or "apg" (module docstring).
+    ``solver``: "auto" (:func:`resolve_solver`), "admm", "smo", "lbfgsb" or "apg" (module docstring).
     ``y_enc`` holds the class indices 0..P-1 of the l labelled samples, ``alpha0`` (P, l)
     an optional warm start (clipped into the box). ``max_iter``: SMO block updates (default 1000 l),
     ADMM / APG / L-BFGS-B iterations (default 20,000 / 100,000 / 100,000). ``random_state`` (SMO only): None
@@ -676,7 +760,7 @@ def solve_dual(Q_G, y_enc, P, solver="auto", tol=1e-3, max_iter=None, alpha0=Non
     APG on large problems (P l^2 >= 2e7), whose products use the threads the environment allows.
     ``refine`` (SMO only): Newton refinement of :func:`_smo`; False runs plain Algorithm 3.
     """
-    solver = _resolve_solver(solver, P)
+    solver = resolve_solver(solver, P)
     U = dual_upper_bounds(y_enc, P)
     l = U.shape[1]
     A0 = np.zeros((P, l)) if alpha0 is None else np.clip(np.asarray(alpha0, dtype=np.float64), 0.0, U)
@@ -702,482 +786,3 @@ def solve_dual(Q_G, y_enc, P, solver="auto", tol=1e-3, max_iter=None, alpha0=Non
         warnings.warn(f"{solver} stopped after {n_iter} iterations with KKT violation {viol:.3g} > tol = {tol:g}; "
                       "increase max_iter", ConvergenceWarning, stacklevel=2)
     return np.ascontiguousarray(A), n_iter, viol
-
-
-# ------------------------------------------------------------------ estimators
-
-
-class _SVMBase(MVLClassifier):
-    _parameter_constraints: dict = {
-        **MVLClassifier._parameter_constraints,
-        "tol": [POSITIVE],
-        "max_iter": [None, COUNT],
-        "solver": [StrOptions(set(_SOLVER_NAMES))],
-        "random_state": SEED,
-        "warm_start": ["boolean"],
-    }
-    _missing_views = True  # NaN rows mark missing views (mvl.incomplete)
-
-    def __init__(self, *, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, tol=1e-3, max_iter=None,
-                 laplacian="normalized", solver="auto", random_state=None, n_neighbors=5, n_classes=None,
-                 warm_start=False, laplacian_power=None, graph_weights="kernel", kernel="rbf", views=None,
-                 bandwidth=None):
-        self.gamma_A = gamma_A
-        self.gamma_B = gamma_B
-        self.gamma_W = gamma_W
-        self.c = c
-        self.tol = tol
-        self.max_iter = max_iter
-        self.laplacian = laplacian
-        self.solver = solver
-        self.random_state = random_state
-        self.n_neighbors = n_neighbors
-        self.n_classes = n_classes
-        self.warm_start = warm_start
-        self.laplacian_power = laplacian_power
-        self.graph_weights = graph_weights
-        self.kernel = kernel
-        self.views = views
-        self.bandwidth = bandwidth
-
-    def _prepare(self, X, y):
-        """Validated inputs and the shared M_reg factorisation (Q_G and the coefficient map)."""
-        tol, max_iter = float(self.tol), None if self.max_iter is None else int(self.max_iter)
-        # what a warm start may reuse, read before this fit overwrites it: labelled set, classes, dual variables
-        previous = tuple(getattr(self, a, None) for a in ("labelled_", "classes_", "dual_coef_"))
-        K = self._fit_kernels(X)
-        m, n, _ = K.shape
-        y_enc, labelled = self._fit_labels(y, n)
-        classes = self.classes_
-        l = len(labelled)
-        # per view the LU of H_p and Q_p, Laplacians, (I - gamma_B Q_1) and Q_c, Q_G and the dual
-        # + Q_G, its Cholesky factor (ADMM) and a copy (l x l each); alpha, gradient and ADMM's iterates (P x l each)
-        self._check_memory(8.0 * ((2 * m + 3) * n * n + 3 * l * l + 8 * l * len(classes)),
-                           f"the SVM dual with n = {n} samples and m = {m} views")
-        mask = self.view_mask_  # None: no view missing (the complete path)
-        Y_L, L = self._mvl_inputs(K, y_enc, labelled, mask)
-        c = check_combination(self.c, m)
-        t0 = time.perf_counter()
-        if mask is None:
-            dual = build_svm_dual(K, labelled, c, **self._gammas(), L=L)
-        else:
-            from .solvers.incomplete import build_svm_dual_incomplete
-
-            dual = build_svm_dual_incomplete(K, mask, labelled, c, **self._gammas(), L=L)
-        self.reg_seconds_ = time.perf_counter() - t0
-        warm = self._warm(previous, labelled, classes, (len(classes), len(labelled)))
-        return tol, max_iter, K, labelled, classes, np.argmax(Y_L, axis=1), c, dual, warm
-
-    def _warm(self, previous, labelled, classes, shape):
-        """Previous dual variables when warm_start is set and the labelled set and classes are unchanged."""
-        prev_labelled, prev_classes, prev_dual = previous
-        if not self.warm_start or prev_dual is None:
-            return None
-        if (prev_dual.shape != shape or not np.array_equal(prev_labelled, labelled)
-                or not np.array_equal(prev_classes, classes)):
-            return None
-        return prev_dual
-
-    def _finish(self, K, labelled, classes, c, coef, t0, y_enc):
-        self.coef_ = coef
-        self.c_ = c
-        self.n_labelled_ = len(labelled)
-        self.labelled_ = labelled
-        self.fit_seconds_ = time.perf_counter() - t0
-        self._check_regularization(K, labelled, y_enc, self.view_mask_)
-        return self
-
-
-class MVLSVM(_SVMBase):
-    """Multi-class multi-view SVM with simplex coding (MVL-SVM, Algorithm 2; Theorem 13 with R = I).
-
-    Solves the dual (26) with the box (24) and evaluates the solution by Proposition 14:
-    ``decision_function`` returns h(v) = (<s_k, C f(v)>)_{k=1..P} (eq 82-83), ``predict``
-    the class argmax_k h_k(v) (eq 15, 17); for two classes ``decision_function`` is (h_2 - h_1) / 2 (= h_2),
-    shape (t,). X as for :class:`mvl.MVLLeastSquares` (``kernel``), labels with -1 for unlabelled samples
-    (they enter through gamma_B and gamma_W).
-
-    Parameters
-    ----------
-    gamma_A : float > 0, default 1e-5
-        RKHS regularisation (gamma_A ||f||^2 in eq 10). Typical range 1e-7 to 1e-1; the paper uses 1e-5.
-    gamma_B : float >= 0, default 0.0
-        Between-view consistency weight (eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6); in the
-        validation study 1e-6 changed nothing and 1e-4 lowered accuracy, hence 0.
-    gamma_W : float >= 0, default 1e-2
-        Within-view manifold regularisation weight (eq 53, 60-64), on the default graph below. Typical range 0
-        to 1; 0 leaves the graph (and the unlabelled samples, unless gamma_B > 0) out. 1e-2 with the default
-        graph was selected on validation in ``benchmarks/study_defaults.py`` (mfeat, multi-view MNIST, USPST,
-        digits; 3 labelled per class + 470 unlabelled): adding the unlabelled samples raised test accuracy by
-        7 to 14 points on every data set (by 3 to 10 over gamma_W = 0). Without unlabelled samples it costs
-        about 1 point at 10+ labels per class (5 points at 3): for purely supervised data set gamma_W=0.
-        With the paper's dense graph, values above 1e-6 make unlabelled data hurt (by 20-40 points at 1e-2).
-    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
-        L^i = I - D^-1/2 W D^-1/2 (the authors' code) or D - W of each view's graph W (built from the view's
-        Gram matrix, see ``n_neighbors``), or the Laplacians themselves, sample-first like the kernels (then
-        ``n_neighbors`` is not used, ``graph_weights`` must be "kernel", and ``laplacian_power`` None means 1).
-    n_neighbors : int >= 1, "auto" or None, default 5
-        The graph: a symmetrised kNN graph of each view's kernel with this many neighbours (typical 5 to 20;
-        5 selected by the validation study), or None for the paper's dense kernel weights W = K (Section 7.1):
-        ``n_neighbors=None`` alone gives the paper's model (with ``laplacian_power`` None then meaning 1).
-        With many unlabelled points let it grow with n: "auto" takes 0.5 % of the training samples within [10, 500]
-        (:func:`mvl.graph.auto_neighbors`); with a fixed k the neighbourhoods shrink as n grows and the graph term
-        stops informing the fit (measured in benchmarks/README.md, "bench_scale.py": 32,000 manifold points, 20
-        labels, 0.58 at k = 10 against 0.94 at k = 160).
-    laplacian_power : int >= 1 or None, default None
-        p of the iterated Laplacian (L^i)^p in M_W (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg
-        2008, Table 4) in place of L of eq (60)-(63). None: 2 for a kNN graph (selected by the validation
-        study over 1, 2, 4), 1 for the paper's dense graph and for an explicit ``laplacian``. Typical 1 to 4;
-        each power costs n x n products.
-    graph_weights : "kernel" or "binary", default "kernel"
-        Edge weights of the kNN graph: the kernel value K^i_jk (0 where negative), or 1 (the default of the
-        manifold-regularization code). "binary" needs ``n_neighbors``.
-    n_classes : int >= 2 or None, default None
-        Number of classes P. If given, labels must be integers in 0..P-1 and each class needs a labelled sample;
-        if None, the classes are the distinct labels.
-    c : array of shape (m,) or None, default None
-        Combination vector of C = c^T (x) I (eq 52); None is the average 1/m (the paper's
-        choice for the SVM, Section 7.1).
-    tol : float > 0, default 1e-3
-        Stopping rule: largest violation of the KKT conditions of Lemma 31, in the units
-        of h = <s_k, C f(x_i)> (the margin is -1/(P-1)); as LIBSVM's eps. Typical 1e-4 to 1e-2.
-    max_iter : int >= 1 or None, default None
-        SMO block updates (None: 1000 l), ADMM iterations (None: 20000), L-BFGS-B or
-        APG iterations (None: 100000); a ``ConvergenceWarning`` is issued if it is
-        reached first.
-    solver : "auto", "admm", "smo", "lbfgsb" or "apg", default "auto"
-        Dual solver (module docstring). "auto": "admm" for the multi-class dual of
-        MVL-SVM (P >= 3), "smo" for two classes and for the binary problems of
-        MVL-binSVM. "admm": ADMM with one Cholesky factorisation of an l x l matrix and
-        one triangular solve pair with P right-hand sides per iteration (Kronecker
-        structure of Q_G (x) Q_S); on benchmarks/bench_svm.py 4-8x faster than SMO and
-        5-30x faster than L-BFGS-B at l = 340-680, P = 17, and about 100x faster than
-        SMO at l = 1,530, P = 102. "smo": the block SMO of Algorithm 3 with Newton
-        refinement (the default before; fast when few variables are free, as in the
-        binary problems). "lbfgsb": scipy's L-BFGS-B on the dual (26). "apg":
-        accelerated projected gradient (FISTA with restarts), the first-order design
-        ADMM was compared with; slow on ill-conditioned problems.
-    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
-        SMO only: None visits samples in their order; otherwise in a random order, so
-        ties between equal KKT violations are broken at random (Algorithm 3 picks a
-        random violator).
-    warm_start : bool, default False
-        If True and the estimator was fitted before on the same labelled samples and
-        classes, the dual variables start from the previous solution (the box (24) does
-        not depend on the gammas, so it stays feasible). For a grid of gammas::
-            est = MVLSVM(warm_start=True)
-            for g in gammas_A:
-                scores.append(est.set_params(gamma_A=g).fit(X, y).decision_function(X_test))
-        Neighbouring gammas have close solutions: each fit then starts near its optimum.
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
-        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
-        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
-        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
-        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
-        non-negative features) kernel with parameters from the training samples only.
-    views : None, sequence of int or sequence of index arrays, default None
-        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
-        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
-        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
-        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
-        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
-        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
-        DegenerateKernelWarning naming it.
-
-    Attributes
-    ----------
-    dual_coef_ : array (P, l)
-        alpha^opt of eq (26), columns in the order of the labelled samples (``labelled_``),
-        rows in the order of ``classes_``; alpha_{y_i, i} = 0.
-    coef_ : array (m, n, P)
-        Per-view coefficients with h(v) = sum_p c_p K^p(v, x) coef_[p]: coef_[p] = a_p S with
-        a = -1/2 [M_reg (I (x) c) (x) S] vec(alpha) of eq (77), a_p (n, P-1) the view-p part.
-    code_matrix_ : array (P-1, P)
-        The simplex coding S; C f(v) = (P-1)/P S h(v) since S S^T = P/(P-1) I.
-    n_iter_ : int
-        SMO block updates or ADMM / L-BFGS-B / APG iterations.
-    solver_ : str
-        The solver used ("auto" resolved).
-    kkt_violation_ : float
-        Largest violation of Lemma 31 at the returned alpha (<= tol unless max_iter was hit).
-    dual_objective_ : float
-        D(alpha) of eq (26).
-    classes_ : array (P,)
-    c_ : array (m,)
-    n_labelled_ : int
-    labelled_ : array (l,)
-        Indices of the labelled training samples.
-    fit_seconds_, reg_seconds_, solve_seconds_ : float
-        Time of the fit, of M_reg (eq 77) and in the dual solver.
-    n_views_ : int
-    n_train_ : int
-        Training samples n (columns of the kernels at prediction).
-    n_features_in_ : int
-    bandwidths_ : list or None
-        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
-    view_columns_ : list of arrays
-        Column indices of each view (feature matrix input).
-
-    See Also
-    --------
-    MVLBinarySVM : one-vs-all binary SVMs of the same framework (Corollary 8).
-    MVLLeastSquares : the least squares loss (Theorem 10, closed form).
-
-    Notes
-    -----
-    Missing views: as :class:`mvl.MVLLeastSquares` (a row of NaN across a view's columns, or a NaN row and column
-    of a precomputed view; :mod:`mvl.incomplete`): Q_G of eq (194) and the coefficients are then computed on each
-    view's samples, with c renormalised over each sample's present views.
-
-    References
-    ----------
-    .. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
-       Hilbert spaces for manifold regularization and co-regularized multi-view learning. Journal of Machine
-       Learning Research, 17(25), 1-72.
-    .. [2] Sindhwani, V., & Rosenberg, D. S. (2008). An RKHS for multi-view learning and manifold co-regularization.
-       Proceedings of the 25th International Conference on Machine Learning (ICML), Helsinki.
-    .. [3] Belkin, M., Niyogi, P., & Sindhwani, V. (2006). Manifold regularization: a geometric framework for learning
-       from labeled and unlabeled examples. Journal of Machine Learning Research, 7, 2399-2434.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mvl import MVLSVM
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])
-    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
-    >>> idx = rng.permutation(2000)
-    >>> train, test = idx[:500], idx[500:]
-    >>> y = ds.y[train].copy()
-    >>> y[50:] = -1                                         # 50 labelled samples, 450 unlabelled
-    >>> model = MVLSVM(views=[76, 64, 6]).fit(X[train], y)
-    >>> bool(model.score(X[test], ds.y[test]) > 0.85)
-    True
-    """
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
-        t0 = time.perf_counter()
-        tol, max_iter, K, labelled, classes, y_enc, c, dual, alpha0 = self._prepare(X, y)
-        P = len(classes)
-        t1 = time.perf_counter()
-        solver = _resolve_solver(self.solver, P)
-        alpha, n_iter, viol = solve_dual(dual.Q_G, y_enc, P, solver, tol, max_iter, alpha0, self.random_state)
-        self.solve_seconds_ = time.perf_counter() - t1
-        self.solver_ = solver
-        S = simplex_coding(P)
-        # coef_[p] = a_p S = -1/2 A_p alpha^T S^T S (eq 77, 83)
-        coef = -0.5 * dual.coefficients(_apply_qs(alpha, P).T)
-        self.dual_coef_ = alpha
-        self.n_iter_ = n_iter
-        self.kkt_violation_ = viol
-        self.dual_objective_ = dual_objective(dual.Q_G, alpha)
-        self.code_matrix_ = S
-        return self._finish(K, labelled, classes, c, coef, t0, y_enc)
-
-
-class MVLBinarySVM(_SVMBase):
-    """One-vs-all multi-view SVM (MVL-binSVM): P binary problems of Corollary 8 (P = 2 each).
-
-    For each class k, the binary problem "k against the rest" (code s = +1 for class k,
-    -1 otherwise, S = [1, -1]) is the dual (36) with Q[x, y, C] = diag(y) Q_G diag(y)
-    (eq 39): the same Q_G (eq 194) for every class, so M_reg is factorised once and the
-    P coefficient vectors come from one multi-right-hand-side solve. ``decision_function``
-    returns the P scores C f_k(v) (for two classes (C f_2 - C f_1) / 2, shape (t,)), ``predict`` the class
-    with the largest.
-
-    Parameters
-    ----------
-    gamma_A : float > 0, default 1e-5
-        RKHS regularisation (gamma_A ||f||^2 in eq 10). Typical range 1e-7 to 1e-1; the paper uses 1e-5.
-    gamma_B : float >= 0, default 0.0
-        Between-view consistency weight (eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6); in the
-        validation study 1e-6 changed nothing and 1e-4 lowered accuracy, hence 0.
-    gamma_W : float >= 0, default 1e-2
-        Within-view manifold regularisation weight (eq 53, 60-64), on the default graph below. Typical range 0
-        to 1; 0 leaves the graph (and the unlabelled samples, unless gamma_B > 0) out. 1e-2 with the default
-        graph was selected on validation in ``benchmarks/study_defaults.py`` (mfeat, multi-view MNIST, USPST,
-        digits; 3 labelled per class + 470 unlabelled): adding the unlabelled samples raised test accuracy by
-        7 to 14 points on every data set (by 3 to 10 over gamma_W = 0). Without unlabelled samples it costs
-        about 1 point at 10+ labels per class (5 points at 3): for purely supervised data set gamma_W=0.
-        With the paper's dense graph, values above 1e-6 make unlabelled data hurt (by 20-40 points at 1e-2).
-    laplacian : "normalized", "unnormalized" or array (n_samples, n_samples, n_views), default "normalized"
-        L^i = I - D^-1/2 W D^-1/2 (the authors' code) or D - W of each view's graph W (built from the view's
-        Gram matrix, see ``n_neighbors``), or the Laplacians themselves, sample-first like the kernels (then
-        ``n_neighbors`` is not used, ``graph_weights`` must be "kernel", and ``laplacian_power`` None means 1).
-    n_neighbors : int >= 1, "auto" or None, default 5
-        The graph: a symmetrised kNN graph of each view's kernel with this many neighbours (typical 5 to 20;
-        5 selected by the validation study), or None for the paper's dense kernel weights W = K (Section 7.1):
-        ``n_neighbors=None`` alone gives the paper's model (with ``laplacian_power`` None then meaning 1).
-        With many unlabelled points let it grow with n: "auto" takes 0.5 % of the training samples within [10, 500]
-        (:func:`mvl.graph.auto_neighbors`); with a fixed k the neighbourhoods shrink as n grows and the graph term
-        stops informing the fit (measured in benchmarks/README.md, "bench_scale.py": 32,000 manifold points, 20
-        labels, 0.58 at k = 10 against 0.94 at k = 160).
-    laplacian_power : int >= 1 or None, default None
-        p of the iterated Laplacian (L^i)^p in M_W (Belkin, Niyogi & Sindhwani 2006; Sindhwani & Rosenberg
-        2008, Table 4) in place of L of eq (60)-(63). None: 2 for a kNN graph (selected by the validation
-        study over 1, 2, 4), 1 for the paper's dense graph and for an explicit ``laplacian``. Typical 1 to 4;
-        each power costs n x n products.
-    graph_weights : "kernel" or "binary", default "kernel"
-        Edge weights of the kNN graph: the kernel value K^i_jk (0 where negative), or 1 (the default of the
-        manifold-regularization code). "binary" needs ``n_neighbors``.
-    n_classes : int >= 2 or None, default None
-        Number of classes P. If given, labels must be integers in 0..P-1 and each class needs a labelled sample;
-        if None, the classes are the distinct labels.
-    c : array of shape (m,) or None, default None
-        Combination vector of C = c^T (x) I (eq 52); None is the average 1/m (the paper's
-        choice for the SVM, Section 7.1).
-    tol : float > 0, default 1e-3
-        Stopping rule: largest violation of the KKT conditions of Lemma 31, in the units
-        of h = <s_k, C f(x_i)> (the margin is -1/(P-1)); as LIBSVM's eps. Typical 1e-4 to 1e-2.
-    max_iter : int >= 1 or None, default None
-        SMO block updates (None: 1000 l), ADMM iterations (None: 20000), L-BFGS-B or
-        APG iterations (None: 100000); a ``ConvergenceWarning`` is issued if it is
-        reached first.
-    solver : "auto", "admm", "smo", "lbfgsb" or "apg", default "auto"
-        Dual solver (module docstring). "auto": "admm" for the multi-class dual of
-        MVL-SVM (P >= 3), "smo" for two classes and for the binary problems of
-        MVL-binSVM. "admm": ADMM with one Cholesky factorisation of an l x l matrix and
-        one triangular solve pair with P right-hand sides per iteration (Kronecker
-        structure of Q_G (x) Q_S); on benchmarks/bench_svm.py 4-8x faster than SMO and
-        5-30x faster than L-BFGS-B at l = 340-680, P = 17, and about 100x faster than
-        SMO at l = 1,530, P = 102. "smo": the block SMO of Algorithm 3 with Newton
-        refinement (the default before; fast when few variables are free, as in the
-        binary problems). "lbfgsb": scipy's L-BFGS-B on the dual (26). "apg":
-        accelerated projected gradient (FISTA with restarts), the first-order design
-        ADMM was compared with; slow on ill-conditioned problems.
-    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
-        SMO only: None visits samples in their order; otherwise in a random order, so
-        ties between equal KKT violations are broken at random (Algorithm 3 picks a
-        random violator).
-    warm_start : bool, default False
-        If True and the estimator was fitted before on the same labelled samples and
-        classes, the dual variables start from the previous solution (the box (24) does
-        not depend on the gammas, so it stays feasible). For a grid of gammas::
-            est = MVLSVM(warm_start=True)
-            for g in gammas_A:
-                scores.append(est.set_params(gamma_A=g).fit(X, y).decision_function(X_test))
-        Neighbouring gammas have close solutions: each fit then starts near its optimum.
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
-        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
-        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
-        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
-        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
-        non-negative features) kernel with parameters from the training samples only.
-    views : None, sequence of int or sequence of index arrays, default None
-        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
-        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
-        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
-        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
-        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
-        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
-        DegenerateKernelWarning naming it.
-
-    Attributes
-    ----------
-    dual_coef_ : array (P, l)
-        beta^opt of eq (36) for each one-vs-all problem (row k: class k against the rest).
-    coef_ : array (m, n, P)
-        Per-view coefficients: column k gives C f_k(v) = sum_p c_p K^p(v, x) coef_[p][:, k];
-        by eq (38), coef_[p][:, k] = 1/2 A_p diag(y^k) beta_k with y^k = +-1.
-    n_iter_, kkt_violation_, dual_objective_ : arrays (P,)
-        Per binary problem, as in :class:`MVLSVM`.
-    solver_ : str
-        The solver of the binary problems ("auto" resolved: "smo").
-    classes_ : array (P,)
-    c_ : array (m,)
-    n_labelled_ : int
-    labelled_ : array (l,)
-        Indices of the labelled training samples.
-    fit_seconds_, reg_seconds_, solve_seconds_ : float
-        Time of the fit, of M_reg (eq 77) and in the dual solver.
-    n_views_ : int
-    n_train_ : int
-        Training samples n (columns of the kernels at prediction).
-    n_features_in_ : int
-    bandwidths_ : list or None
-        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
-    view_columns_ : list of arrays
-        Column indices of each view (feature matrix input).
-
-    See Also
-    --------
-    MVLSVM : the multi-class SVM with simplex coding (Algorithm 2).
-    MVLLeastSquares : the least squares loss (Theorem 10, closed form).
-
-    Notes
-    -----
-    Missing views: as :class:`mvl.MVLLeastSquares` (a row of NaN across a view's columns, or a NaN row and column
-    of a precomputed view; :mod:`mvl.incomplete`): Q_G of eq (194) and the coefficients are then computed on each
-    view's samples, with c renormalised over each sample's present views.
-
-    References
-    ----------
-    .. [1] Minh, H. Q., Bazzani, L., & Murino, V. (2016). A unifying framework in vector-valued reproducing kernel
-       Hilbert spaces for manifold regularization and co-regularized multi-view learning. Journal of Machine
-       Learning Research, 17(25), 1-72.
-    .. [2] Sindhwani, V., & Rosenberg, D. S. (2008). An RKHS for multi-view learning and manifold co-regularization.
-       Proceedings of the 25th International Conference on Machine Learning (ICML), Helsinki.
-    .. [3] Belkin, M., Niyogi, P., & Sindhwani, V. (2006). Manifold regularization: a geometric framework for learning
-       from labeled and unlabeled examples. Journal of Machine Learning Research, 7, 2399-2434.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mvl import MVLBinarySVM
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])
-    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
-    >>> idx = rng.permutation(2000)
-    >>> train, test = idx[:500], idx[500:]
-    >>> y = ds.y[train].copy()
-    >>> y[50:] = -1                                         # 50 labelled samples, 450 unlabelled
-    >>> model = MVLBinarySVM(views=[76, 64, 6]).fit(X[train], y)
-    >>> bool(model.score(X[test], ds.y[test]) > 0.85)
-    True
-    """
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Fit the P one-vs-all problems on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
-        t0 = time.perf_counter()
-        tol, max_iter, K, labelled, classes, y_enc, c, dual, previous = self._prepare(X, y)
-        P = len(classes)
-        l = len(labelled)
-        t1 = time.perf_counter()
-        solver = _resolve_solver(self.solver, 2)
-        beta = np.empty((P, l))
-        W = np.empty((l, P))
-        n_iter = np.empty(P, dtype=np.int64)
-        viol = np.empty(P)
-        obj = np.empty(P)
-        for k in range(P):
-            code = np.where(y_enc == k, 0, 1)  # code index: 0 (s = +1) for class k, 1 (s = -1) for the rest
-            alpha0 = None
-            if previous is not None:
-                alpha0 = np.zeros((2, l))
-                alpha0[1 - code, np.arange(l)] = previous[k]
-            alpha, n_iter[k], viol[k] = solve_dual(dual.Q_G, code, 2, solver, tol, max_iter, alpha0,
-                                                   self.random_state)
-            obj[k] = dual_objective(dual.Q_G, alpha)
-            beta[k] = alpha.sum(axis=0)  # one non-zero entry per column
-            W[:, k] = alpha[0] - alpha[1]  # S alpha_i = -y_i beta_i
-        self.solve_seconds_ = time.perf_counter() - t1
-        self.solver_ = solver
-        coef = -0.5 * dual.coefficients(W)  # -1/2 A_p (S alpha)^T = 1/2 A_p diag(y) beta (eq 38)
-        self.dual_coef_ = beta
-        self.n_iter_ = n_iter
-        self.kkt_violation_ = viol
-        self.dual_objective_ = obj
-        return self._finish(K, labelled, classes, c, coef, t0, y_enc)

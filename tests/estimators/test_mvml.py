@@ -20,7 +20,7 @@ import pytest
 from conftest import make_problem, rel_diff, sample_first
 from sklearn.exceptions import NotFittedError
 
-from mvl.mvml import MVML, MetricNotPSDWarning
+from mvl import MVML, MetricNotPSDWarning
 
 # ---------------------------------------------------------------- helpers (numpy only)
 

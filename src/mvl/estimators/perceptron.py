@@ -48,9 +48,10 @@ from numbers import Real
 
 from sklearn.base import _fit_context
 
-from .estimators.base import StrictInterval, COUNT, SEED, MultiViewClassifier, reject_sparse
-from .kernels import linear_kernel, rbf_kernel as gaussian_kernel
-from .validation import as_float_array
+from ..docstrings import PARAMETERS, SECTIONS, fill_parameters
+from .base import StrictInterval, COUNT, SEED, MultiViewClassifier, reject_sparse
+from ..kernels import linear_kernel, rbf_kernel as gaussian_kernel
+from ..validation import as_float_array
 
 __all__ = ["KernelMultiViewPerceptron", "OrthogonalMultiViewPerceptron", "cross_view_kernels",
            "check_cross_view_kernels"]
@@ -203,6 +204,44 @@ def _run_online(rows, self_kernel, n, Y, order, p, diagonal):
     return a, Gamma, F, mistakes
 
 
+# Parameter and attribute descriptions of both Perceptrons (the placeholders of their docstrings)
+_PERCEPTRON_TEXT = {
+    "p": ("float >= 1", """\
+Potential 1/2 ||V||_{S_2p}^2 (Schatten 2p-norm, eq 3.1.4). p = 1: the views' margins add up; typical 1 to 4
+(larger p couples the views more)."""),
+    "n_epochs": ("int >= 1", """\
+Passes over the training samples (one online sequence of n_epochs * l steps); typical 1 to 20."""),
+    "averaging": ("bool", """\
+Predict with the average hypothesis (eq 3.1.21-3.1.25) or with the last one."""),
+    "shuffle": ("bool", """\
+Present the samples in a seeded random order per epoch, or in index order."""),
+    "random_state": ("None, int, sequence of ints, Generator or SeedSequence", """\
+Seeds the order of the samples."""),
+    "perceptron_attributes": """\
+classes_ : array (P,)
+mistakes_ : array of int (n_problems,)
+    Online mistakes over all n_epochs * l steps, per binary problem (1 for two classes, P otherwise).
+coef_ : array
+    W = sum_i X_i coef_[i, c] per problem c: (l, n_problems, m, m) for the matrix Perceptron with
+    cross-view kernels, (l, n_problems, m) otherwise (averaged or last hypothesis).
+dual_coef_ : array (l, n_problems)
+    Signed mistake counts a_i: V_T = sum_i a_i X_i (eq 3.1.7).
+order_ : array (n_epochs * l,)
+    The training samples in the order they were presented (indices into the training set).
+n_steps_ : int
+labelled_ : array (l,)
+fit_seconds_ : float""",
+    "perceptron_references": """\
+.. [1] Cavallanti, G., Cesa-Bianchi, N., & Gentile, C. (2008). Linear algorithms for online multitask
+   classification. Conference on Learning Theory (COLT 2008).
+.. [2] Fornoni, M. (2009). Multi-view learning for modeling audio-visual patterns. Master's thesis (Tesi di
+   Laurea), Universita degli Studi di Milano.
+.. [3] Cesa-Bianchi, N., Conconi, A., & Gentile, C. (2004). On the generalization ability of on-line learning
+   algorithms. IEEE Transactions on Information Theory, 50(9), 2050-2057.""",
+}
+_perceptron_docstring = fill_parameters({**PARAMETERS, **SECTIONS, **_PERCEPTRON_TEXT})
+
+
 class _MultiViewPerceptronBase(MultiViewClassifier):
     _diagonal = True
     _parameter_constraints: dict = {
@@ -313,6 +352,7 @@ class _MultiViewPerceptronBase(MultiViewClassifier):
         return out[:, 0] if self.classes_.size == 2 else out
 
 
+@_perceptron_docstring
 class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     """Matrix multi-view Perceptron (Cavallanti et al. 2008; Fornoni 2009, Chapter 3) in dual form.
 
@@ -320,61 +360,13 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
 
     Parameters
     ----------
-    p : float >= 1, default 1.0
-        Potential 1/2 ||V||_{S_2p}^2 (Schatten 2p-norm, eq 3.1.4). p = 1: the views' margins add up; typical
-        1 to 4 (larger p couples the views more).
-    n_epochs : int >= 1, default 1
-        Passes over the training samples (one online sequence of n_epochs * l steps); typical 1 to 20 (the
-        workflow's comparison runs use 10).
-    averaging : bool, default True
-        Predict with the average hypothesis (eq 3.1.21-3.1.25) or with the last one.
-    shuffle : bool, default True
-        Present the samples in a seeded random order per epoch, or in index order.
-    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
-        Seeds the order of the samples.
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
-        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
-        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
-        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
-        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
-        non-negative features) kernel with parameters from the training samples only.
-    views : None, sequence of int or sequence of index arrays, default None
-        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
-        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
-        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
-        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
-        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
-        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
-        DegenerateKernelWarning naming it.
+    {p, n_epochs, averaging, shuffle, random_state}
+    {kernel, views, bandwidth}
 
     Attributes
     ----------
-    classes_ : array (P,)
-    mistakes_ : array of int (n_problems,)
-        Online mistakes over all n_epochs * l steps, per binary problem (1 for two classes, P otherwise).
-    coef_ : array
-        W = sum_i X_i coef_[i, c] per problem c: (l, n_problems, m, m) for the matrix Perceptron with
-        cross-view kernels, (l, n_problems, m) otherwise (averaged or last hypothesis).
-    dual_coef_ : array (l, n_problems)
-        Signed mistake counts a_i: V_T = sum_i a_i X_i (eq 3.1.7).
-    order_ : array (n_epochs * l,)
-        The training samples in the order they were presented (indices into the training set).
-    n_steps_ : int
-    labelled_ : array (l,)
-    fit_seconds_ : float
-    n_views_ : int
-    n_train_ : int
-        Training samples n (columns of the kernels at prediction).
-    n_features_in_ : int
-    bandwidths_ : list or None
-        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
-    view_columns_ : list of arrays
-        Column indices of each view (feature matrix input).
+    {perceptron_attributes}
+    {view_attributes}
 
     See Also
     --------
@@ -391,12 +383,7 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
 
     References
     ----------
-    .. [1] Cavallanti, G., Cesa-Bianchi, N., & Gentile, C. (2008). Linear algorithms for online multitask
-       classification. Conference on Learning Theory (COLT 2008).
-    .. [2] Fornoni, M. (2009). Multi-view learning for modeling audio-visual patterns. Master's thesis (Tesi di
-       Laurea), Universita degli Studi di Milano.
-    .. [3] Cesa-Bianchi, N., Conconi, A., & Gentile, C. (2004). On the generalization ability of on-line learning
-       algorithms. IEEE Transactions on Information Theory, 50(9), 2050-2057.
+    {perceptron_references}
 
     Examples
     --------
@@ -414,6 +401,7 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     _diagonal = False
 
 
+@_perceptron_docstring
 class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
     """Orthogonal matrix multi-view Perceptron (Fornoni 2009, Chapter 4, Figure 4.1), dual form.
 
@@ -424,61 +412,13 @@ class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
 
     Parameters
     ----------
-    p : float >= 1, default 1.0
-        Potential 1/2 ||V||_{S_2p}^2 (Schatten 2p-norm, eq 3.1.4). p = 1: the views' margins add up; typical
-        1 to 4 (larger p couples the views more).
-    n_epochs : int >= 1, default 1
-        Passes over the training samples (one online sequence of n_epochs * l steps); typical 1 to 20 (the
-        workflow's comparison runs use 10).
-    averaging : bool, default True
-        Predict with the average hypothesis (eq 3.1.21-3.1.25) or with the last one.
-    shuffle : bool, default True
-        Present the samples in a seeded random order per epoch, or in index order.
-    random_state : None, int, sequence of ints, Generator or SeedSequence, default None
-        Seeds the order of the samples.
-    kernel : "precomputed", "rbf", "linear" or "chi2", default "rbf"
-        "precomputed": X holds per-view Gram matrices, sample-first (n_samples, n_samples_fit, m) (the diagonal
-        matrix-valued kernel of Section 7.1, eq 93-94; a 2-D X is one view). Each view must be a symmetric
-        positive semi-definite (Mercer) kernel, as the paper assumes (Section 2): an indefinite one gives an
-        IndefiniteKernelWarning with its lowest eigenvalue and can make the fit meaningless. Otherwise X is a
-        feature matrix (n_samples, n_features) cut into views by ``views`` (or a list of per-view arrays), and
-        each view gets a Gaussian ("rbf", exp(-||x - z||^2 / (2 sigma^2))), linear or chi2 (exp(-D_chi2 / s),
-        non-negative features) kernel with parameters from the training samples only.
-    views : None, sequence of int or sequence of index arrays, default None
-        The column blocks of X that form the views: sizes (adding up to n_features, in column order) or one
-        array of column indices per view (as scikit-multimodallearn's ``views_ind`` of arrays). None: all
-        columns are one view. Ignored with "precomputed" and with a list of per-view arrays.
-    bandwidth : None, "median", "mean", float > 0, or a sequence with one of these per view, default None
-        sigma of "rbf" (a rule over the pairwise distances of the training samples of the view, or a value),
-        the scale s of "chi2" (rule over the training chi2 distances, or a value). None: "median" for "rbf",
-        "mean" for "chi2" (Gehler & Nowozin 2009, as for Flowers-17). A hyperparameter GridSearchCV can tune;
-        typical values are within a factor 10 of the median distance. A value whose 2 sigma^2 overflows or
-        underflows float64 is an error; a view whose kernel comes out constant or diagonal gives a
-        DegenerateKernelWarning naming it.
+    {p, n_epochs, averaging, shuffle, random_state}
+    {kernel, views, bandwidth}
 
     Attributes
     ----------
-    classes_ : array (P,)
-    mistakes_ : array of int (n_problems,)
-        Online mistakes over all n_epochs * l steps, per binary problem (1 for two classes, P otherwise).
-    coef_ : array
-        W = sum_i X_i coef_[i, c] per problem c: (l, n_problems, m, m) for the matrix Perceptron with
-        cross-view kernels, (l, n_problems, m) otherwise (averaged or last hypothesis).
-    dual_coef_ : array (l, n_problems)
-        Signed mistake counts a_i: V_T = sum_i a_i X_i (eq 3.1.7).
-    order_ : array (n_epochs * l,)
-        The training samples in the order they were presented (indices into the training set).
-    n_steps_ : int
-    labelled_ : array (l,)
-    fit_seconds_ : float
-    n_views_ : int
-    n_train_ : int
-        Training samples n (columns of the kernels at prediction).
-    n_features_in_ : int
-    bandwidths_ : list or None
-        Per-view sigma ("rbf") or scale ("chi2") computed at fit.
-    view_columns_ : list of arrays
-        Column indices of each view (feature matrix input).
+    {perceptron_attributes}
+    {view_attributes}
 
     See Also
     --------
@@ -486,24 +426,17 @@ class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
 
     References
     ----------
-    .. [1] Fornoni, M. (2009). Multi-view learning for modeling audio-visual patterns. Master's thesis (Tesi di
-       Laurea), Universita degli Studi di Milano.
-    .. [2] Cavallanti, G., Cesa-Bianchi, N., & Gentile, C. (2008). Linear algorithms for online multitask
-       classification. Conference on Learning Theory (COLT 2008).
-    .. [3] Cesa-Bianchi, N., Conconi, A., & Gentile, C. (2004). On the generalization ability of on-line learning
-       algorithms. IEEE Transactions on Information Theory, 50(9), 2050-2057.
+    {perceptron_references}
 
     Examples
     --------
     >>> import numpy as np
     >>> from mvl import OrthogonalMultiViewPerceptron
     >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])
-    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
-    >>> idx = rng.permutation(2000)
-    >>> train, test = idx[:500], idx[500:]
-    >>> model = OrthogonalMultiViewPerceptron(views=[76, 64, 6], n_epochs=5, random_state=0).fit(X[train], ds.y[train])
-    >>> bool(model.score(X[test], ds.y[test]) > 0.8)
+    >>> ds = load_mfeat(["fou", "kar", "mor"])                  # 2000 digits in class order, three views
+    >>> views = [v[::4] for v in ds.views]                       # a list of per-view arrays, 500 samples
+    >>> model = OrthogonalMultiViewPerceptron(n_epochs=5, random_state=0).fit(views, ds.y[::4])
+    >>> bool(model.score([v[1::4] for v in ds.views], ds.y[1::4]) > 0.8)
     True
     """
     _diagonal = True
