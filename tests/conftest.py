@@ -225,3 +225,57 @@ def job_stats(text):
     """The first "Job stats" table of a Snakemake run or dry run: {rule: count}, "total" included."""
     assert "Job stats:" in text, text[-3000:]
     return snakemake_log.job_stats(text)
+
+
+# ---------------------------------------------------------------- the manifold data of the operator solvers
+
+
+def gauss_gram(X, Z, s):
+    """The Gaussian Gram matrix exp(-||x - z||^2 / (2 s^2)) by scipy's cdist."""
+    from scipy.spatial.distance import cdist
+
+    return np.exp(-cdist(X, Z, "sqeuclidean") / (2 * s * s))
+
+
+@pytest.fixture(scope="module")
+def manifold():
+    """300 training points of three 6-feature views (4 classes on curves), 24 labelled, 80 test points."""
+    from scipy.spatial.distance import cdist
+
+    from mvl.data.synthetic import make_multiview_manifold
+
+    d = make_multiview_manifold(380, n_classes=4, n_views=3, n_features=6, random_state=3)
+    views = [V[:300] for V in d.views]
+    tests = [V[300:] for V in d.views]
+    y = d.y[:300]
+    labelled = np.concatenate([np.flatnonzero(y == k)[:6] for k in range(4)])
+    scales = [0.7 * np.median(cdist(V, V)[np.triu_indices(300, 1)]) for V in views]
+    K = np.stack([gauss_gram(V, V, s) for V, s in zip(views, scales, strict=False)])
+    return dict(views=views, tests=tests, y=y, labelled=labelled, scales=scales, K=K, d=d)
+
+
+def manifold_problem(manifold, power=2, gammas=(1e-4, 1e-3, 1e-2), c=(0.5, 0.3, 0.2), weights=None):
+    """The kernel operator, the MVLSystem with sparse 8-NN Laplacians, the dense Laplacian powers, Y_L and c of
+    :func:`manifold`."""
+    from mvl.graph import sparse_knn_weights, sparse_laplacian
+    from mvl.kernel_blocks import ViewKernels
+    from mvl.labels import encode_targets
+    from mvl.solvers.system import MVLSystem
+
+    views, _K, y, lab = manifold["views"], manifold["K"], manifold["y"], manifold["labelled"]
+    Y_L = encode_targets(y[lab], 4)
+    kernels = ViewKernels(views, "rbf", manifold["scales"], max_memory=0, block=128)
+    Ls = [sparse_laplacian(sparse_knn_weights(kernels, p, 8)) for p in range(3)]
+    Ld = np.stack([np.linalg.matrix_power(Lp.toarray(), power) for Lp in Ls])
+    c = np.asarray(c)
+    gamma_A, gamma_B, gamma_W = gammas
+    system = MVLSystem(300, lab, Y_L, c, gamma_A=gamma_A, gamma_B=gamma_B, gamma_W=gamma_W, laplacians=Ls,
+                       laplacian_power=power, between_weights=weights)
+    return kernels, system, Ld, Y_L, c
+
+
+def manifold_labels(manifold):
+    """-1 except at the labelled points of :func:`manifold`."""
+    y = np.full(300, -1)
+    y[manifold["labelled"]] = manifold["y"][manifold["labelled"]]
+    return y
