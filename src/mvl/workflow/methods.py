@@ -168,7 +168,8 @@ class Pattern:
 def _mvl(class_name):
     """Factory of an MVL estimator with gammas and graph (MVL-LS, Theorem 10; the SVMs, Theorems 6 and 13)."""
     def make(m, run, gammas, graph, seed, l_c, u_c):
-        from .. import least_squares, svm
+        from .. import least_squares
+        from ..estimators import svm
 
         cls = {"MVLLeastSquares": least_squares.MVLLeastSquares, "MVLSVM": svm.MVLSVM,
                "MVLBinarySVM": svm.MVLBinarySVM}[class_name]
@@ -205,7 +206,7 @@ def _mvml_estimator(m, run, gammas, graph, seed, l_c, u_c):
 
 def _perceptron(class_name):
     def make(m, run, gammas, graph, seed, l_c, u_c):
-        from .. import perceptron
+        from ..estimators import perceptron
 
         return getattr(perceptron, class_name)(n_epochs=run.comparison.perceptron_epochs, random_state=int(seed),
                                                kernel="precomputed")
