@@ -333,7 +333,7 @@ class MVML(MultiViewClassifier):
     @property
     def A_(self):
         """The block metric per problem, (n_problems, N, N), formed on access (the "full" metric is kept as
-        c A_0 + a low-rank term, see :class:`LowRankMetric`)."""
+        c A_0 + a low-rank term, see :class:`mvl.solvers.mvml.LowRankMetric`)."""
         self._check_fitted()
         if self._fixed_metric is not None:
             A = self._fixed_metric.dense()

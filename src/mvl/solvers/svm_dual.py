@@ -39,8 +39,8 @@ Lemma 31 (eq 182-186) are the box-QP optimality conditions in the units of h.
 Solvers
 -------
 The dual has (P-1) l free variables (P l with the zeros of (24)): 154,530 for Caltech-101's l = 1,530,
-P = 102. Two designs that use the Kronecker structure Q = Q_G (x) Q_S in every step were built and compared
-with the SMO of Algorithm 3 and L-BFGS-B on benchmarks/bench_svm.py (the ADMM default, then the others):
+P = 102. Two designs that use the Kronecker structure Q = Q_G (x) Q_S in every step are compared with the SMO
+of Algorithm 3 and L-BFGS-B by benchmarks/bench_svm.py (timings in benchmarks/README.md):
 
 ``solver="admm"`` (default for P >= 3 through ``"auto"``): ADMM on the splitting x = z, z in the box
 (Boyd et al. 2011, Sec. 5.2; OSQP's form with A = I, over-relaxation 1.6). Its x-step solves
@@ -50,11 +50,11 @@ solve X_c (P/(2(P-1)) Q_G + rho I) = R_c with ONE Cholesky factorisation of an l
 the loop. Cost: l^3/3 once, then per iteration one triangular solve pair with P right-hand sides (2 P l^2
 flops, BLAS-3, threaded when P l^2 >= 2e7) and O(P l) elementwise work; a KKT check (one l x l by l x P
 product) every 10 iterations. The iteration count depends on the conditioning only through rho
-(``_admm_penalty``): 40-200 iterations on every benchmark problem, P = 2-102, both gamma regimes.
+(``_admm_penalty``).
 
 ``solver="apg"``: accelerated projected gradient (FISTA with gradient restarts), the same 2 P l^2 flops per
 iteration without the factorisation, but its iterations grow with the square root of the condition number
-of the free part (~1e4-1e6 with the paper's gammas): 10-100x slower than ADMM there. Kept for comparison.
+of the free part (large with the paper's gammas), which makes it slower than ADMM there. Kept for comparison.
 
 ``solver="smo"``: Algorithm 3 (Appendix A.4), with the P coordinates of one
 sample updated as a block (the exact minimiser of D over alpha_i within its
@@ -67,10 +67,9 @@ algorithm: a Newton refinement once SMO is within half the margin of the KKT
 conditions (a projected Newton step on the free coordinates, by Cholesky or
 conjugate gradients, then SMO again; see ``_smo``): coordinate descent finds
 which variables sit at a bound quickly but converges slowly on the free ones.
-The inner loop is numpy and plain Python (numba is not a dependency): about
-50-100 us per block update at l = 680, P = 17. Its block updates grow with l P
-(740,000 at l = 1,530, P = 102: 450 s where ADMM takes 3 s); it stays the solver for two classes (the
-binary problems of MVL-binSVM), where few variables are free and its few cheap updates beat a factorisation.
+The inner loop is numpy and plain Python (numba is not a dependency), and its block updates grow with
+l P; it stays the solver for two classes (the binary problems of MVL-binSVM), where few variables are free
+and its few cheap updates beat a factorisation.
 
 ``solver="lbfgsb"``: scipy's L-BFGS-B on the same box QP, gradient through the
 Kronecker structure (one l x l by l x P product per evaluation); its iterations grow with the conditioning.
@@ -128,7 +127,7 @@ class SVMDual:
 
     Built by :func:`build_svm_dual`. ``Q_G`` (l x l) is shared by every dual
     problem on the same kernels, labelled set and gammas (the P binary problems
-    of :class:`MVLBinarySVM` included); :meth:`coefficients` applies
+    of :class:`mvl.MVLBinarySVM` included); :meth:`coefficients` applies
     M_reg (I (x) c) to any number of right-hand sides with the stored factors.
     """
 
