@@ -1,0 +1,1 @@
+"""Linear-system solvers of the vector-valued framework (Theorem 10 and its variants)."""
