@@ -69,6 +69,17 @@ def test_one_factorisation_serves_every_labelled_set():
         np.testing.assert_allclose(op.solve(S / l), ref, rtol=0, atol=1e-9 * np.abs(ref).max())
 
 
+def test_sparse_laplacians_give_the_dense_solution():
+    from scipy import sparse
+
+    K, L, labelled, Y, c = _problem(3, seed=7)
+    S = np.zeros((24, 3))
+    S[labelled] = Y - Y.mean(axis=0)
+    A = PoissonOperator(K, c, 1e-3, 1e-2, 1e-1, [sparse.csr_array(Lp) for Lp in L]).solve(S / len(labelled))
+    ref = solve_dense(K, labelled, Y, c, 1e-3, 1e-2, 1e-1, L)
+    np.testing.assert_allclose(A, ref, rtol=0, atol=1e-9 * np.abs(ref).max())
+
+
 def test_gamma_A_must_be_positive():
     K, L, labelled, Y, c = _problem(2)
     with pytest.raises(ValueError, match="gamma_A"):
