@@ -297,7 +297,10 @@ def holdout(y, seed, fraction=0.2):
 # ------------------------------------------------------------------ protocols
 
 
-def validate(datasets, seeds, per_class, grid="full"):
+def validate(datasets, seeds, per_class, grid="full", out_csv=None):
+    """Rows of every configuration on every data set (written to ``out_csv`` after each data set if given)."""
+    import pandas as pd
+
     rows = []
     grid = validation_grid() if grid == "full" else small_grid()
     for name in datasets:
@@ -318,6 +321,9 @@ def validate(datasets, seeds, per_class, grid="full"):
                 rows.append(dict(dataset=name, seed=seeds_of[i // 3], **r))
             acc = np.mean([r["accuracy"] for r in out if r["decision"] == "uniform"])
             print(f"[validate] {name} {eff.label()}: {100 * acc:.1f} % ({out[0]['seconds']:.1f} s)", flush=True)
+        if out_csv is not None:
+            out_csv.parent.mkdir(parents=True, exist_ok=True)
+            pd.DataFrame(rows).to_csv(out_csv, index=False)
     return rows
 
 
@@ -386,14 +392,14 @@ def main(argv=None):
     a = ap.parse_args(argv)
     import pandas as pd
 
+    out = Path(a.out) if a.out else RESULTS / f"poisson_{a.protocol}.csv"
     if a.protocol == "validate":
-        rows = validate(a.datasets, a.seeds or list(range(100, 105)), a.per_class, a.grid)
+        rows = validate(a.datasets, a.seeds or list(range(100, 105)), a.per_class, a.grid, out)
     else:
         cfg = Config(graph=a.graph, weights=a.weights, k=a.k, power=a.power, laplacian=a.laplacian, views=a.views,
                      gamma_A=a.gamma_A, gamma_B=a.gamma_B)
         rows = report(a.datasets, a.seeds or list(range(10)), cfg, a.shift)
     df = pd.DataFrame(rows)
-    out = Path(a.out) if a.out else RESULTS / f"poisson_{a.protocol}.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(out, index=False)
     print_tables(df, a.protocol)
