@@ -85,7 +85,7 @@ class Config:
     def effective(self, n_views):
         """The same fit written one way (with one view every graph choice is the same graph)."""
         if n_views == 1 or self.views == "concat":
-            return replace(self, graph="concat", gamma_B=0.0)
+            return replace(self, graph="concat", gamma_B=0.0, views="separate" if n_views == 1 else "concat")
         return self
 
     def label(self):
