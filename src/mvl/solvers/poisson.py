@@ -1,0 +1,324 @@
+"""A Poisson-type data term in the vector-valued framework: centred sources at the labelled points.
+
+**Problem.** Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020) solves L u = sum_j (y_j - ybar) delta_j on
+a graph, L = D - W, ybar = (1/l) sum_{j<=l} y_j: centred sources at the labelled points instead of the boundary
+values of Laplace learning, which tend to a constant with spikes at the labels when labels are few. In the notation
+of Minh, Bazzani & Murino (JMLR 2016), the labelled least-squares term of eq (10)/(53) is replaced by the linear
+source term, over f = (f^1, ..., f^m) in the vector-valued RKHS H_K with C = c^T (x) I_P (eq 52):
+
+    loss="poisson":          -(2/l) sum_{j<=l} <y_j - ybar, C f(x_j)>_{R^P} + gamma_A ||f||^2
+                             + gamma_B <f, M_B f> + gamma_W <f, M_W f>,
+
+with M_B = I_{u+l} (x) M_m (x) I_P from eq (54)-(57) and M_W = L (x) I_P from eq (60)-(63); or the two joined,
+
+    loss="squared+poisson":  (1/l) sum_{j<=l} ||y_j - C f(x_j)||^2 + (the same source term and penalties),
+
+which, up to a constant, is eq (53) with the targets y_j replaced by y_j + (y_j - ybar) (expand the square).
+
+**Well posed, out of sample.** The source term is linear in f, so it alone is unbounded below; gamma_A ||f||^2 with
+gamma_A > 0 makes the objective strictly convex and coercive, so there is exactly one minimiser. The data and
+penalty terms see f only through f(x_1), ..., f(x_{u+l}), so the representer theorem (Theorem 2) holds as for eq
+(53): f = sum_i K(., x_i) a_i, a_i in R^{mP}, and every point x, seen or not, gets C f(x) = sum_i C K(x, x_i) a_i.
+
+**Theorem 10's system.** Setting the gradient to zero as in the proof of Theorem 10 (eq 67-68, with R = I_P,
+unknowns a = (a_1, ..., a_{u+l}) sample-major, G[x] the Gram matrix of eq (94)):
+
+    source alone:   (l gamma_B M_B + l gamma_W M_W) G[x] a + l gamma_A a = S_C,
+    joined:         (J_l^{u+l} (x) c c^T + l gamma_B M_B + l gamma_W M_W) G[x] a + l gamma_A a = Y_C + S_C,
+
+S_C = S (x) c, S the (u+l) x P matrix with rows y_j - ybar at the labelled points and zero elsewhere (Y_C likewise
+from y_j, eq 68). The operator M of (68), M = J (x) c c^T + l gamma_B M_B + l gamma_W M_W, loses its labelled block
+with the source term alone: M = l (gamma_B M_B + gamma_W M_W), which no longer depends on the labels. Dividing by
+l, the system is (gamma_B M_B + gamma_W M_W) G[x] a + gamma_A a = S_C / l: one factorisation serves every labelled
+set, seed and label rate on the same points; only the right-hand side changes.
+
+**Structured solve.** With the diagonal kernel of Section 7.1 and view-major unknowns (as in
+:mod:`mvl.solvers.structured`), the source-alone system reads, per view p,
+
+    H_p A_p = c_p S + l gamma_B T,    H_p = (l gamma_B m I + l gamma_W L^p) K^p + l gamma_A I,    T = sum_q K^q A_q,
+
+the H_p of MVL-LS unchanged (:func:`mvl.solvers.lapack.factor_view`). With gamma_B = 0 the views decouple completely:
+A_p = c_p H_p^{-1} S, m LU factorisations and solves, O(m n^3) time, O(m n^2) memory, and no coupled system at all
+(MVL-LS still couples the views through the labelled residual E_L). With gamma_B > 0 the views couple only through
+T: with Q_p = K^p H_p^{-1} (symmetric), Q_1 = sum_p Q_p, Q_c = sum_p c_p Q_p, eliminating A_p leaves
+(I - l gamma_B Q_1) T = Q_c S, one n x n system (MVL-LS's (l + n) system without its labelled block). The joined
+loss keeps the labelled block: it is MVL-LS with the targets 2 y_j - ybar (:func:`mvl.solvers.structured.solve_structured`).
+
+**Other solvers.** Everything that only applies H_p or the operator M carries over with the right-hand side
+replaced: the conjugate-gradient solver (cg) on the system above (the operator is now label-free and, for gamma_B =
+0, block diagonal: m independent CG solves); the graph solver (its preconditioner M_eps = M + eps I and energy
+stopping rule apply to M = l (gamma_B M_B + gamma_W M_W), which at gamma_A -> 0 is Poisson learning's L itself;
+no labelled block to add to M_eps); incomplete views (a missing view only removes its rows from K^p and L^p, as
+for MVL-LS; with gamma_B = 0 a missing view contributes nothing, so the between-view coupling is what lets the
+other views fill it in). Costs are those of the MVL-LS solvers on the same n, m, minus the coupled labelled system.
+
+**The limit gamma_A -> 0 (one view, c = 1).** The system is l gamma_W L F + l gamma_A a = S with F = K a. Since
+1^T L = 0 and 1^T S = 0 (centred sources), 1^T a = 0 for every gamma_A, and as gamma_A -> 0, L F -> S / (l gamma_W):
+F tends to L^+ S / (l gamma_W) plus a constant per class (fixed by 1^T K^{-1} F = 0). graphlearning's Poisson learning
+(conjugate-gradient solver) returns the solution u of L u = S with sum_i d_i u_i = 0 (d the degrees). So
+l gamma_W (F - shift) -> u with shift the degree-weighted mean of F per class; :func:`fit_decision` with
+``weights=d`` removes exactly that shift before the argmax.
+
+**Decision rule and class priors.** The class is the argmax over the P outputs of C f(x) - shift, the shift a
+weighted mean of the training outputs per class (uniform weights by default, the degrees to match Poisson learning);
+the shift is fixed at fit time and applied to new points too. ``class_priors`` follows graphlearning's
+``class_priors`` (its volume label projection): the shifted training outputs are mapped to [0, 1] by one affine map
+(minimum 0, maximum 1, over all classes) and multiplied per class by weights w_k, adjusted by
+w_k <- w_k - 0.1 (fraction predicted as k - prior_k), normalised to w_0 = 1, until (after the step) every fraction
+was within 1e-3 of its prior (at most 10,000 steps); the same map and weights then decide new points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg, sparse
+from scipy.linalg import lapack
+
+from .lapack import factor_view, view_Q
+
+__all__ = ["LOSSES", "source_term", "PoissonOperator", "solve_structured", "solve_dense", "combined_outputs",
+           "PoissonDecision", "fit_decision", "graph_degrees"]
+
+LOSSES = ("poisson", "squared+poisson")
+"""The data terms: the centred source term alone, or joined with the labelled least-squares term of eq (53)."""
+
+
+def _check_loss(loss):
+    if loss not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+
+
+def source_term(labelled, Y_L, n):
+    """S (n, P): rows y_j - ybar at the labelled points ``labelled`` (ybar the mean of ``Y_L``'s rows), zero
+    elsewhere. Its columns sum to zero (orthogonal to the null space of L = D - W)."""
+    Y_L = np.asarray(Y_L, dtype=np.float64)
+    S = np.zeros((n, Y_L.shape[1]))
+    S[np.asarray(labelled)] = Y_L - Y_L.mean(axis=0)
+    return S
+
+
+class PoissonOperator:
+    """The label-free system of the source term, factored view by view: (gamma_B M_B + gamma_W M_W) G[x] a +
+    gamma_A a = R (the source-alone system divided by l; solve it with R = S / l).
+
+    Parameters
+    ----------
+    K : ndarray of shape (m, n, n)
+        Per-view kernel matrices on the training points, exactly symmetric.
+    c : ndarray of shape (m,)
+        The combination of the views (eq 52).
+    gamma_A, gamma_B, gamma_W : float
+        The weights of eq (53); gamma_A > 0.
+    L : ndarray of shape (m, n, n), list of m sparse matrices, or None
+        Per-view graph Laplacians (None: no within-view term). Sparse ones (a k-NN graph) form H_p in O(n^2 k)
+        instead of the dense product's O(n^3); the LU is O(n^3) either way.
+
+    Attributes
+    ----------
+    factors : list of tuple
+        LAPACK LU factors of H_p^T / l, one per view.
+    coupled : tuple or None
+        With gamma_B > 0 and m > 1: (LU of (I - gamma_B Q_1)^T, pivots, Q_c); else None.
+    """
+
+    def __init__(self, K, c, gamma_A, gamma_B, gamma_W, L=None):
+        if not gamma_A > 0:
+            raise ValueError(f"gamma_A must be > 0 (the source term is unbounded below without it), got {gamma_A}")
+        self.K = K
+        self.c = np.asarray(c, dtype=np.float64)
+        m, n, _ = K.shape
+        self.beta = float(gamma_B) if m > 1 else 0.0  # M_1 = 0: no between-view term for one view
+        self.factors = []
+        Q1 = Qc = None
+        if self.beta > 0:
+            Q1, Qc = np.zeros((n, n)), np.zeros((n, n))
+        for p in range(m):
+            if L is not None and sparse.issparse(L[p]):
+                lu, piv = _factor_sparse(K[p], L[p], m, gamma_A, self.beta, gamma_W, p)
+            else:
+                lu, piv = factor_view(K[p], None if L is None else L[p], m, gamma_A, self.beta, gamma_W, p)
+            self.factors.append((lu, piv))
+            if Q1 is not None:
+                Qp = view_Q(lu, piv, K[p]).T  # Q_p is symmetric
+                Q1 += Qp
+                Qc += self.c[p] * Qp
+                del Qp
+        self.coupled = None
+        if Q1 is not None:
+            Q1 *= -self.beta
+            Q1[np.diag_indices(n)] += 1.0  # I - gamma_B Q_1, C-ordered: its transpose is the Fortran view
+            lu, piv, err = lapack.dgetrf(Q1.T, overwrite_a=True)
+            if err != 0:
+                raise np.linalg.LinAlgError(f"I - gamma_B Q_1 is singular (dgetrf info {err})")
+            self.coupled = (lu, piv, Qc)
+
+    def solve(self, R):
+        """Coefficients A (m, n, P) for the right-hand side R (n, P): H_p A_p = c_p R + gamma_B T (H_p / l)."""
+        R = np.asarray(R, dtype=np.float64)
+        T = None
+        if self.coupled is not None:
+            lu, piv, Qc = self.coupled
+            T, _ = lapack.dgetrs(lu, piv, Qc @ R, trans=1)  # (I - gamma_B Q_1) T = Q_c R
+        A = np.empty((len(self.factors),) + R.shape)
+        for p, (lu, piv) in enumerate(self.factors):
+            rhs = self.c[p] * R
+            if T is not None:
+                rhs = rhs + self.beta * T
+            A[p], _ = lapack.dgetrs(lu, piv, rhs, trans=1)  # from the LU of H_p^T
+        return A
+
+
+def _factor_sparse(Kp, Lp, m, gamma_A, beta, gamma_W, p):
+    """LU of H_p^T (as :func:`mvl.solvers.lapack.factor_view`) for a sparse Laplacian: H_p = (beta m I + gamma_W L^p)
+    K^p + gamma_A I formed by one sparse-dense product."""
+    H = np.asarray(Lp @ Kp) * gamma_W if gamma_W > 0 else np.zeros_like(Kp)
+    if beta > 0:
+        H += (beta * m) * Kp
+    H[np.diag_indices_from(H)] += gamma_A
+    lu, piv, info = lapack.dgetrf(H.T, overwrite_a=True)  # H C-ordered: H.T is its Fortran view
+    if info != 0:
+        raise np.linalg.LinAlgError(f"H_p of view {p} is singular (dgetrf info {info})")
+    return lu, piv
+
+
+def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, loss="poisson"):
+    """Coefficients A (m, n, P) of the Poisson-type problem, view by view (see the module docstring).
+
+    Parameters
+    ----------
+    K : ndarray of shape (m, n, n)
+        Per-view kernel matrices on the n training points, exactly symmetric.
+    labelled : array-like of int
+        Indices of the l labelled points among the n.
+    Y_L : ndarray of shape (l, P)
+        Their targets (one-hot or the +-1 coding of Section 5.1; the source term centres them).
+    c : ndarray of shape (m,)
+        The combination of the views.
+    gamma_A, gamma_B, gamma_W : float
+        The weights of eq (53); gamma_A > 0.
+    L : ndarray of shape (m, n, n) or None
+        Per-view Laplacians (for Poisson learning's limit the unnormalised D - W).
+    loss : {"poisson", "squared+poisson"}
+        The source term alone, or joined with the labelled least-squares term.
+
+    Returns
+    -------
+    A : ndarray of shape (m, n, P)
+        C f(x) = sum_p c_p K^p(x, X) A[p].
+    """
+    _check_loss(loss)
+    m, n, _ = K.shape
+    l = len(labelled)
+    S = source_term(labelled, Y_L, n)
+    if loss == "poisson":
+        return PoissonOperator(K, c, gamma_A, gamma_B, gamma_W, L).solve(S / l)
+    from .structured import solve_structured as least_squares_structured
+
+    Y_L = np.asarray(Y_L, dtype=np.float64)
+    return least_squares_structured(K, np.asarray(labelled), Y_L + S[labelled], np.asarray(c, dtype=np.float64),
+                                    gamma_A, gamma_B, gamma_W, L)
+
+
+def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, loss="poisson"):
+    """Textbook reference: the full (nm) x (nm) system of the module docstring, sample-major as eq (67)-(68), one LU.
+
+    G[x] = sum_p K^p (x) e_p e_p^T (eq 94), M = [J (x) c c^T] + l gamma_B I (x) M_m + l gamma_W sum_p L^p (x)
+    e_p e_p^T (the labelled block only for ``loss="squared+poisson"``), right-hand side (S [+ Y]) (x) c. Memory
+    O((nm)^2): for tests only. Returns coefficients in the layout (m, n, P).
+    """
+    _check_loss(loss)
+    m, n, _ = K.shape
+    l = len(labelled)
+    labelled = np.asarray(labelled)
+    Y_L = np.asarray(Y_L, dtype=np.float64)
+    c = np.asarray(c, dtype=np.float64)
+    N = n * m
+    E = np.eye(m)
+    G = sum(np.kron(K[p], np.outer(E[p], E[p])) for p in range(m))
+    Mm = m * np.eye(m) - np.ones((m, m))  # eq (54)
+    Mop = l * gamma_B * np.kron(np.eye(n), Mm) if m > 1 else np.zeros((N, N))
+    if gamma_W > 0 and L is not None:
+        Mop += l * gamma_W * sum(np.kron(L[p], np.outer(E[p], E[p])) for p in range(m))  # eq (60)
+    Ybig = np.zeros((n, Y_L.shape[1]))
+    Ybig[labelled] = Y_L - Y_L.mean(axis=0)  # S
+    if loss == "squared+poisson":
+        J = np.zeros((n, n))
+        J[labelled, labelled] = 1.0
+        Mop += np.kron(J, np.outer(c, c))
+        Ybig[labelled] += Y_L
+    B = Mop @ G
+    B[np.diag_indices(N)] += l * gamma_A
+    a = linalg.solve(B, np.kron(Ybig, c[:, None]))
+    return a.reshape(n, m, -1).transpose(1, 0, 2).copy()
+
+
+def combined_outputs(K_cross, A, c):
+    """C f(x) = sum_p c_p K^p(x, X) A[p] for kernels ``K_cross`` (m, t, n) between t points and the n training
+    points; (t, P)."""
+    return sum(c[p] * (K_cross[p] @ A[p]) for p in range(len(c)))
+
+
+def graph_degrees(W):
+    """Degrees of a weight matrix with its diagonal dropped (as graphlearning's Poisson learning does), (n,)."""
+    d = np.asarray(W.sum(axis=1)).ravel()
+    return d - np.asarray(W.diagonal()).ravel()
+
+
+@dataclass
+class PoissonDecision:
+    """The decision rule fitted on the training outputs: argmax over classes of ((F - shift - low) / span) * w.
+
+    Attributes
+    ----------
+    shift : ndarray of shape (P,)
+        The weighted mean of the training outputs per class, removed from every output.
+    weights : ndarray of shape (P,) or None
+        The class-prior weights (None: plain argmax of F - shift).
+    low, span : float
+        The affine map of the shifted training outputs onto [0, 1] (used with the weights).
+    """
+
+    shift: np.ndarray
+    weights: np.ndarray | None = None
+    low: float = 0.0
+    span: float = 1.0
+
+    def scores(self, F):
+        """The scores whose argmax is the class, (t, P)."""
+        G = np.asarray(F, dtype=np.float64) - self.shift
+        if self.weights is None:
+            return G
+        return (G - self.low) / self.span * self.weights
+
+    def predict(self, F):
+        """Class indices 0..P-1 of outputs F (t, P)."""
+        return np.argmax(self.scores(F), axis=1)
+
+
+def fit_decision(F, weights=None, class_priors=None, max_iter=10000, tol=1e-3):
+    """The decision rule of training outputs F (n, P): the shift is the mean of F's rows weighted by ``weights``
+    (None: uniform; the graph degrees reproduce Poisson learning's normalisation); with ``class_priors`` (P,) the
+    volume label projection of graphlearning (module docstring) over the n training points."""
+    F = np.asarray(F, dtype=np.float64)
+    w = np.ones(len(F)) if weights is None else np.asarray(weights, dtype=np.float64)
+    shift = w @ F / w.sum()
+    if class_priors is None:
+        return PoissonDecision(shift)
+    priors = np.asarray(class_priors, dtype=np.float64)
+    priors = priors / priors.sum()
+    G = F - shift
+    low = float(G.min())
+    span = float(G.max() - low) or 1.0
+    scores = (G - low) / span
+    P = F.shape[1]
+    cw = np.ones(P)
+    for _ in range(int(max_iter)):
+        sizes = np.bincount(np.argmax(scores * cw, axis=1), minlength=P) / len(F)
+        grad = sizes - priors
+        cw = cw - 0.1 * grad  # graphlearning updates once more after the test below passes
+        cw = cw / cw[0]
+        if np.max(np.abs(grad)) <= tol:
+            break
+    return PoissonDecision(shift, cw, low, span)
