@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from contract_cases import cells, expected, run
+from .contract_cases import cells, expected, run
 
 # What happens today where a cell misses the contract: (input class, regex over "estimator-solver-views" or None for
 # every cell of the class, what happens instead).
