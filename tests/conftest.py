@@ -27,7 +27,7 @@ def _gaussian_gram(X, X_test, rng):
 PAPER_MODEL = dict(gamma_B=0.0, gamma_W=0.0, n_neighbors=None, laplacian_power=1)
 """The paper's model: the dense graph W = K (Section 7.1), L itself (p = 1), no between- or within-view term unless
 given. The solver tests compare the estimators with references of this model; the estimators' own defaults (a
-kNN graph, L^2, gamma_W = 1e-2; issue 21) are tested in test_first_fit.py."""
+kNN graph, L^2, gamma_W = 1e-2) are tested in test_first_fit.py."""
 
 
 GAMMAS = ("gamma_A", "gamma_B", "gamma_W")

@@ -302,7 +302,7 @@ def _alive(pid, proc):
 
 
 def _terminate(pid, proc, timeout):
-    """SIGTERM one daemon (and its session: slurmd/slurmctld helpers), then SIGKILL after ``timeout``."""
+    """SIGTERM one daemon (and its process group: slurmd/slurmctld helpers), then SIGKILL after ``timeout``."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         if not _alive(pid, proc):
             break

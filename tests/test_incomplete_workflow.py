@@ -1,4 +1,4 @@
-"""The incomplete-views study (issue 30): settings and schema, the split and the masks, each method of one seed
+"""The incomplete-views study: settings and schema, the split and the masks, each method of one seed
 against a direct fit written out here, the summary, and the workflow's plan (dry runs) and run (slow)."""
 
 from __future__ import annotations
@@ -279,5 +279,5 @@ def test_incomplete_study_end_to_end_ci(tmp_path):
     summary = pd.read_csv(wf / "results/incomplete/summary.csv")
     assert (summary.loc[summary.method != "best_single_view", "n_seeds"] == 2).all()
     html = (wf / "results/incomplete/report.html").read_text()
-    assert "Issue 30" in html and "import json" not in html  # plumbing cells left out of the page
+    assert "Beside an earlier measurement" in html and "import json" not in html  # plumbing cells left out of the page
     assert (wf / "results/incomplete/figures/accuracy_vs_q.png").stat().st_size > 10_000

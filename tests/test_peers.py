@@ -1,4 +1,4 @@
-"""The peers study (issue 28): its settings, its methods against independent references, its summary and figure.
+"""The peers study: its settings, its methods against independent references, its summary and figure.
 
 graphlearning is in the test extra: a test that needs it fails (never skips) with the install command when it is
 missing.
@@ -171,7 +171,7 @@ def test_poisson_learning_equals_its_linear_system():
 
 def test_mvl_ls_method_is_the_estimator_on_the_standardised_views():
     """fit_method("mvl_ls") is MVLLeastSquares() with the views as feature views, unlabelled points -1, predicting
-    every point; mvl_ls_concat with one view of all features; mvl_ls_graph with the issue's graph-regime setting."""
+    every point; mvl_ls_concat with one view of all features; mvl_ls_graph with the graph-regime setting."""
     from mvl import MVLLeastSquares
 
     X, y = _blobs(25, seed=3, d=4)

@@ -1,4 +1,4 @@
-"""The scale profile (issue 20): its settings, its pieces against references, and the profile end to end at tiny n."""
+"""The scale profile: its settings, its pieces against references, and the profile end to end at tiny n."""
 
 from __future__ import annotations
 
@@ -92,8 +92,8 @@ def test_scale_profile_end_to_end(tmp_path):
 
 
 def test_registry_dispatch_graph_solver_and_missing_peer(monkeypatch):
-    """One registry (issue 29): settings and fit_one read mvl.workflow.scale.REGISTRY; the graph solver (issue 28)
-    predicts what the structured solver predicts on the issue's preset; a peer whose package is missing is
+    """One registry: settings and fit_one read mvl.workflow.scale.REGISTRY; the graph solver
+    predicts what the structured solver predicts on the graph6 preset; a peer whose package is missing is
     reported as unavailable, not as an error."""
     import builtins
 

@@ -1,4 +1,4 @@
-"""The incomplete-views study (issue 30): accuracy against the fraction q of missing views.
+"""The incomplete-views study: accuracy against the fraction q of missing views.
 
 One rule job takes one (data set, split seed) (:func:`run_seed`): a stratified draw of ``labels_per_class``
 labelled, ``unlabelled_per_class`` unlabelled and ``test_per_class`` test samples per class (:func:`draw_split`),
@@ -27,8 +27,8 @@ package's convention (:func:`mvl.data.missing.apply_mask`), and the methods:
 Every random choice comes from the seed: the split from ``[seed]``, each mask from ``[seed, pattern, 1000 q]``
 (:func:`mask_rng`), so a mask does not depend on which other q or patterns are configured. Results: one row per
 (pattern, q, method) (:func:`run_seed`), the summary over seeds (:func:`summarize`), the figure (:func:`plot`) and
-the report ``notebooks/incomplete_report.py``. No paper section (an experiment on issue 30's extension of the
-paper's model; the solver is Theorem 10 restricted to the present views, :mod:`mvl.incomplete`).
+the report ``notebooks/incomplete_report.py``. No paper section (an experiment on the package's extension of the
+paper's model to incomplete views; the solver is Theorem 10 restricted to the present views, :mod:`mvl.incomplete`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import numpy as np
 from ..data.missing import apply_mask, mask_at_random
 from .settings import INCOMPLETE_PATTERNS
 
-__all__ = ["METHODS", "TARGETS", "ISSUE_IMPUTATION", "draw_split", "mask_rng", "presence_mask", "fit_predict",
+__all__ = ["METHODS", "reference_numbers", "draw_split", "mask_rng", "presence_mask", "fit_predict",
            "run_seed", "write_seed", "summarize", "best_views", "accuracy_table", "plot", "incomplete_run",
            "incomplete_summary", "incomplete_report"]
 
@@ -51,10 +51,20 @@ METHODS = {"mvl_ls_incomplete": ("MVL-LS, incomplete views", "C0"),
            "complete": ("complete data (q = 0)", "0.35")}
 """Method -> (label, colour) of the tables and the figure (``view_<name>`` rows enter as ``best_single_view``)."""
 
-TARGETS = {"mfeat": {0.4: 0.90, 0.6: 0.80}}
-"""Issue 30's targets for MVL-LS on incomplete views (l_c = 5, u_c = 50, missing at random): q -> accuracy."""
-ISSUE_IMPUTATION = {"mfeat": {0.2: 0.928, 0.4: 0.839, 0.6: 0.664}}
-"""Mean imputation as measured in issue 30 (mfeat, 5 draws): q -> accuracy."""
+
+
+def reference_numbers():
+    """The accuracies (fraction) the report shows beside this study's: an earlier measurement of mean imputation,
+    with its protocol (:func:`mvl.data.published.load_reference`, table ``incomplete_reference``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns dataset, pattern, q, method, accuracy, source.
+    """
+    from ..data.published import load_reference
+
+    return load_reference("incomplete_reference")
 
 
 def draw_split(y, seed, labels_per_class, unlabelled_per_class, test_per_class):
@@ -282,13 +292,14 @@ def accuracy_table(summary, dataset):
 
 def plot(summary, png, pdf=None):
     """Accuracy against q: one panel per (data set, pattern), the methods as lines with error bars (std over
-    seeds), the complete fit as a horizontal line with its std band, issue 30's targets (mfeat) as crosses; the
-    best single view's name beside each of its points."""
+    seeds), the complete fit as a horizontal line with its std band, the reference numbers
+    (:func:`reference_numbers`) as bars; the best single view's name beside each of its points."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    refs = reference_numbers()
     datasets = list(dict.fromkeys(summary["dataset"]))
     patterns = [p for p in INCOMPLETE_PATTERNS if p in set(summary["pattern"])]
     fig, axes = plt.subplots(len(datasets), len(patterns), figsize=(5.2 * len(patterns), 4.2 * len(datasets)),
@@ -314,14 +325,11 @@ def plot(summary, png, pdf=None):
                     for row in r.itertuples():
                         ax.annotate(row.view, (row.q, row.mean), textcoords="offset points", xytext=(4, -11),
                                     fontsize=7, color=color)
-            if pattern == "random" and d in TARGETS:
-                tq = sorted(TARGETS[d])
-                ax.plot(tq, [TARGETS[d][q] for q in tq], "x", color="C3", ms=9, mew=2, zorder=6,
-                        label="issue 30 target (MVL-LS)")
-            if d in ISSUE_IMPUTATION and pattern == "random":
-                iq = sorted(ISSUE_IMPUTATION[d])
-                ax.plot(iq, [ISSUE_IMPUTATION[d][q] for q in iq], "_", color="k", ms=18, mew=2, zorder=5,
-                        label="mean imputation measured in issue 30 (gamma_B = 0)")
+            ref = refs[(refs["dataset"] == d) & (refs["pattern"] == pattern)
+                       & (refs["method"] == "mean_imputation")].sort_values("q")
+            if len(ref):
+                ax.plot(ref["q"], ref["accuracy"], "_", color="k", ms=18, mew=2, zorder=5,
+                        label="mean imputation, earlier measurement (gamma_B = 0)")
             what = {"random": "missing at random", "class": "views absent per class",
                     "block": "views absent per block of samples"}[pattern]
             ax.set(title=f"{d}: {what}", xlabel="missing fraction q", xticks=qs)

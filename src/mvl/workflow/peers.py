@@ -1,4 +1,4 @@
-"""The ``peers`` study (issue 28): MVL-LS against Laplace and Poisson learning on real data, transductive.
+"""The ``peers`` study: MVL-LS against Laplace and Poisson learning on real data, transductive.
 
 Protocol (every profile; :class:`mvl.workflow.settings.PeersSettings`): all n points of the data set (or, in the
 quick profiles, a seeded stratified subset of ``points_per_class`` per class) form the graph and the training set;
@@ -16,7 +16,7 @@ Features: every view standardised (zero mean, unit variance per feature over the
   marked -1 (Algorithm 1; eq 67-68 solved by the "auto" solver, "structured" at these n).
 - ``mvl_ls_concat``: the same estimator with the views concatenated into one feature view (one kernel, one graph:
   the graph the graph methods use, up to MVL-LS's own 5-NN and weights), the diagnostic of the per-view graphs.
-- ``mvl_ls_graph``: the same as ``mvl_ls`` with the graph-regime setting of issue 28 (chosen on validation on
+- ``mvl_ls_graph``: the same as ``mvl_ls`` with the graph-regime setting (chosen on validation on
   synthetic data at n = 2,000, never on these data): 10-NN, p = 2, gamma_A = 1e-6, gamma_W = 1.
 - ``laplace`` / ``poisson``: Laplace learning (the harmonic solution of Zhu, Ghahramani & Lafferty 2003:
   L_UU f_U = -L_UL y_L, L = D - W) and Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020), both
@@ -37,30 +37,30 @@ import numpy as np
 from . import io
 from .settings import PEER_METHODS
 
-__all__ = ["ISSUE_NUMBERS", "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled",
+__all__ = ["reference_numbers", "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled",
            "knn_graph", "graph_learning", "fit_method", "run_peers", "write_run", "write_summary", "summarise",
            "plot_peers", "accuracy_table", "peers_run", "peers_summary", "peers_report", "GraphlearningUnavailable"]
 
 MVL_GRAPH_SETTING = dict(gamma_A=1e-6, gamma_W=1.0, n_neighbors=10, laplacian_power=2)
-"""``mvl_ls_graph``: the graph-regime setting of issue 28 (the others: the package defaults)."""
+"""``mvl_ls_graph``: the graph-regime setting (the others: the package defaults)."""
 
-ISSUE_NUMBERS = [
-    # dataset, setting, l_c, method, accuracy %, where it comes from
-    ("mfeat", "stratified", 1, "laplace", 89.9, "issue 28 (10 draws, 10-NN on the 6 views concatenated)"),
-    ("mfeat", "stratified", 5, "laplace", 96.5, "issue 28 (10 draws, 10-NN on the 6 views concatenated)"),
-    ("mfeat", "stratified", 1, "poisson", 90.7, "issue 28 (10 draws, 10-NN on the 6 views concatenated)"),
-    ("mfeat", "stratified", 5, "poisson", 96.5, "issue 28 (10 draws, 10-NN on the 6 views concatenated)"),
-    ("mfeat", "stratified", 1, "mvl_ls", 87.3, "issue 28: the main study's selected-graph MVL-LS, 50 unlabelled per "
-                                              "class, accuracy on 100 test points per class (not transductive)"),
-    ("mfeat", "stratified", 5, "mvl_ls", 96.4, "issue 28: the main study's selected-graph MVL-LS, 50 unlabelled per "
-                                              "class, accuracy on 100 test points per class (not transductive)"),
-    ("uspst", "bns", 5, "mvl_ls", 87.3, "published LapRLS, BNS 2006 (error 12.7 %)"),
-    ("uspst", "bns", 5, "laprls_package", 86.8, "issue 28: the package's LapRLS (coreg study, error 13.2 %)"),
-    ("uspst", "bns", 5, "laplace", 80.3, "issue 28 (error 19.7 %)"),
-    ("uspst", "bns", 5, "poisson", 79.8, "issue 28 (error 20.2 %)"),
-]
-"""Numbers quoted in issue 28 and published, as accuracy in % on the same data sets (the report shows them beside
-ours; their protocols differ where stated)."""
+
+
+def reference_numbers():
+    """The accuracies (%) the report shows beside this study's: the literature and earlier measurements, each with
+    its source and protocol (:func:`mvl.data.published.load_reference`, table ``peers_reference``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns dataset, setting, l_c, method, quoted, source.
+    """
+    from ..data.published import load_reference
+
+    ref = load_reference("peers_reference").rename(columns={"labels_per_class": "l_c", "accuracy": "quoted"})
+    ref["l_c"] = ref["l_c"].astype(int)
+    return ref[["dataset", "setting", "l_c", "method", "quoted", "source"]]
+
 
 LABELS = {"mvl_ls": "MVL-LS (package defaults)", "mvl_ls_concat": "MVL-LS (views concatenated, one view)",
           "mvl_ls_graph": "MVL-LS (10-NN, p = 2, gamma_W = 1)",

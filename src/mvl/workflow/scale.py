@@ -1,4 +1,4 @@
-"""The ``scale`` profile: MVL-LS solvers on seeded multi-view manifold data of growing size (issue 20).
+"""The ``scale`` profile: MVL-LS solvers on seeded multi-view manifold data of growing size.
 
 One rule job fits one method at one n (:func:`fit_one`, in the job's own process, so that the process's peak
 RSS is the method's) and writes one JSON record; :func:`write_summary` gathers them into a tidy CSV with the
@@ -26,20 +26,20 @@ __all__ = ["PRESETS", "METHODS", "REGISTRY", "N_TEST", "NEIGHBOR_RULES", "graph_
 N_TEST = 2000
 PRESETS = {"graph": dict(bw=0.1, gamma_A=1e-4, gamma_B=1e-6, gamma_W=1.0),
            "smooth": dict(bw=1.0, gamma_A=1e-5, gamma_B=1e-6, gamma_W=1e-2),
-           # issue 28's data and setting: 6 classes, views of 20/30/40 features standardised on the training points,
-           # Gaussian sigma = 1 (absolute), L^2 of a 10-NN graph; gamma_W / gamma_A = 1e6 and 1e4
+           # the graph-regime data and setting: 6 classes, views of 20/30/40 features standardised on the training
+           # points, Gaussian sigma = 1 (absolute), L^2 of a 10-NN graph; gamma_W / gamma_A = 1e6 and 1e4
            "graph6": dict(bw=1.0, gamma_A=1e-6, gamma_B=0.0, gamma_W=1.0, classes=6, features=(20, 30, 40),
                           standardise=True, absolute_bw=True, laplacian_power=2, n_neighbors=10),
            "graph6-1e4": dict(bw=1.0, gamma_A=1e-4, gamma_B=0.0, gamma_W=1.0, classes=6, features=(20, 30, 40),
                               standardise=True, absolute_bw=True, laplacian_power=2, n_neighbors=10)}
 """Hyperparameters fixed for every n: ``graph`` chosen on a validation split at n = 2,000 (exact solver 0.961),
 ``smooth`` the paper's order of gammas with the median bandwidth (see benchmarks/README.md); ``graph6`` and
-``graph6-1e4`` issue 28's data (6 classes, 3 standardised views of 20, 30, 40 features) and setting (sigma = 1,
+``graph6-1e4`` the graph-regime data (6 classes, 3 standardised views of 20, 30, 40 features) and setting (sigma = 1,
 gamma_A = 1e-6 or 1e-4, gamma_W = 1, 10-NN graphs, Laplacian squared), with their own graph size (``n_neighbors``)."""
 
 DATA_DEFAULTS = dict(classes=4, features=(20, 20, 20), standardise=False, absolute_bw=False, laplacian_power=1,
                      n_neighbors=None)
-"""What a preset may set besides the gammas and bw (the ``graph``/``smooth`` data of issue 20 by default)."""
+"""What a preset may set besides the gammas and bw (the ``graph``/``smooth`` data by default)."""
 
 
 NEIGHBOR_RULES = ("scaled", "fixed")

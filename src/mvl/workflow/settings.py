@@ -319,7 +319,7 @@ centres."""
 
 
 class ScaleSettings(NamedTuple):
-    """The config section ``scale`` (issue 20): sizes, methods, the hyperparameter preset, the data seed, labelled
+    """The config section ``scale``: sizes, methods, the hyperparameter preset, the data seed, labelled
     points per class, cg's tolerance, iteration limit and preconditioner centres, the largest n of "structured",
     the kNN rule (:func:`mvl.workflow.scale.graph_neighbors`)."""
 
@@ -371,7 +371,7 @@ def _scale(sc):
 PEER_METHODS = ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "laplace", "poisson", "laplace_sum", "poisson_sum",
                 "labelspreading")
 """Methods of the peers study (:mod:`mvl.workflow.peers`): MVL-LS with the package defaults (on the views, and on the
-concatenated views as one view) and with the graph-regime setting of issue 28, graphlearning's Laplace and Poisson
+concatenated views as one view) and with the graph-regime setting, graphlearning's Laplace and Poisson
 learning on the kNN graph of the concatenated views and on the sum of the per-view kNN graphs (``_sum``),
 scikit-learn's LabelSpreading."""
 PEER_DATASETS = ("mfeat", "uspst", "mvmnist")
@@ -380,7 +380,7 @@ multi-view MNIST (through the data options)."""
 
 
 class PeersSettings(NamedTuple):
-    """The config section ``peers`` (issue 28): MVL-LS against Laplace and Poisson learning on real data,
+    """The config section ``peers``: MVL-LS against Laplace and Poisson learning on real data,
     transductive. Data sets, seeds (one labelled draw each), labelled points per class, methods, k of the kNN
     graphs, and ``points_per_class`` (None: every point of the data set; an integer: a seeded stratified subset of
     at most that many points per class, for the quick profiles)."""
@@ -426,7 +426,7 @@ def _peers(sc):
     return PeersSettings(_tuple(sc["datasets"]), _tuple(int(s) for s in sc["seeds"]), lcs, methods, k, ppc)
 
 
-# ------------------------------------------------------------------ the incomplete-views study (issue 30)
+# ------------------------------------------------------------------ the incomplete-views study
 
 INCOMPLETE_PATTERNS = ("random", "class", "block")
 """Missing-view patterns of the incomplete-views study (:func:`mvl.workflow.incomplete.presence_mask`): "random"
@@ -435,7 +435,7 @@ sample of its class), "block" (the same on random blocks of samples instead of c
 
 
 class IncompleteSettings(NamedTuple):
-    """The config section ``incomplete`` (issue 30): MVL-LS on incomplete views against mean imputation and the
+    """The config section ``incomplete``: MVL-LS on incomplete views against mean imputation and the
     best single view, for every data set (an embedded source), split seed, pattern and missing fraction q; the
     draw sizes per class (labelled, unlabelled, test), the number of sample blocks of the "block" pattern and the
     gamma_B of the multi-view MVL-LS fits (every other hyperparameter: the package defaults)."""
@@ -505,7 +505,7 @@ class Study:
     coreg: CoregSettings
     scale: ScaleSettings | None = None
     peers: PeersSettings | None = None
-    incomplete: IncompleteSettings | None = None  # issue 30's study (config section `incomplete`)
+    incomplete: IncompleteSettings | None = None  # the incomplete-views study (config section `incomplete`)
 
     def __getitem__(self, name):
         return self.datasets[name]
