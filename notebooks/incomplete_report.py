@@ -48,7 +48,7 @@ results_csv = "results/incomplete/results.csv"
 summary_csv = "results/incomplete/summary.csv"
 fig_png = "results/incomplete/figures/accuracy_vs_q.png"
 fig_pdf = "results/incomplete/figures/accuracy_vs_q.pdf"
-settings = "{}"  # the config section `incomplete` as JSON (mvl.workflow.settings.IncompleteSettings)
+settings = "{}"  # the config section `incomplete` as JSON (mvl.workflow.incomplete.IncompleteSettings)
 
 # %% tags=["plumbing"]
 import json
@@ -57,6 +57,7 @@ import pandas as pd
 from IPython.display import Image, Markdown, display
 
 from mvl.workflow import incomplete as I
+from mvl.workflow.figures import save_figure
 
 pd.set_option("display.max_colwidth", None)
 results = pd.read_csv(results_csv, keep_default_na=False, na_values=[""])
@@ -89,7 +90,7 @@ display(pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting"))
 # `mvl.data.published.load_reference("incomplete_reference")`, source below).
 
 # %%
-I.plot(summary, fig_png, fig_pdf)
+save_figure(I.accuracy_figure(summary), fig_png, fig_pdf, dpi=120)
 display(Image(filename=fig_png))
 
 # %% [markdown]

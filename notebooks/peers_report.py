@@ -42,7 +42,7 @@ results_csv = "results/peers/results.csv"
 summary_csv = "results/peers/summary.csv"
 fig_png = "results/peers/figures/accuracy.png"
 fig_pdf = "results/peers/figures/accuracy.pdf"
-settings = "{}"  # the config section `peers` as JSON (mvl.workflow.settings.PeersSettings)
+settings = "{}"  # the config section `peers` as JSON (mvl.workflow.peers.PeersSettings)
 
 # %% tags=["plumbing"]
 import json
@@ -51,6 +51,7 @@ import pandas as pd
 from IPython.display import Image, Markdown, display
 
 from mvl.workflow import peers as P
+from mvl.workflow.figures import save_figure
 
 pd.set_option("display.max_colwidth", None)
 results = pd.read_csv(results_csv)
@@ -77,7 +78,7 @@ display(pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting"))
 # Mean over the seeds, error bars one standard deviation.
 
 # %%
-P.plot_peers(summary, fig_png, fig_pdf)
+save_figure(P.accuracy_figure(summary), fig_png, fig_pdf, dpi=120, bbox_inches="tight")  # keeps the legend below
 display(Image(filename=fig_png))
 
 # %% [markdown]

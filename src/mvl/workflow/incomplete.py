@@ -26,24 +26,97 @@ package's convention (:func:`mvl.data.missing.apply_mask`), and the methods:
 
 Every random choice comes from the seed: the split from ``[seed]``, each mask from ``[seed, pattern, 1000 q]``
 (:func:`mask_rng`), so a mask does not depend on which other q or patterns are configured. Results: one row per
-(pattern, q, method) (:func:`run_seed`), the summary over seeds (:func:`summarize`), the figure (:func:`plot`) and
-the report ``notebooks/incomplete_report.py``. No paper section (an experiment on the package's extension of the
-paper's model to incomplete views; the solver is Theorem 10 restricted to the present views, :mod:`mvl.incomplete`).
+(pattern, q, method) (:func:`run_seed`), the summary over seeds (:func:`summarize`), the figure
+(:func:`accuracy_figure`) and the report ``notebooks/incomplete_report.py``. No paper section (an experiment on the
+package's extension of the paper's model to incomplete views; the solver is Theorem 10 restricted to the present
+views, :mod:`mvl.incomplete`).
 """
 
 from __future__ import annotations
 
 import json
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 from ..data.missing import apply_mask, mask_at_random
-from .settings import INCOMPLETE_PATTERNS
+from ..data.sources import source as data_source
+from .figures import new_figure
+from .runtime import data_options, execute_notebook, logged
+from .sections import SettingsError, as_tuple
 
-__all__ = ["METHODS", "reference_numbers", "draw_split", "mask_rng", "presence_mask", "fit_predict",
-           "run_seed", "write_seed", "summarize", "best_views", "accuracy_table", "plot", "incomplete_run",
-           "incomplete_summary", "incomplete_report"]
+__all__ = ["INCOMPLETE_PATTERNS", "IncompleteSettings", "parse_settings", "METHODS", "reference_numbers",
+           "draw_split", "mask_rng", "presence_mask", "fit_predict", "run_seed", "write_seed", "summarize",
+           "best_views", "accuracy_table", "accuracy_figure", "incomplete_run", "incomplete_summary",
+           "incomplete_report"]
+
+INCOMPLETE_PATTERNS = ("random", "class", "block")
+"""Missing-view patterns of the incomplete-views study (:func:`mvl.workflow.incomplete.presence_mask`): "random"
+(a fraction q of the (sample, view) entries), "class" (a fraction q of the (class, view) cells, each absent for every
+sample of its class), "block" (the same on random blocks of samples instead of classes)."""
+
+
+class IncompleteSettings(NamedTuple):
+    """The config section ``incomplete``: MVL-LS on incomplete views against mean imputation and the
+    best single view, for every data set (an embedded source), split seed, pattern and missing fraction q; the
+    draw sizes per class (labelled, unlabelled, test), the number of sample blocks of the "block" pattern and the
+    gamma_B of the multi-view MVL-LS fits (every other hyperparameter: the package defaults)."""
+
+    datasets: tuple
+    q: tuple
+    patterns: tuple
+    seeds: tuple
+    labels_per_class: int = 5
+    unlabelled_per_class: int = 50
+    test_per_class: int = 100
+    n_blocks: int = 10
+    gamma_B: float = 0.0  # of the multi-view MVL-LS fits; 0 = the package default
+
+    def runs(self):
+        """(data set, seed) of every job."""
+        return [(d, s) for d in self.datasets for s in self.seeds]
+
+    def job(self):
+        """What one job reads (the rule's params): these settings without the lists of data sets and seeds (its
+        wildcards), so that adding a seed or a data set reruns no finished job."""
+        return self._replace(datasets=(), seeds=())
+
+
+def parse_settings(sec):
+    """:class:`IncompleteSettings` of the config section ``incomplete`` (None: absent or no data set)."""
+    if not sec or not sec.get("datasets"):
+        return None
+    where = "incomplete"
+    for name in sec["datasets"]:
+        try:
+            src = data_source(name)
+        except ValueError as err:
+            raise SettingsError(f"{where}.datasets: {err}") from None
+        if src.kind != "embedded":
+            raise SettingsError(f"{where}.datasets: {name!r} is a {src.kind} source; the incomplete-views study "
+                                "runs on the embedded multi-view sources (feature views), e.g. mfeat, mvmnist")
+    q = as_tuple(float(v) for v in sec.get("q", [0.0, 0.2, 0.4, 0.6]))
+    if not q or any(not 0.0 <= v < 1.0 for v in q) or len(set(q)) != len(q):
+        raise SettingsError(f"{where}.q: missing fractions must be distinct values in [0, 1), got {list(q)}")
+    patterns = as_tuple(sec.get("patterns", ["random", "class"]))
+    unknown = [p for p in patterns if p not in INCOMPLETE_PATTERNS]
+    if unknown or not patterns:
+        raise SettingsError(f"{where}.patterns: unknown pattern(s) {unknown}; one of {INCOMPLETE_PATTERNS}")
+    seeds = as_tuple(int(s) for s in sec.get("seeds", [0, 1, 2]))
+    if not seeds or min(seeds) < 0:
+        raise SettingsError(f"{where}.seeds: at least one seed, each >= 0, got {list(seeds)}")
+    sizes = {k: int(sec.get(k, d)) for k, d in (("labels_per_class", 5), ("unlabelled_per_class", 50),
+                                               ("test_per_class", 100), ("n_blocks", 10))}
+    for k, lo in (("labels_per_class", 1), ("unlabelled_per_class", 0), ("test_per_class", 1), ("n_blocks", 1)):
+        if sizes[k] < lo:
+            raise SettingsError(f"{where}.{k}: must be >= {lo}, got {sizes[k]}")
+    gamma_B = float(sec.get("gamma_B", 0.0))
+    if not gamma_B >= 0:
+        raise SettingsError(f"{where}.gamma_B: must be >= 0, got {gamma_B}")
+    return IncompleteSettings(datasets=as_tuple(sec["datasets"]), q=q, patterns=patterns, seeds=seeds, **sizes,
+                              gamma_B=gamma_B)
+
 
 METHODS = {"mvl_ls_incomplete": ("MVL-LS, incomplete views", "C0"),
            "mean_imputation": ("mean imputation + MVL-LS", "C1"),
@@ -179,7 +252,7 @@ def fit_predict(method, views, mask, train, y_train, test, gamma_B=0.0):
 
 def run_seed(dataset, views, view_names, y, seed, settings):
     """Every (pattern, q, method) of one split ``seed`` of one data set (``views``: list of (N, d_p) feature
-    arrays, ``y`` (N,) labels; ``settings``: :class:`mvl.workflow.settings.IncompleteSettings`). Returns a
+    arrays, ``y`` (N,) labels; ``settings``: :class:`IncompleteSettings`). Returns a
     DataFrame, one row per run: dataset, seed, pattern, q, method, view, accuracy, missing fractions realised on
     the training and test samples, seconds, note (:func:`fit_predict`)."""
     import pandas as pd
@@ -221,7 +294,6 @@ def write_seed(dataset, seed, settings, out, data_config=None):
     the config key ``data``), written atomically with its checksum sidecar to ``out``."""
     from ..data.sources import load_dataset
     from . import io
-    from .jobs import data_options
 
     t0 = time.perf_counter()
     ds = load_dataset(dataset, options=data_options(data_config))
@@ -290,20 +362,26 @@ def accuracy_table(summary, dataset):
     return pd.DataFrame(rows).set_index(["pattern", "method"])
 
 
-def plot(summary, png, pdf=None):
+def accuracy_figure(summary):
     """Accuracy against q: one panel per (data set, pattern), the methods as lines with error bars (std over
     seeds), the complete fit as a horizontal line with its std band, the reference numbers
-    (:func:`reference_numbers`) as bars; the best single view's name beside each of its points."""
-    import matplotlib
+    (:func:`reference_numbers`) as bars; the best single view's name beside each of its points.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The summary of :func:`summarize` (dataset, pattern, q, method, view, mean, std).
 
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Saved by :func:`mvl.workflow.figures.save_figure`.
+    """
     refs = reference_numbers()
     datasets = list(dict.fromkeys(summary["dataset"]))
     patterns = [p for p in INCOMPLETE_PATTERNS if p in set(summary["pattern"])]
-    fig, axes = plt.subplots(len(datasets), len(patterns), figsize=(5.2 * len(patterns), 4.2 * len(datasets)),
-                             squeeze=False, sharey=True)
+    fig, axes = new_figure(len(datasets), len(patterns), 5.2 * len(patterns), 4.2 * len(datasets), layout=None,
+                           sharey=True)
     for i, d in enumerate(datasets):
         s = summary[summary["dataset"] == d]
         comp = s[s["method"] == "complete"]
@@ -345,10 +423,6 @@ def plot(summary, png, pdf=None):
     fig.legend([handles[k] for k in labels], labels, loc="lower center", ncol=min(len(labels), 3), fontsize=8,
                frameon=False)
     fig.tight_layout(rect=(0, 0.13 / len(datasets) + 0.02, 1, 1))
-    fig.savefig(png, dpi=120)
-    if pdf:
-        fig.savefig(pdf)
-    plt.close(fig)
     return fig
 
 
@@ -359,7 +433,6 @@ def incomplete_run(smk):
     """Rule ``incomplete_run``: one (data set, seed) (wildcards), settings from params ``settings``."""
     from threadpoolctl import threadpool_limits
 
-    from .jobs import logged
 
     with logged(smk), threadpool_limits(limits=max(1, int(smk.threads)), user_api="blas"):
         write_seed(smk.wildcards.idataset, int(smk.wildcards.seed), smk.params.settings, smk.output[0],
@@ -371,7 +444,6 @@ def incomplete_summary(smk):
     import pandas as pd
 
     from . import io
-    from .jobs import logged
 
     with logged(smk):
         table = pd.concat([pd.read_csv(f, keep_default_na=False, na_values=[""]) for f in smk.input],
@@ -385,7 +457,6 @@ def incomplete_summary(smk):
 def incomplete_report(smk):
     """Rule ``incomplete_report``: the jupytext notebook executed with papermill (parameters: the results and
     summary CSVs, the figure paths, the settings as JSON)."""
-    from .jobs import execute_notebook, logged
 
     with logged(smk):
         out = smk.output.notebook

@@ -1,6 +1,6 @@
 """The ``peers`` study: MVL-LS against Laplace and Poisson learning on real data, transductive.
 
-Protocol (every profile; :class:`mvl.workflow.settings.PeersSettings`): all n points of the data set (or, in the
+Protocol (every profile; :class:`PeersSettings`): all n points of the data set (or, in the
 quick profiles, a seeded stratified subset of ``points_per_class`` per class) form the graph and the training set;
 for each seed, l_c labelled points per class are drawn uniformly within each class (nested: the 1-label set is
 inside the 5-label set), every other point is unlabelled, and the accuracy is measured on the unlabelled points.
@@ -31,15 +31,77 @@ No paper section for the peers (MVL-LS is Algorithm 1 / Theorem 10 of Minh, Bazz
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 from . import io
-from .settings import PEER_METHODS
+from .figures import new_figure
+from .runtime import data_options, execute_notebook, logged
+from .sections import SettingsError, as_tuple
 
-__all__ = ["reference_numbers", "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled",
-           "knn_graph", "graph_learning", "fit_method", "run_peers", "write_run", "write_summary", "summarise",
-           "plot_peers", "accuracy_table", "peers_run", "peers_summary", "peers_report", "GraphlearningUnavailable"]
+__all__ = ["PEER_METHODS", "PEER_DATASETS", "PeersSettings", "parse_settings", "reference_numbers",
+           "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled", "knn_graph", "graph_learning",
+           "fit_method", "run_peers", "write_run", "write_summary", "summarise", "accuracy_figure", "accuracy_table",
+           "peers_run", "peers_summary", "peers_report", "GraphlearningUnavailable"]
+
+PEER_METHODS = ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "laplace", "poisson", "laplace_sum", "poisson_sum",
+                "labelspreading")
+"""Methods of the peers study (:mod:`mvl.workflow.peers`): MVL-LS with the package defaults (on the views, and on the
+concatenated views as one view) and with the graph-regime setting, graphlearning's Laplace and Poisson
+learning on the kNN graph of the concatenated views and on the sum of the per-view kNN graphs (``_sum``),
+scikit-learn's LabelSpreading."""
+PEER_DATASETS = ("mfeat", "uspst", "mvmnist")
+"""Data sets of the peers study: UCI Multiple Features (embedded), USPST (Sindhwani's file, the BNS-2006 splits),
+multi-view MNIST (through the data options)."""
+
+
+class PeersSettings(NamedTuple):
+    """The config section ``peers``: MVL-LS against Laplace and Poisson learning on real data,
+    transductive. Data sets, seeds (one labelled draw each), labelled points per class, methods, k of the kNN
+    graphs, and ``points_per_class`` (None: every point of the data set; an integer: a seeded stratified subset of
+    at most that many points per class, for the quick profiles)."""
+
+    datasets: tuple
+    seeds: tuple
+    labels_per_class: tuple
+    methods: tuple
+    n_neighbors: int = 10
+    points_per_class: int | None = None
+
+    def runs(self):
+        """(dataset, seed) of every job."""
+        return [(d, s) for d in self.datasets for s in self.seeds]
+
+    def for_run(self, dataset, seed):
+        """The settings one job reads: these, with its one data set and seed (a job's params then change only with
+        what changes its result, not when data sets or seeds are added)."""
+        return self._replace(datasets=(dataset,), seeds=(int(seed),))
+
+
+def parse_settings(sc):
+    """The :class:`PeersSettings` of the config section ``peers`` (None without data sets or seeds)."""
+    if not sc or not sc.get("datasets") or not sc.get("seeds"):
+        return None
+    for key, allowed in (("datasets", PEER_DATASETS), ("methods", PEER_METHODS)):
+        bad = [v for v in sc.get(key) or [] if v not in allowed]
+        if bad:
+            raise SettingsError(f"peers.{key}: unknown {bad}; one of {allowed}")
+    methods = as_tuple(sc.get("methods") or ["mvl_ls", "mvl_ls_concat", "laplace", "poisson", "laplace_sum",
+                                           "poisson_sum", "labelspreading"])
+    lcs = as_tuple(int(v) for v in sc.get("labels_per_class") or [1, 5])
+    k = int(sc.get("n_neighbors", 10))
+    ppc = sc.get("points_per_class")
+    ppc = None if ppc is None else int(ppc)
+    if k < 1:
+        raise SettingsError(f"peers.n_neighbors: must be >= 1, got {k}")
+    if min(lcs) < 1:
+        raise SettingsError(f"peers.labels_per_class: must be >= 1, got {list(lcs)}")
+    if ppc is not None and ppc <= max(lcs):
+        raise SettingsError(f"peers.points_per_class: {ppc} leaves no unlabelled point of a class at l_c = "
+                            f"{max(lcs)} (labels_per_class); use more points per class or null (every point)")
+    return PeersSettings(as_tuple(sc["datasets"]), as_tuple(int(s) for s in sc["seeds"]), lcs, methods, k, ppc)
+
 
 MVL_GRAPH_SETTING = dict(gamma_A=1e-6, gamma_W=1.0, n_neighbors=10, laplacian_power=2)
 """``mvl_ls_graph``: the graph-regime setting (the others: the package defaults)."""
@@ -94,8 +156,6 @@ def load_peer_data(name, data_config=None):
     """(views, y, bns) of a peers data set: a list of (n, d_v) float64 arrays, labels 0..C-1, and for USPST the
     BNS-2006 labelled index sets (10, 50) (0-based; None for the others). ``data_config``: the config key ``data``
     (mirror, cache, offline) for the files that come through :mod:`mvl.data.download`."""
-    from .jobs import data_options
-
     if name == "mfeat":
         from ..data.embedded import load_mfeat
 
@@ -170,7 +230,7 @@ def graph_learning(W, labelled, y_labelled, method="laplace"):
 
 
 def fit_method(method, views, y, labelled, k=10, graphs=None):
-    """Predicted labels of every point by ``method`` (:data:`mvl.workflow.settings.PEER_METHODS`) from the labels
+    """Predicted labels of every point by ``method`` (:data:`PEER_METHODS`) from the labels
     of the points ``labelled``; ``views`` standardised; ``graphs`` a dict caching the k-NN graphs ("concat",
     "sum": the weight matrix and the seconds it took) over calls with the same points. Returns (predictions, solver
     or "", seconds of the graph build when the graph came from the cache, else 0: a method's time then always
@@ -209,7 +269,7 @@ def fit_method(method, views, y, labelled, k=10, graphs=None):
 def run_peers(dataset, seed, settings, data=None):
     """Every (setting, l_c, method) of one seed on one data set: a list of dict rows (dataset, seed, n, n_views,
     setting "stratified" or "bns", l_c, n_labelled, method, solver, accuracy on the unlabelled points, seconds).
-    ``settings``: :class:`mvl.workflow.settings.PeersSettings`; ``data``: (views, y, bns) as
+    ``settings``: :class:`PeersSettings`; ``data``: (views, y, bns) as
     :func:`load_peer_data` returns them (loaded with the default data options if None)."""
     views, y, bns = load_peer_data(dataset) if data is None else data
     sub = stratified_subset(y, settings.points_per_class, seed)
@@ -270,19 +330,27 @@ def write_summary(inputs, results_out, summary_out):
     return table, summary
 
 
-def plot_peers(summary, png, pdf=None):
+def accuracy_figure(summary):
     """Accuracy on the unlabelled points against the labelled points per class, one panel per data set, one line
-    per method with the standard deviation over seeds as error bars (USPST's BNS splits as a separate point)."""
+    per method with the standard deviation over seeds as error bars (USPST's BNS splits as a separate point); the
+    legend below the panels (save with ``bbox_inches="tight"``, :func:`mvl.workflow.figures.save_figure`).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The summary of :func:`summarise` (dataset, setting, l_c, method, mean, std, seeds, n).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     datasets = list(dict.fromkeys(summary["dataset"]))
-    fig, axes = plt.subplots(1, len(datasets), figsize=(max(5.2 * len(datasets), 8.0), 4.6), squeeze=False)
+    fig, axes = new_figure(1, len(datasets), max(5.2 * len(datasets), 8.0), 4.6, layout=None)
     methods = [m for m in PEER_METHODS if m in set(summary["method"])]
     # one colour per method in every run (the registry's order), whichever methods a run has
-    colours = dict(zip(PEER_METHODS, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
+    colours = dict(zip(PEER_METHODS, matplotlib.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
     for ax, d in zip(axes[0], datasets, strict=True):
         s = summary[summary["dataset"] == d]
         ticks = sorted(s.loc[s["setting"] == "stratified", "l_c"].unique())
@@ -319,10 +387,6 @@ def plot_peers(summary, png, pdf=None):
     ncol = min(3 if len(datasets) == 1 else 4, len(names))
     fig.tight_layout()
     fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, fontsize=9, frameon=False)
-    fig.savefig(png, dpi=120, bbox_inches="tight")  # the legend below the panels is kept
-    if pdf:
-        fig.savefig(pdf, bbox_inches="tight")
-    plt.close(fig)
     return fig
 
 
@@ -331,8 +395,6 @@ def plot_peers(summary, png, pdf=None):
 
 def peers_run(smk):
     """Rule ``peers_run``: one (data set, seed) (wildcards), settings from params ``settings``."""
-    from .jobs import logged
-
     with logged(smk):
         t0 = time.perf_counter()
         rows = write_run(smk.wildcards.pds, int(smk.wildcards.seed), smk.params.settings, smk.output[0],
@@ -342,8 +404,6 @@ def peers_run(smk):
 
 def peers_summary(smk):
     """Rule ``peers_summary``: every run's rows in one CSV, and the mean and std over seeds."""
-    from .jobs import logged
-
     with logged(smk):
         write_summary(list(smk.input), smk.output.results, smk.output.summary)
 
@@ -352,8 +412,6 @@ def peers_report(smk):
     """Rule ``peers_report``: the jupytext notebook executed with papermill (parameters: the CSVs, the figure
     paths, the settings as JSON)."""
     import json
-
-    from .jobs import execute_notebook, logged
 
     with logged(smk):
         out = smk.output.notebook

@@ -3,7 +3,7 @@
 One rule job fits one method at one n (:func:`fit_one`, in the job's own process, so that the process's peak
 RSS is the method's) and writes one JSON record; :func:`write_summary` gathers them into a tidy CSV with the
 fitted growth exponents; the report notebook (``notebooks/scale_report.py``) draws time and memory
-against n (log-log, exponents in the legend) and accuracy against n (:func:`plot_scale`). The same
+against n (log-log, exponents in the legend) and accuracy against n (:func:`scale_figure`). The same
 :func:`fit_one` serves ``benchmarks/bench_scale.py``. Data: :func:`mvl.data.synthetic.make_multiview_manifold`
 (4 classes on intertwined curves, 3 views of 20 features), ``labels`` labelled points per class, the other
 training points unlabelled, 2,000 test points. No paper section (the solvers are Theorem 10's, :mod:`mvl.scalable`).
@@ -14,14 +14,18 @@ from __future__ import annotations
 import json
 import resource
 import time
+from typing import NamedTuple
 
 import numpy as np
 
+from .figures import new_figure
 from .methods import SCALE_METHODS
+from .runtime import execute_notebook, logged
+from .sections import SettingsError, as_tuple
 
-__all__ = ["PRESETS", "METHODS", "REGISTRY", "N_TEST", "NEIGHBOR_RULES", "graph_neighbors", "graph_limit_scores",
-           "fit_one", "write_fit", "write_summary", "growth_exponents", "plot_scale", "scale_fit", "scale_summary",
-           "scale_report"]
+__all__ = ["ScaleSettings", "parse_settings", "PRESETS", "METHODS", "REGISTRY", "N_TEST", "NEIGHBOR_RULES",
+           "graph_neighbors", "graph_limit_scores", "fit_one", "write_fit", "write_summary", "growth_exponents",
+           "scale_figure", "scale_fit", "scale_summary", "scale_report"]
 
 N_TEST = 2000
 PRESETS = {"graph": dict(bw=0.1, gamma_A=1e-4, gamma_B=1e-6, gamma_W=1.0),
@@ -231,7 +235,7 @@ transductive: MVL-LS with the test points in the fit (unlabelled), as the graph-
 gamma_A -> 0 (the graph term alone, one sparse solve);
 labelspreading: scikit-learn's LabelSpreading (kNN, transductive); laplace / poisson: graphlearning's Laplace and
 Poisson learning (transductive, optional extra ``peers``); ridge: supervised Nystroem + RidgeClassifier. In the
-config and file names "nystrom_<M>" names nystrom with M centres (:class:`mvl.workflow.settings.ScaleSettings`)."""
+config and file names "nystrom_<M>" names nystrom with M centres (:class:`ScaleSettings`)."""
 CENTRED = ("cg", "nystrom", "graph")
 """Methods whose ``n_components`` matters (Nystrom centres)."""
 
@@ -333,16 +337,22 @@ def label(method, M):
     return f"{method} (M = {M})" if method in CENTRED else method
 
 
-def plot_scale(df, png, pdf=None):
+def scale_figure(df):
     """Three panels: time, peak RSS and test accuracy against n (log-log for the first two, the fitted exponent in
-    each legend entry)."""
-    import matplotlib
+    each legend entry); saved by :func:`mvl.workflow.figures.save_figure`.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The records of :func:`write_summary` (method, n_components, n, seconds, rss, accuracy).
 
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     exps = growth_exponents(df).set_index(["method", "n_components"])
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    fig, axes = new_figure(1, 3, 15, 4.2, layout="tight")
+    axes = axes[0]
     for (method, M), group in df.groupby(["method", "n_components"], sort=False):
         g = group.sort_values("n")
         k = exps.loc[(method, M)]
@@ -364,12 +374,61 @@ def plot_scale(df, png, pdf=None):
         ax.xaxis.set_major_locator(FixedLocator(sizes))
         ax.set_xticklabels([f"{int(n):,}" for n in sizes])
         ax.xaxis.set_minor_formatter(NullFormatter())
-    fig.tight_layout()
-    fig.savefig(png, dpi=120)
-    if pdf:
-        fig.savefig(pdf)
-    plt.close(fig)
     return fig
+
+
+# ------------------------------------------------------------------ the config section `scale`
+
+
+class ScaleSettings(NamedTuple):
+    """The config section ``scale``: sizes, methods, the hyperparameter preset, the data seed, labelled
+    points per class, cg's tolerance, iteration limit and preconditioner centres, the largest n of "structured",
+    the kNN rule (:func:`mvl.workflow.scale.graph_neighbors`)."""
+
+    sizes: tuple
+    methods: tuple
+    preset: str
+    seed: int
+    labels: int
+    tol: float
+    max_iter: int
+    centres: int
+    structured_max: int
+    neighbors: str = "scaled"
+
+    def runs(self):
+        """(method name, n) of every fit: "structured" only up to structured_max, nystrom_<M> only where M <= n."""
+        out = []
+        for n in self.sizes:
+            for name in self.methods:
+                base, _, M = name.partition("_")
+                if (base == "structured" and n > self.structured_max) or (M and int(M) > n):
+                    continue
+                out.append((name, n))
+        return out
+
+    def fit_settings(self, name):
+        """Keyword arguments of :func:`mvl.workflow.scale.write_fit` for the method ``name``."""
+        M = name.partition("_")[2]
+        return dict(preset=self.preset, seed=self.seed, labels=self.labels, tol=self.tol, max_iter=self.max_iter,
+                    n_components=int(M) if M else self.centres, neighbors=self.neighbors)
+
+
+def parse_settings(sc):
+    """The :class:`ScaleSettings` of the config section ``scale`` (None without sizes)."""
+    if not sc or not sc.get("sizes"):
+        return None
+    methods = as_tuple(sc.get("methods") or ["structured", "cg", "nystrom_1000", "labelonly", "labelspreading",
+                                           "ridge"])
+    for name in methods:
+        base, _, M = name.partition("_")
+        if base not in METHODS or (base == "nystrom") != bool(M) or (M and not M.isdigit()):
+            raise SettingsError(f"scale.methods: unknown method {name!r}; one of {METHODS} (nystrom as "
+                                "nystrom_<M>, M the number of centres)")
+    return ScaleSettings(as_tuple(int(n) for n in sc["sizes"]), methods, sc.get("preset", "graph"),
+                         int(sc.get("seed", 1)), int(sc.get("labels_per_class", 5)), float(sc.get("tol", 1e-6)),
+                         int(sc.get("max_iter", 300)), int(sc.get("centres", 1000)),
+                         int(sc.get("structured_max", 8000)), sc.get("neighbors", "scaled"))
 
 
 # ------------------------------------------------------------------ rule entry points
@@ -377,16 +436,12 @@ def plot_scale(df, png, pdf=None):
 
 def scale_fit(smk):
     """Rule ``scale_fit``: one method at one n (wildcards), settings from params ``scale``."""
-    from .jobs import logged
-
     with logged(smk):
         write_fit(smk.wildcards.method, int(smk.wildcards.n), smk.output[0], **smk.params.fit)
 
 
 def scale_summary(smk):
     """Rule ``scale_summary``: every fit's record into one CSV."""
-    from .jobs import logged
-
     with logged(smk):
         write_summary(smk.input, smk.output[0])
 
@@ -394,8 +449,6 @@ def scale_summary(smk):
 def scale_report(smk):
     """Rule ``scale_report``: the jupytext notebook executed with papermill (parameters: the results CSV, the
     figure paths, the settings as JSON)."""
-    from .jobs import execute_notebook, logged
-
     with logged(smk):
         out = smk.output.notebook
         parameters = {"results_csv": smk.input.results, "fig_png": smk.output.png, "fig_pdf": smk.output.pdf,

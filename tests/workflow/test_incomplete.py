@@ -13,19 +13,20 @@ import yaml
 from conftest import ROOT, copy_workflow, job_stats, run_snakemake
 from mvl import MVLLeastSquares
 from mvl.workflow import incomplete as inc
-from mvl.workflow.settings import IncompleteSettings, SettingsError, _incomplete, load_study
+from mvl.workflow.incomplete import IncompleteSettings, parse_settings
+from mvl.workflow.settings import SettingsError, load_study
 
 # ---------------------------------------------------------------- settings and schema
 
 
 def test_settings_defaults_runs_and_job():
-    s = _incomplete({"datasets": ["mfeat", "mvmnist"], "seeds": [3, 4]})
+    s = parse_settings({"datasets": ["mfeat", "mvmnist"], "seeds": [3, 4]})
     assert s == IncompleteSettings(datasets=("mfeat", "mvmnist"), q=(0.0, 0.2, 0.4, 0.6), patterns=("random", "class"),
                                    seeds=(3, 4), labels_per_class=5, unlabelled_per_class=50, test_per_class=100,
                                    n_blocks=10)
     assert s.runs() == [("mfeat", 3), ("mfeat", 4), ("mvmnist", 3), ("mvmnist", 4)]
     assert s.job().datasets == () and s.job().seeds == () and s.job().q == s.q  # the wildcards are not params
-    assert _incomplete(None) is None and _incomplete({"datasets": []}) is None
+    assert parse_settings(None) is None and parse_settings({"datasets": []}) is None
 
 
 @pytest.mark.parametrize("section, key", [
@@ -42,7 +43,7 @@ def test_settings_defaults_runs_and_job():
 ])
 def test_settings_bad_values_name_the_key(section, key):
     with pytest.raises(SettingsError, match=key.replace(".", r"\.")):
-        _incomplete(section)
+        parse_settings(section)
 
 
 def _config(profile_overlay=None):

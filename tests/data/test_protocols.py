@@ -9,7 +9,7 @@ import pytest
 from mvl.data import embedded as datasets
 from mvl.data.protocols import Split, draw_training_set, stratified_split
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "mfeat"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "mfeat"
 
 
 def test_load_mfeat_shapes_and_labels():
