@@ -10,19 +10,6 @@ import pytest
 
 from conftest import copy_workflow, run_snakemake
 from mvl.workflow import scale
-from mvl.workflow.settings import SettingsError
-
-
-def test_settings_runs_and_errors():
-    s = scale.parse_settings({"sizes": [300, 5000, 20000], "methods": ["structured", "cg", "nystrom_1000"],
-                "structured_max": 8000})
-    assert s.runs() == [("structured", 300), ("cg", 300), ("structured", 5000), ("cg", 5000),
-                        ("nystrom_1000", 5000), ("cg", 20000), ("nystrom_1000", 20000)]
-    assert s.fit_settings("nystrom_1000")["n_components"] == 1000 and s.fit_settings("cg")["n_components"] == 1000
-    assert scale.parse_settings({}) is None and scale.parse_settings(None) is None
-    for bad in (["nystrom"], ["cg_5"], ["svm"]):
-        with pytest.raises(SettingsError, match="scale.methods"):
-            scale.parse_settings({"sizes": [10], "methods": bad})
 
 
 def test_graph_neighbors_rule_and_the_setting_reaches_the_fit(monkeypatch):
@@ -117,7 +104,6 @@ def test_registry_dispatch_graph_solver_and_missing_peer(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_graphlearning)
     row, pred = scale.fit_one("laplace", 300, preset="graph6")
     assert row["unavailable"] and pred is None and np.isnan(row["accuracy"]) and "peers" in row["note"]
-
 
 
 def test_graphlimit_is_the_exact_fit_as_gamma_A_vanishes():

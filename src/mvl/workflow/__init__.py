@@ -23,8 +23,12 @@ The studies, each owning its config section, runs, tables and figures (and its r
   :mod:`~mvl.workflow.compare` (tables, figures, published comparison);
 - co-regularization: :mod:`~mvl.workflow.coreg_study` (section, steps, rules), :mod:`~mvl.workflow.coreg_runner`
   (runs), :mod:`~mvl.workflow.coreg_report` (tables);
-- scale: :mod:`~mvl.workflow.scale`; peers: :mod:`~mvl.workflow.peers`; incomplete views:
-  :mod:`~mvl.workflow.incomplete`.
+- scale: :mod:`~mvl.workflow.scale_settings` (section), :mod:`~mvl.workflow.scale` (fits, summary, figure, rules);
+- peers: :mod:`~mvl.workflow.peers_settings` (section), :mod:`~mvl.workflow.peers` (runs, tables, figure, rules);
+- incomplete views: :mod:`~mvl.workflow.incomplete_settings` (section), :mod:`~mvl.workflow.incomplete` (runs,
+  tables, figure, rules).
+
+A study's section module is light (no numpy): the settings parse every section while the Snakefile is parsed.
 
 Implements no paper section itself: it runs the experiments of Section 7 and compares them with the published
 tables.

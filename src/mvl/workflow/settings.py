@@ -4,8 +4,9 @@
 ``workflow/schemas/config.schema.yaml``) and returns a :class:`Study`: one :class:`DatasetSettings` per dataset
 (``dataset_settings.<name>`` merged over the top-level defaults; nested keys merged, lists replaced), the shared
 run settings of the main study, and each other study's settings, parsed by the study that owns its config section
-(:data:`STUDY_SECTIONS`: ``coreg`` by :mod:`mvl.workflow.coreg_study`, ``scale`` by :mod:`mvl.workflow.scale`,
-``peers`` by :mod:`mvl.workflow.peers`, ``incomplete`` by :mod:`mvl.workflow.incomplete`). Every method name is
+(:data:`STUDY_SECTIONS`: ``coreg`` by :mod:`mvl.workflow.coreg_study`, ``scale`` by
+:mod:`mvl.workflow.scale_settings`, ``peers`` by :mod:`mvl.workflow.peers_settings`, ``incomplete`` by
+:mod:`mvl.workflow.incomplete_settings`; each light, so that parsing stays fast). Every method name is
 checked against the method registry (:mod:`mvl.workflow.methods`) and every source against the data-source
 registry (:mod:`mvl.data.sources`), here, once, with an error that names the config key. Every later layer
 receives these objects, not dicts:
@@ -30,7 +31,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..data.sources import source as data_source
-from . import coreg_study, incomplete, methods as registry, peers, scale
+from . import coreg_study, incomplete_settings, peers_settings, scale_settings
+from . import methods as registry
 from .sections import SettingsError, as_tuple
 
 __all__ = ["GraphSpec", "Gammas", "Grid", "OptCSettings", "ComparisonSettings", "KernelSpec", "Protocol",
@@ -228,8 +230,8 @@ def _merge(base, over):
     return base
 
 
-STUDY_SECTIONS = {"coreg": coreg_study.parse_settings, "scale": scale.parse_settings,
-                  "peers": peers.parse_settings, "incomplete": incomplete.parse_settings}
+STUDY_SECTIONS = {"coreg": coreg_study.parse_settings, "scale": scale_settings.parse_settings,
+                  "peers": peers_settings.parse_settings, "incomplete": incomplete_settings.parse_settings}
 """Config section -> the parser of the study that owns it (section mapping or None -> the study's settings)."""
 
 _SHARED = ("datasets", "data", "dataset_settings", "profile", *STUDY_SECTIONS)
@@ -312,9 +314,9 @@ class Study:
     profile: str
     datasets: dict
     coreg: coreg_study.CoregSettings
-    scale: scale.ScaleSettings | None = None
-    peers: peers.PeersSettings | None = None
-    incomplete: incomplete.IncompleteSettings | None = None
+    scale: scale_settings.ScaleSettings | None = None
+    peers: peers_settings.PeersSettings | None = None
+    incomplete: incomplete_settings.IncompleteSettings | None = None
 
     def __getitem__(self, name):
         return self.datasets[name]
