@@ -12,7 +12,7 @@
 # ---
 
 # %% [markdown]
-# # MVL-LS against Laplace and Poisson learning on real data (issue 28)
+# # MVL-LS against Laplace and Poisson learning on real data
 #
 # **Protocol (transductive).** All n points of the data set are in the graph and in MVL-LS's training set (the quick
 # profiles use a seeded stratified subset of `points_per_class` digits per class; the settings below say which).
@@ -27,7 +27,7 @@
 # - MVL-LS (Minh, Bazzani & Murino 2016, Algorithm 1): `mvl.MVLLeastSquares()` with the package defaults (Gaussian
 #   kernels of median bandwidth per view, 5-NN graph with kernel weights, normalized Laplacian squared,
 #   gamma_A = 1e-5, gamma_B = 0, gamma_W = 1e-2), the views as feature views (mfeat 6, multi-view MNIST 4, USPST 1);
-#   optionally the graph-regime setting of issue 28 (10-NN, p = 2, gamma_A = 1e-6, gamma_W = 1; chosen on synthetic
+#   optionally the graph-regime setting (10-NN, p = 2, gamma_A = 1e-6, gamma_W = 1; chosen on synthetic
 #   data, not on these).
 # - Laplace learning (Zhu, Ghahramani & Lafferty 2003) and Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML
 #   2020), graphlearning 1.7.5 with its defaults, on the symmetrised k-NN graph (exact neighbours, Gaussian weights
@@ -42,7 +42,7 @@ results_csv = "results/peers/results.csv"
 summary_csv = "results/peers/summary.csv"
 fig_png = "results/peers/figures/accuracy.png"
 fig_pdf = "results/peers/figures/accuracy.pdf"
-settings = "{}"  # the config section `peers` as JSON (mvl.workflow.settings.PeersSettings)
+settings = "{}"  # the config section `peers` as JSON (mvl.workflow.peers.PeersSettings)
 
 # %% tags=["plumbing"]
 import json
@@ -51,6 +51,7 @@ import pandas as pd
 from IPython.display import Image, Markdown, display
 
 from mvl.workflow import peers as P
+from mvl.workflow.figures import save_figure
 
 pd.set_option("display.max_colwidth", None)
 results = pd.read_csv(results_csv)
@@ -77,7 +78,7 @@ display(pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting"))
 # Mean over the seeds, error bars one standard deviation.
 
 # %%
-P.plot_peers(summary, fig_png, fig_pdf)
+save_figure(P.accuracy_figure(summary), fig_png, fig_pdf, dpi=120, bbox_inches="tight")  # keeps the legend below
 display(Image(filename=fig_png))
 
 # %% [markdown]
@@ -94,13 +95,14 @@ table = summary.assign(value=summary.apply(fmt, axis=1)).pivot_table(
 display(table[[m for m in order if m in table.columns]].rename(columns=P.LABELS))
 
 # %% [markdown]
-# ## Beside the numbers of issue 28 and the literature
-# Ours: this run, mean over its seeds (the protocols of the quoted numbers are stated beside them; mfeat's MVL-LS
-# number of the issue is the main study's inductive accuracy on 100 test points per class with 50 unlabelled
-# points per class and the graph selected on validation, not this transductive protocol).
+# ## Beside the literature and earlier measurements
+# Ours: this run, mean over its seeds. Quoted: the numbers of `mvl.data.published.load_reference("peers_reference")`,
+# each with its source and protocol (mfeat's quoted MVL-LS number is the main study's inductive accuracy on 100
+# test points per class with 50 unlabelled points per class and the graph selected on validation, not this
+# transductive protocol).
 
 # %%
-quoted = pd.DataFrame(P.ISSUE_NUMBERS, columns=["dataset", "setting", "l_c", "method", "quoted", "source"])
+quoted = P.reference_numbers()
 ours = summary[["dataset", "setting", "l_c", "method", "mean", "std", "seeds", "n"]]
 side = quoted.merge(ours, on=["dataset", "setting", "l_c", "method"], how="left")
 side = side[side["dataset"].isin(set(summary["dataset"]))]

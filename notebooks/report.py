@@ -50,6 +50,7 @@ from IPython.display import Image, Markdown, display
 
 from mvl.workflow import report as R
 from mvl.workflow.compare import published_comparison, published_name
+from mvl.workflow.figures import save_figure
 
 
 def show_table(table, caption=None, empty="nothing of this kind in this profile"):
@@ -57,7 +58,7 @@ def show_table(table, caption=None, empty="nothing of this kind in this profile"
 
 
 def show_figure(fig, png, pdf=None):
-    R.save_figure(fig, png, pdf or os.path.splitext(png)[0] + ".pdf")
+    save_figure(fig, png, pdf or os.path.splitext(png)[0] + ".pdf")
     display(Image(filename=png, width=int(fig.get_figwidth() * 100)))  # saved at 150 dpi, shown at 100
 
 

@@ -33,7 +33,7 @@
 results_csv = "results/scale/results.csv"
 fig_png = "results/scale/figures/scale.png"
 fig_pdf = "results/scale/figures/scale.pdf"
-settings = "{}"  # the config section `scale` as JSON (mvl.workflow.settings.ScaleSettings)
+settings = "{}"  # the config section `scale` as JSON (mvl.workflow.scale.ScaleSettings)
 
 # %% tags=["plumbing"]
 import json
@@ -42,6 +42,7 @@ import pandas as pd
 from IPython.display import Image, Markdown, display
 
 from mvl.workflow import scale as S
+from mvl.workflow.figures import save_figure
 from mvl.workflow.scale import PRESETS
 
 pd.set_option("display.max_colwidth", None)
@@ -71,7 +72,7 @@ display(pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting"))
 # ## Time, memory and accuracy against n
 
 # %%
-fig = S.plot_scale(df, fig_png, fig_pdf)
+save_figure(S.scale_figure(df), fig_png, fig_pdf, dpi=120)
 display(Image(filename=fig_png))
 
 # %% [markdown]

@@ -1,4 +1,5 @@
-"""A throw-away single-node SLURM cluster on localhost (Debian's slurm-wlm + munge), for tests/test_slurm.py.
+"""A throw-away single-node SLURM cluster on localhost (Debian's slurm-wlm + munge), for the SLURM profile test
+(tests/workflow/test_slurm_profile.py).
 
 Everything lives in one directory: slurm.conf, munge key and socket, state and spool dirs, logs, pid
 files. Nothing under /etc is touched: the daemons get their config with ``-f``, clients (sbatch, squeue,
@@ -302,7 +303,7 @@ def _alive(pid, proc):
 
 
 def _terminate(pid, proc, timeout):
-    """SIGTERM one daemon (and its session: slurmd/slurmctld helpers), then SIGKILL after ``timeout``."""
+    """SIGTERM one daemon (and its process group: slurmd/slurmctld helpers), then SIGKILL after ``timeout``."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         if not _alive(pid, proc):
             break

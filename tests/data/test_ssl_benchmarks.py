@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from coreg_reference import benchmark_dir
 
-from mvl.data.ssl_benchmarks import SPLIT_SIZES, draw_split, load_ssl_benchmark, make_lines
+from mvl.data.ssl_benchmarks import SPLIT_SIZES, draw_split, load_dataset, load_ssl_benchmark, make_lines
 
 
 @pytest.fixture(scope="module")
@@ -83,3 +83,23 @@ def test_draw_split_sizes_and_seeds():
     assert not np.array_equal(sp["labelled"], draw_split(y, SPLIT_SIZES["coil20"], seed=2)["labelled"])
     with pytest.raises(ValueError, match="need"):
         draw_split(y, (100, 1400, 0, 0), seed=0)
+
+
+def test_lines_are_two_balanced_classes_separated_by_the_horizontal_axis():
+    X, y = make_lines(1002, seed=0, noise=0.0)
+    assert X.shape == (1002, 2) and np.bincount(y).tolist() == [501, 501]
+    assert (X[y == 1, 1] > 0).all() and (X[y == 0, 1] < 0).all()
+    assert np.array_equal(make_lines(50, seed=4)[0], make_lines(50, seed=4)[0])
+
+
+def test_splits_are_disjoint_of_the_table_sizes_with_every_class_labelled():
+    X, y = load_dataset("lines", seed=1)
+    sizes = SPLIT_SIZES["lines"]
+    split = draw_split(y, sizes, seed=3)
+    assert [split[k].size for k in ("labelled", "unlabelled", "test", "validation")] == list(sizes)
+    assert np.unique(np.concatenate(list(split.values()))).size == sum(sizes)
+    assert np.unique(y[split["labelled"]]).size == 2
+    with pytest.raises(ValueError, match="data_dir is needed"):
+        load_dataset("g50c")
+    with pytest.raises(ValueError, match="need"):
+        draw_split(y, (10, 10, 10, y.size), seed=0)

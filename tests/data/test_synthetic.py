@@ -23,3 +23,17 @@ def test_generator_is_seeded_balanced_and_its_maps_do_not_depend_on_n():
         np.testing.assert_allclose(data.views[0], np.tanh(np.tanh(data.latent @ W1 + b1) @ W2), atol=1e-12)
     with pytest.raises(ValueError):
         make_multiview_manifold(1, n_classes=2)
+
+
+def test_the_data_are_balanced_seeded_and_shaped_as_asked():
+    a = make_multiview_manifold(103, n_classes=4, n_views=3, n_features=5, random_state=2)
+    b = make_multiview_manifold(103, n_classes=4, n_views=3, n_features=5, random_state=2)
+    c = make_multiview_manifold(103, n_classes=4, n_views=3, n_features=5, random_state=3)
+    assert a.view_sizes == [5, 5, 5] and a.X.shape == (103, 15) and a.latent.shape == (103, 3)
+    assert np.bincount(a.y).tolist() == [26, 26, 26, 25]
+    assert np.array_equal(a.X, b.X) and not np.array_equal(a.X, c.X)
+
+
+def test_too_few_samples_or_classes_are_refused():
+    with pytest.raises(ValueError, match="need n_samples >= n_classes >= 2"):
+        make_multiview_manifold(3, n_classes=4)

@@ -71,7 +71,7 @@ def peers_targets():
     return [f"{RES}/peers/report.ipynb", f"{RES}/peers/figures/accuracy.png", f"{RES}/peers/summary.csv"]
 
 
-INCOMPLETE = STUDY.incomplete  # the incomplete-views study (issue 30, config section `incomplete`), or None
+INCOMPLETE = STUDY.incomplete  # the incomplete-views study (config section `incomplete`), or None
 
 
 def incomplete_targets():

@@ -43,7 +43,7 @@ rule coreg_report:
     (c) SR's Table-4 pairs, beside SR Tables 2-3, with paired t-tests and one generated verdict per dataset
     (papermill); summary.csv: mean (std) per dataset, method, graph weights and protocol."""
     input:
-        notebook="notebooks/coreg_report.ipynb",
+        notebook="notebooks/coreg_report.py",
         results=f"{RES}/coreg/results.csv",
     output:
         notebook=f"{RES}/coreg/report.ipynb",

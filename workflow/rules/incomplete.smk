@@ -1,4 +1,4 @@
-# The incomplete-views study (issue 30): MVL-LS on incomplete views against mean imputation and the best single
+# The incomplete-views study: MVL-LS on incomplete views against mean imputation and the best single
 # view, accuracy against the missing fraction q (mvl.workflow.incomplete); one job per (data set, split seed).
 # Settings: config section `incomplete`, parsed once (INCOMPLETE and incomplete_targets are in common.smk).
 

@@ -1,4 +1,4 @@
-# The peers study (issue 28): MVL-LS against Laplace and Poisson learning (graphlearning) and LabelSpreading on
+# The peers study: MVL-LS against Laplace and Poisson learning (graphlearning) and LabelSpreading on
 # real data, transductive (mvl.workflow.peers); one job per (data set, seed), then one table and one report.
 # Settings: config section `peers`, parsed once (PEERS, common.smk).
 
@@ -41,7 +41,7 @@ rule peers_summary:
 
 
 rule peers_report:
-    """The protocol, the accuracy tables beside the numbers of issue 28 and the literature, and the figure
+    """The protocol, the accuracy tables beside the literature and earlier measurements, and the figure
     (papermill)."""
     input:
         notebook="notebooks/peers_report.py",

@@ -1,4 +1,4 @@
-# The scale profile (issue 20): MVL-LS by the structured, cg and nystrom solvers and the baselines on seeded
+# The scale profile: MVL-LS by the structured, cg and nystrom solvers and the baselines on seeded
 # multi-view manifold data of growing size; one job per (method, n), so each job's peak RSS is its method's
 # (mvl.workflow.scale). Settings: config section `scale`, parsed once (SCALE, common.smk).
 

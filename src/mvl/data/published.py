@@ -1,4 +1,4 @@
-"""Published numbers transcribed from the papers, as pandas DataFrames.
+"""Published numbers transcribed from the papers, and the reference numbers the reports quote, as pandas DataFrames.
 
 The CSV files live in ``mvl/data/published/`` and are read with :mod:`importlib.resources`:
 
@@ -15,6 +15,16 @@ The CSV files live in ``mvl/data/published/`` and are read with :mod:`importlib.
 ``sindhwani2008_parameters``
     Tables 1 (split sizes d, c, l, u, t, v) and 4 (nn, sigma, p, gamma_1, gamma_2, mu) of the same paper
     (table, dataset, parameter, value, note).
+The reference numbers the study reports quote beside their own, read with :func:`load_reference`, in the same
+folder; each row names its source (a paper, or the protocol of an earlier measurement):
+
+``peers_reference``
+    The accuracies (%) the peers study's report shows beside its own (dataset, setting, labels_per_class,
+    method, accuracy, source): the literature (cited in ``source``) and earlier measurements, each with
+    its protocol.
+``incomplete_reference``
+    The accuracies (fraction) the incomplete-views study's report shows beside its own (dataset, pattern,
+    q, method, accuracy, source): an earlier measurement of mean imputation, with its protocol.
 
 The text versions of the papers are PDF-to-text conversions, and some JMLR tables are garbled. A note starting
 with ``[illegible]`` marks a cell whose number could not be read (its mean/value is left empty), ``[reconstructed]``
@@ -28,12 +38,14 @@ from importlib import resources
 
 import pandas as pd
 
-__all__ = ["PUBLISHED", "load_published"]
+__all__ = ["PUBLISHED", "REFERENCES", "load_published", "load_reference"]
 
 PUBLISHED = ("jmlr2016_results", "jmlr2016_parameters", "sindhwani2008_results", "sindhwani2008_parameters")
+REFERENCES = ("peers_reference", "incomplete_reference")
 
 # columns read as text (everything else is left to pandas: integers, floats with NaN for empty cells)
-_TEXT_COLUMNS = ("dataset", "method", "setting", "views", "parameter", "metric", "error_type", "note")
+_TEXT_COLUMNS = ("dataset", "method", "setting", "views", "parameter", "metric", "error_type", "note", "pattern",
+                 "source")
 _INT_COLUMNS = ("table", "labels_per_class", "unlabelled_per_class", "iterations")
 
 
@@ -46,6 +58,29 @@ def load_published(name: str) -> pd.DataFrame:
     """
     if name not in PUBLISHED:
         raise ValueError(f"unknown published table {name!r}; expected one of {', '.join(PUBLISHED)}")
+    return _read(name)
+
+
+def load_reference(name: str) -> pd.DataFrame:
+    """Return the reference table ``name`` (one of :data:`REFERENCES`) as a DataFrame.
+
+    Parameters
+    ----------
+    name : str
+        ``"peers_reference"`` or ``"incomplete_reference"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per quoted number, with its ``source``; ``accuracy`` is a float, ``labels_per_class`` an
+        ``Int64`` column.
+    """
+    if name not in REFERENCES:
+        raise ValueError(f"unknown reference table {name!r}; expected one of {', '.join(REFERENCES)}")
+    return _read(name)
+
+
+def _read(name: str) -> pd.DataFrame:
     path = resources.files("mvl").joinpath("data", "published", f"{name}.csv")
     with path.open("r", encoding="utf-8") as fh:
         df = pd.read_csv(fh, dtype={c: str for c in _TEXT_COLUMNS}, keep_default_na=False, na_values=[""])

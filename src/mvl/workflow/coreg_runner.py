@@ -1,6 +1,6 @@
 """Running the co-regularization benchmark: MR vs CoMR on one seeded split (Sindhwani & Rosenberg, ICML 2008,
 "SR", Section 4.3, Tables 2-4) and the statistics over seeds; what the co-regularization rules call (through
-``mvl.workflow.jobs.write_coreg``).
+:func:`mvl.workflow.coreg_study.write_coreg`).
 
 :func:`run_split` runs MR (Laplacian RLS) and CoMR on one (dataset, seed) split with the parameters of SR Table 4
 over the whole (gamma_1, gamma_2) grid and both kNN graph weight conventions (binary and kernel weights), marking

@@ -1,4 +1,4 @@
-"""The incomplete-views study (issue 30): accuracy against the fraction q of missing views.
+"""The incomplete-views study: accuracy against the fraction q of missing views.
 
 One rule job takes one (data set, split seed) (:func:`run_seed`): a stratified draw of ``labels_per_class``
 labelled, ``unlabelled_per_class`` unlabelled and ``test_per_class`` test samples per class (:func:`draw_split`),
@@ -26,9 +26,10 @@ package's convention (:func:`mvl.data.missing.apply_mask`), and the methods:
 
 Every random choice comes from the seed: the split from ``[seed]``, each mask from ``[seed, pattern, 1000 q]``
 (:func:`mask_rng`), so a mask does not depend on which other q or patterns are configured. Results: one row per
-(pattern, q, method) (:func:`run_seed`), the summary over seeds (:func:`summarize`), the figure (:func:`plot`) and
-the report ``notebooks/incomplete_report.py``. No paper section (an experiment on issue 30's extension of the
-paper's model; the solver is Theorem 10 restricted to the present views, :mod:`mvl.incomplete`).
+(pattern, q, method) (:func:`run_seed`), the summary over seeds (:func:`summarize`), the figure
+(:func:`accuracy_figure`) and the report ``notebooks/incomplete_report.py``. No paper section (an experiment on the
+package's extension of the paper's model to incomplete views; the solver is Theorem 10 restricted to the present
+views, :mod:`mvl.incomplete`).
 """
 
 from __future__ import annotations
@@ -39,11 +40,14 @@ import time
 import numpy as np
 
 from ..data.missing import apply_mask, mask_at_random
-from .settings import INCOMPLETE_PATTERNS
+from .figures import new_figure
+from .runtime import data_options, execute_notebook, logged
+from .incomplete_settings import INCOMPLETE_PATTERNS, IncompleteSettings, parse_settings
 
-__all__ = ["METHODS", "TARGETS", "ISSUE_IMPUTATION", "draw_split", "mask_rng", "presence_mask", "fit_predict",
-           "run_seed", "write_seed", "summarize", "best_views", "accuracy_table", "plot", "incomplete_run",
-           "incomplete_summary", "incomplete_report"]
+__all__ = ["INCOMPLETE_PATTERNS", "IncompleteSettings", "parse_settings", "METHODS", "reference_numbers",
+           "draw_split", "mask_rng", "presence_mask", "fit_predict", "run_seed", "write_seed", "summarize",
+           "best_views", "accuracy_table", "accuracy_figure", "incomplete_run", "incomplete_summary",
+           "incomplete_report"]
 
 METHODS = {"mvl_ls_incomplete": ("MVL-LS, incomplete views", "C0"),
            "mean_imputation": ("mean imputation + MVL-LS", "C1"),
@@ -51,10 +55,20 @@ METHODS = {"mvl_ls_incomplete": ("MVL-LS, incomplete views", "C0"),
            "complete": ("complete data (q = 0)", "0.35")}
 """Method -> (label, colour) of the tables and the figure (``view_<name>`` rows enter as ``best_single_view``)."""
 
-TARGETS = {"mfeat": {0.4: 0.90, 0.6: 0.80}}
-"""Issue 30's targets for MVL-LS on incomplete views (l_c = 5, u_c = 50, missing at random): q -> accuracy."""
-ISSUE_IMPUTATION = {"mfeat": {0.2: 0.928, 0.4: 0.839, 0.6: 0.664}}
-"""Mean imputation as measured in issue 30 (mfeat, 5 draws): q -> accuracy."""
+
+
+def reference_numbers():
+    """The accuracies (fraction) the report shows beside this study's: an earlier measurement of mean imputation,
+    with its protocol (:func:`mvl.data.published.load_reference`, table ``incomplete_reference``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns dataset, pattern, q, method, accuracy, source.
+    """
+    from ..data.published import load_reference
+
+    return load_reference("incomplete_reference")
 
 
 def draw_split(y, seed, labels_per_class, unlabelled_per_class, test_per_class):
@@ -169,7 +183,7 @@ def fit_predict(method, views, mask, train, y_train, test, gamma_B=0.0):
 
 def run_seed(dataset, views, view_names, y, seed, settings):
     """Every (pattern, q, method) of one split ``seed`` of one data set (``views``: list of (N, d_p) feature
-    arrays, ``y`` (N,) labels; ``settings``: :class:`mvl.workflow.settings.IncompleteSettings`). Returns a
+    arrays, ``y`` (N,) labels; ``settings``: :class:`IncompleteSettings`). Returns a
     DataFrame, one row per run: dataset, seed, pattern, q, method, view, accuracy, missing fractions realised on
     the training and test samples, seconds, note (:func:`fit_predict`)."""
     import pandas as pd
@@ -211,7 +225,6 @@ def write_seed(dataset, seed, settings, out, data_config=None):
     the config key ``data``), written atomically with its checksum sidecar to ``out``."""
     from ..data.sources import load_dataset
     from . import io
-    from .jobs import data_options
 
     t0 = time.perf_counter()
     ds = load_dataset(dataset, options=data_options(data_config))
@@ -280,19 +293,26 @@ def accuracy_table(summary, dataset):
     return pd.DataFrame(rows).set_index(["pattern", "method"])
 
 
-def plot(summary, png, pdf=None):
+def accuracy_figure(summary):
     """Accuracy against q: one panel per (data set, pattern), the methods as lines with error bars (std over
-    seeds), the complete fit as a horizontal line with its std band, issue 30's targets (mfeat) as crosses; the
-    best single view's name beside each of its points."""
-    import matplotlib
+    seeds), the complete fit as a horizontal line with its std band, the reference numbers
+    (:func:`reference_numbers`) as bars; the best single view's name beside each of its points.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The summary of :func:`summarize` (dataset, pattern, q, method, view, mean, std).
 
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Saved by :func:`mvl.workflow.figures.save_figure`.
+    """
+    refs = reference_numbers()
     datasets = list(dict.fromkeys(summary["dataset"]))
     patterns = [p for p in INCOMPLETE_PATTERNS if p in set(summary["pattern"])]
-    fig, axes = plt.subplots(len(datasets), len(patterns), figsize=(5.2 * len(patterns), 4.2 * len(datasets)),
-                             squeeze=False, sharey=True)
+    fig, axes = new_figure(len(datasets), len(patterns), 5.2 * len(patterns), 4.2 * len(datasets), layout=None,
+                           sharey=True)
     for i, d in enumerate(datasets):
         s = summary[summary["dataset"] == d]
         comp = s[s["method"] == "complete"]
@@ -314,14 +334,11 @@ def plot(summary, png, pdf=None):
                     for row in r.itertuples():
                         ax.annotate(row.view, (row.q, row.mean), textcoords="offset points", xytext=(4, -11),
                                     fontsize=7, color=color)
-            if pattern == "random" and d in TARGETS:
-                tq = sorted(TARGETS[d])
-                ax.plot(tq, [TARGETS[d][q] for q in tq], "x", color="C3", ms=9, mew=2, zorder=6,
-                        label="issue 30 target (MVL-LS)")
-            if d in ISSUE_IMPUTATION and pattern == "random":
-                iq = sorted(ISSUE_IMPUTATION[d])
-                ax.plot(iq, [ISSUE_IMPUTATION[d][q] for q in iq], "_", color="k", ms=18, mew=2, zorder=5,
-                        label="mean imputation measured in issue 30 (gamma_B = 0)")
+            ref = refs[(refs["dataset"] == d) & (refs["pattern"] == pattern)
+                       & (refs["method"] == "mean_imputation")].sort_values("q")
+            if len(ref):
+                ax.plot(ref["q"], ref["accuracy"], "_", color="k", ms=18, mew=2, zorder=5,
+                        label="mean imputation, earlier measurement (gamma_B = 0)")
             what = {"random": "missing at random", "class": "views absent per class",
                     "block": "views absent per block of samples"}[pattern]
             ax.set(title=f"{d}: {what}", xlabel="missing fraction q", xticks=qs)
@@ -337,10 +354,6 @@ def plot(summary, png, pdf=None):
     fig.legend([handles[k] for k in labels], labels, loc="lower center", ncol=min(len(labels), 3), fontsize=8,
                frameon=False)
     fig.tight_layout(rect=(0, 0.13 / len(datasets) + 0.02, 1, 1))
-    fig.savefig(png, dpi=120)
-    if pdf:
-        fig.savefig(pdf)
-    plt.close(fig)
     return fig
 
 
@@ -351,7 +364,6 @@ def incomplete_run(smk):
     """Rule ``incomplete_run``: one (data set, seed) (wildcards), settings from params ``settings``."""
     from threadpoolctl import threadpool_limits
 
-    from .jobs import logged
 
     with logged(smk), threadpool_limits(limits=max(1, int(smk.threads)), user_api="blas"):
         write_seed(smk.wildcards.idataset, int(smk.wildcards.seed), smk.params.settings, smk.output[0],
@@ -363,7 +375,6 @@ def incomplete_summary(smk):
     import pandas as pd
 
     from . import io
-    from .jobs import logged
 
     with logged(smk):
         table = pd.concat([pd.read_csv(f, keep_default_na=False, na_values=[""]) for f in smk.input],
@@ -377,7 +388,6 @@ def incomplete_summary(smk):
 def incomplete_report(smk):
     """Rule ``incomplete_report``: the jupytext notebook executed with papermill (parameters: the results and
     summary CSVs, the figure paths, the settings as JSON)."""
-    from .jobs import execute_notebook, logged
 
     with logged(smk):
         out = smk.output.notebook

@@ -3,7 +3,7 @@
 Every output is written to a temporary file in the target folder, then renamed: an interrupted run
 therefore never leaves a half-written result that a rerun (or Snakemake) would trust.
 
-With ``checksum=True`` (what the workflow steps of :mod:`mvl.workflow.jobs` use) the SHA-256 of the content is
+With ``checksum=True`` (what the steps of every study use) the SHA-256 of the content is
 recorded, right after the rename, in a sidecar ``<file>.sha256`` in ``sha256sum`` format: the first line
 is the file itself, further lines are the inputs it was computed from (``inputs=``; their digests at that
 time, paths relative to the file's folder), so ``sha256sum -c <file>.sha256`` in that folder checks the file

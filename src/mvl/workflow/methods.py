@@ -38,7 +38,7 @@ SCALE_METHODS = {
     "poisson": "Poisson learning (graphlearning)",
     "ridge": "Nystroem + RidgeClassifier (labelled only)",
 }
-"""The scale profile's methods (issue 20's study, :mod:`mvl.workflow.scale`), name -> label: the one list of their
+"""The scale profile's methods (:mod:`mvl.workflow.scale`), name -> label: the one list of their
 names, read by the settings (config check), the schema test and the scale report; :data:`mvl.workflow.scale.REGISTRY`
 adds each one's fit function. "nystrom_<M>" in the config names nystrom with M centres."""
 

@@ -1,6 +1,6 @@
-"""The ``peers`` study (issue 28): MVL-LS against Laplace and Poisson learning on real data, transductive.
+"""The ``peers`` study: MVL-LS against Laplace and Poisson learning on real data, transductive.
 
-Protocol (every profile; :class:`mvl.workflow.settings.PeersSettings`): all n points of the data set (or, in the
+Protocol (every profile; :class:`PeersSettings`): all n points of the data set (or, in the
 quick profiles, a seeded stratified subset of ``points_per_class`` per class) form the graph and the training set;
 for each seed, l_c labelled points per class are drawn uniformly within each class (nested: the 1-label set is
 inside the 5-label set), every other point is unlabelled, and the accuracy is measured on the unlabelled points.
@@ -16,7 +16,7 @@ Features: every view standardised (zero mean, unit variance per feature over the
   marked -1 (Algorithm 1; eq 67-68 solved by the "auto" solver, "structured" at these n).
 - ``mvl_ls_concat``: the same estimator with the views concatenated into one feature view (one kernel, one graph:
   the graph the graph methods use, up to MVL-LS's own 5-NN and weights), the diagnostic of the per-view graphs.
-- ``mvl_ls_graph``: the same as ``mvl_ls`` with the graph-regime setting of issue 28 (chosen on validation on
+- ``mvl_ls_graph``: the same as ``mvl_ls`` with the graph-regime setting (chosen on validation on
   synthetic data at n = 2,000, never on these data): 10-NN, p = 2, gamma_A = 1e-6, gamma_W = 1.
 - ``laplace`` / ``poisson``: Laplace learning (the harmonic solution of Zhu, Ghahramani & Lafferty 2003:
   L_UU f_U = -L_UL y_L, L = D - W) and Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020), both
@@ -35,32 +35,35 @@ import time
 import numpy as np
 
 from . import io
-from .settings import PEER_METHODS
+from .figures import new_figure
+from .runtime import data_options, execute_notebook, logged
+from .peers_settings import PEER_DATASETS, PEER_METHODS, PeersSettings, parse_settings
 
-__all__ = ["ISSUE_NUMBERS", "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled",
-           "knn_graph", "graph_learning", "fit_method", "run_peers", "write_run", "write_summary", "summarise",
-           "plot_peers", "accuracy_table", "peers_run", "peers_summary", "peers_report", "GraphlearningUnavailable"]
+__all__ = ["PEER_METHODS", "PEER_DATASETS", "PeersSettings", "parse_settings", "reference_numbers",
+           "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled", "knn_graph", "graph_learning",
+           "fit_method", "run_peers", "write_run", "write_summary", "summarise", "accuracy_figure", "accuracy_table",
+           "peers_run", "peers_summary", "peers_report", "GraphlearningUnavailable"]
 
 MVL_GRAPH_SETTING = dict(gamma_A=1e-6, gamma_W=1.0, n_neighbors=10, laplacian_power=2)
-"""``mvl_ls_graph``: the graph-regime setting of issue 28 (the others: the package defaults)."""
+"""``mvl_ls_graph``: the graph-regime setting (the others: the package defaults)."""
 
-ISSUE_NUMBERS = [
-    # dataset, setting, l_c, method, accuracy %, where it comes from
-    ("mfeat", "stratified", 1, "laplace", 89.9, "issue 28 (10 draws, 10-NN on the 6 views concatenated)"),
-    ("mfeat", "stratified", 5, "laplace", 96.5, "issue 28 (10 draws, 10-NN on the 6 views concatenated)"),
-    ("mfeat", "stratified", 1, "poisson", 90.7, "issue 28 (10 draws, 10-NN on the 6 views concatenated)"),
-    ("mfeat", "stratified", 5, "poisson", 96.5, "issue 28 (10 draws, 10-NN on the 6 views concatenated)"),
-    ("mfeat", "stratified", 1, "mvl_ls", 87.3, "issue 28: the main study's selected-graph MVL-LS, 50 unlabelled per "
-                                              "class, accuracy on 100 test points per class (not transductive)"),
-    ("mfeat", "stratified", 5, "mvl_ls", 96.4, "issue 28: the main study's selected-graph MVL-LS, 50 unlabelled per "
-                                              "class, accuracy on 100 test points per class (not transductive)"),
-    ("uspst", "bns", 5, "mvl_ls", 87.3, "published LapRLS, BNS 2006 (error 12.7 %)"),
-    ("uspst", "bns", 5, "laprls_package", 86.8, "issue 28: the package's LapRLS (coreg study, error 13.2 %)"),
-    ("uspst", "bns", 5, "laplace", 80.3, "issue 28 (error 19.7 %)"),
-    ("uspst", "bns", 5, "poisson", 79.8, "issue 28 (error 20.2 %)"),
-]
-"""Numbers quoted in issue 28 and published, as accuracy in % on the same data sets (the report shows them beside
-ours; their protocols differ where stated)."""
+
+
+def reference_numbers():
+    """The accuracies (%) the report shows beside this study's: the literature and earlier measurements, each with
+    its source and protocol (:func:`mvl.data.published.load_reference`, table ``peers_reference``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns dataset, setting, l_c, method, quoted, source.
+    """
+    from ..data.published import load_reference
+
+    ref = load_reference("peers_reference").rename(columns={"labels_per_class": "l_c", "accuracy": "quoted"})
+    ref["l_c"] = ref["l_c"].astype(int)
+    return ref[["dataset", "setting", "l_c", "method", "quoted", "source"]]
+
 
 LABELS = {"mvl_ls": "MVL-LS (package defaults)", "mvl_ls_concat": "MVL-LS (views concatenated, one view)",
           "mvl_ls_graph": "MVL-LS (10-NN, p = 2, gamma_W = 1)",
@@ -94,8 +97,6 @@ def load_peer_data(name, data_config=None):
     """(views, y, bns) of a peers data set: a list of (n, d_v) float64 arrays, labels 0..C-1, and for USPST the
     BNS-2006 labelled index sets (10, 50) (0-based; None for the others). ``data_config``: the config key ``data``
     (mirror, cache, offline) for the files that come through :mod:`mvl.data.download`."""
-    from .jobs import data_options
-
     if name == "mfeat":
         from ..data.embedded import load_mfeat
 
@@ -170,7 +171,7 @@ def graph_learning(W, labelled, y_labelled, method="laplace"):
 
 
 def fit_method(method, views, y, labelled, k=10, graphs=None):
-    """Predicted labels of every point by ``method`` (:data:`mvl.workflow.settings.PEER_METHODS`) from the labels
+    """Predicted labels of every point by ``method`` (:data:`PEER_METHODS`) from the labels
     of the points ``labelled``; ``views`` standardised; ``graphs`` a dict caching the k-NN graphs ("concat",
     "sum": the weight matrix and the seconds it took) over calls with the same points. Returns (predictions, solver
     or "", seconds of the graph build when the graph came from the cache, else 0: a method's time then always
@@ -209,7 +210,7 @@ def fit_method(method, views, y, labelled, k=10, graphs=None):
 def run_peers(dataset, seed, settings, data=None):
     """Every (setting, l_c, method) of one seed on one data set: a list of dict rows (dataset, seed, n, n_views,
     setting "stratified" or "bns", l_c, n_labelled, method, solver, accuracy on the unlabelled points, seconds).
-    ``settings``: :class:`mvl.workflow.settings.PeersSettings`; ``data``: (views, y, bns) as
+    ``settings``: :class:`PeersSettings`; ``data``: (views, y, bns) as
     :func:`load_peer_data` returns them (loaded with the default data options if None)."""
     views, y, bns = load_peer_data(dataset) if data is None else data
     sub = stratified_subset(y, settings.points_per_class, seed)
@@ -270,19 +271,27 @@ def write_summary(inputs, results_out, summary_out):
     return table, summary
 
 
-def plot_peers(summary, png, pdf=None):
+def accuracy_figure(summary):
     """Accuracy on the unlabelled points against the labelled points per class, one panel per data set, one line
-    per method with the standard deviation over seeds as error bars (USPST's BNS splits as a separate point)."""
+    per method with the standard deviation over seeds as error bars (USPST's BNS splits as a separate point); the
+    legend below the panels (save with ``bbox_inches="tight"``, :func:`mvl.workflow.figures.save_figure`).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The summary of :func:`summarise` (dataset, setting, l_c, method, mean, std, seeds, n).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     datasets = list(dict.fromkeys(summary["dataset"]))
-    fig, axes = plt.subplots(1, len(datasets), figsize=(max(5.2 * len(datasets), 8.0), 4.6), squeeze=False)
+    fig, axes = new_figure(1, len(datasets), max(5.2 * len(datasets), 8.0), 4.6, layout=None)
     methods = [m for m in PEER_METHODS if m in set(summary["method"])]
     # one colour per method in every run (the registry's order), whichever methods a run has
-    colours = dict(zip(PEER_METHODS, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
+    colours = dict(zip(PEER_METHODS, matplotlib.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
     for ax, d in zip(axes[0], datasets, strict=True):
         s = summary[summary["dataset"] == d]
         ticks = sorted(s.loc[s["setting"] == "stratified", "l_c"].unique())
@@ -319,10 +328,6 @@ def plot_peers(summary, png, pdf=None):
     ncol = min(3 if len(datasets) == 1 else 4, len(names))
     fig.tight_layout()
     fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, fontsize=9, frameon=False)
-    fig.savefig(png, dpi=120, bbox_inches="tight")  # the legend below the panels is kept
-    if pdf:
-        fig.savefig(pdf, bbox_inches="tight")
-    plt.close(fig)
     return fig
 
 
@@ -331,8 +336,6 @@ def plot_peers(summary, png, pdf=None):
 
 def peers_run(smk):
     """Rule ``peers_run``: one (data set, seed) (wildcards), settings from params ``settings``."""
-    from .jobs import logged
-
     with logged(smk):
         t0 = time.perf_counter()
         rows = write_run(smk.wildcards.pds, int(smk.wildcards.seed), smk.params.settings, smk.output[0],
@@ -342,8 +345,6 @@ def peers_run(smk):
 
 def peers_summary(smk):
     """Rule ``peers_summary``: every run's rows in one CSV, and the mean and std over seeds."""
-    from .jobs import logged
-
     with logged(smk):
         write_summary(list(smk.input), smk.output.results, smk.output.summary)
 
@@ -352,8 +353,6 @@ def peers_report(smk):
     """Rule ``peers_report``: the jupytext notebook executed with papermill (parameters: the CSVs, the figure
     paths, the settings as JSON)."""
     import json
-
-    from .jobs import execute_notebook, logged
 
     with logged(smk):
         out = smk.output.notebook

@@ -23,7 +23,7 @@ KEYS = ["dataset", "method", "views", "setting", "l_c", "u_c", "graph", "gamma_c
 def compare_summaries(actual, expected, atol=0.01, columns=("mean", "std")):
     """Rows (one per group) that drift or are missing; an empty frame means the check passes.
 
-    ``actual``/``expected``: summary tables (:func:`mvl.workflow.jobs.write_summary`) as DataFrames or CSV paths.
+    ``actual``/``expected``: summary tables (:func:`mvl.workflow.main.write_summary`) as DataFrames or CSV paths.
     ``atol``: absolute tolerance on accuracy (fraction, e.g. 0.01 = one point), for every column.
     """
     a = pd.read_csv(actual) if not isinstance(actual, pd.DataFrame) else actual

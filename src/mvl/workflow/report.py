@@ -1,7 +1,7 @@
 """Tables and statements of the report notebooks, computed from the tidy results table (``results.csv``).
 
 The notebooks call these functions and display what they return, so that what a report says is unit-tested
-(tests/test_report.py). Accuracies are in % with two decimals and the standard deviation over splits in
+(tests/workflow/test_report.py). Accuracies are in % with two decimals and the standard deviation over splits in
 parentheses, as in the paper's tables. Comparisons are paired per split (same test set, same labelled and
 unlabelled samples) and come with a paired t-test and a Wilcoxon signed-rank test (scipy.stats).
 
@@ -20,11 +20,11 @@ over all cells.
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 import pandas as pd
 
+from .figures import new_figure
 from .methods import REFERENCE, lookup, method_attribute, methods_in, rank
 
 __all__ = [
@@ -58,7 +58,6 @@ __all__ = [
     "mvml_metric_figure",
     "optc_weights_figure",
     "optc_objective_figure",
-    "save_figure",
 ]
 
 def scopes(names=None):
@@ -559,14 +558,6 @@ MAX_SERIES = 8
 """Most series drawn on one axes (legibility)."""
 
 
-def _new_figure(nrows, ncols, width, height, **kw):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False, **kw)
-    return fig, axes
-
-
 def _legend_below(ax, ncol=1):
     """The legend under the axes (it never hides a point)."""
     if ax.get_legend_handles_labels()[0]:
@@ -608,7 +599,7 @@ def accuracy_figure(res, dataset="", n_splits=None):
     ucs = sorted(u for u in main["u_c"].unique() if u != 0) if not main.empty else []
     ucs = sorted(ucs, key=lambda u: 10**9 if u == -1 else u)
     n = 1 + len(ucs)
-    fig, axes = _new_figure(1, n, 4.6 * n + 0.6, 6.2, sharey=True)
+    fig, axes = new_figure(1, n, 4.6 * n + 0.6, 6.2, sharey=True)
     lcs = sorted(main["l_c"].unique()) if not main.empty else []
     # every main-sweep method the registry gives a colour, in its order (single views: the best one only)
     drawn = [n for n in _comparison_order(main["method"].unique()) if lookup(n) is not None and lookup(n).color]
@@ -666,7 +657,7 @@ def comparison_figure(res, dataset=""):
         if comparison_family(m) not in fams:
             fams.append(comparison_family(m))
     n = max(len(fams), 1)
-    fig, axes = _new_figure(n, 2, 12.0, 2.6 * n + 0.8, sharey="col", sharex=True)
+    fig, axes = new_figure(n, 2, 12.0, 2.6 * n + 0.8, sharey="col", sharex=True)
     if comp.empty:
         for ax in axes.ravel():
             ax.axis("off")
@@ -709,7 +700,7 @@ def comparison_figure(res, dataset=""):
 def mvml_metric_figure(res, dataset=""):
     """MVML's learned metric: mean Frobenius norm of each view-pair block of A (largest l_c, first split,
     the first MVML method with a learned metric), as an annotated heat map."""
-    fig, axes = _new_figure(1, 1, 6.0, 5.0)
+    fig, axes = new_figure(1, 1, 6.0, 5.0)
     ax = axes[0, 0]
     rows = res.iloc[:0]
     if "mvml_block_norms" in res:
@@ -741,7 +732,7 @@ def optc_weights_figure(res, dataset=""):
     one bar per l_c."""
     optc = _optc_rows(res)
     views = str(res["views"].dropna().iloc[0]).split("+") if "views" in res and res["views"].notna().any() else []
-    fig, axes = _new_figure(1, 1, max(7.5, 0.9 * len(views) + 2), 4.2)
+    fig, axes = new_figure(1, 1, max(7.5, 0.9 * len(views) + 2), 4.2)
     ax = axes[0, 0]
     if optc.empty:
         ax.axis("off")
@@ -771,7 +762,7 @@ def optc_objective_figure(res, dataset=""):
     """Objective (84) vs iteration on one split and l_c: the restart kept by validation, and the range
     (min to max) and median of the other restarts."""
     optc = _optc_rows(res)
-    fig, axes = _new_figure(1, 1, 7.5, 4.2)
+    fig, axes = new_figure(1, 1, 7.5, 4.2)
     ax = axes[0, 0]
     if optc.empty:
         ax.axis("off")
@@ -797,12 +788,3 @@ def optc_objective_figure(res, dataset=""):
     ax.grid(alpha=0.3)
     ax.set_title(f"{dataset}: optC objective, {hist.shape[1]} restarts, $l_c$ = {int(lc)}, split {row['split']}")
     return fig
-
-
-def save_figure(fig, *paths, dpi=150):
-    """Write ``fig`` to every path atomically (temporary file beside it, then rename)."""
-    from ..fileio import atomic_path
-
-    for path in paths:
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, dpi=dpi, format=os.path.splitext(str(path))[1][1:] or "png")

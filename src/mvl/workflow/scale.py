@@ -1,9 +1,9 @@
-"""The ``scale`` profile: MVL-LS solvers on seeded multi-view manifold data of growing size (issue 20).
+"""The ``scale`` profile: MVL-LS solvers on seeded multi-view manifold data of growing size.
 
 One rule job fits one method at one n (:func:`fit_one`, in the job's own process, so that the process's peak
 RSS is the method's) and writes one JSON record; :func:`write_summary` gathers them into a tidy CSV with the
 fitted growth exponents; the report notebook (``notebooks/scale_report.py``) draws time and memory
-against n (log-log, exponents in the legend) and accuracy against n (:func:`plot_scale`). The same
+against n (log-log, exponents in the legend) and accuracy against n (:func:`scale_figure`). The same
 :func:`fit_one` serves ``benchmarks/bench_scale.py``. Data: :func:`mvl.data.synthetic.make_multiview_manifold`
 (4 classes on intertwined curves, 3 views of 20 features), ``labels`` labelled points per class, the other
 training points unlabelled, 2,000 test points. No paper section (the solvers are Theorem 10's, :mod:`mvl.scalable`).
@@ -17,29 +17,32 @@ import time
 
 import numpy as np
 
+from .figures import new_figure
 from .methods import SCALE_METHODS
+from .runtime import execute_notebook, logged
+from .scale_settings import ScaleSettings, parse_settings
 
-__all__ = ["PRESETS", "METHODS", "REGISTRY", "N_TEST", "NEIGHBOR_RULES", "graph_neighbors", "graph_limit_scores",
-           "fit_one", "write_fit", "write_summary", "growth_exponents", "plot_scale", "scale_fit", "scale_summary",
-           "scale_report"]
+__all__ = ["ScaleSettings", "parse_settings", "PRESETS", "METHODS", "REGISTRY", "N_TEST", "NEIGHBOR_RULES",
+           "graph_neighbors", "graph_limit_scores", "fit_one", "write_fit", "write_summary", "growth_exponents",
+           "scale_figure", "scale_fit", "scale_summary", "scale_report"]
 
 N_TEST = 2000
 PRESETS = {"graph": dict(bw=0.1, gamma_A=1e-4, gamma_B=1e-6, gamma_W=1.0),
            "smooth": dict(bw=1.0, gamma_A=1e-5, gamma_B=1e-6, gamma_W=1e-2),
-           # issue 28's data and setting: 6 classes, views of 20/30/40 features standardised on the training points,
-           # Gaussian sigma = 1 (absolute), L^2 of a 10-NN graph; gamma_W / gamma_A = 1e6 and 1e4
+           # the graph-regime data and setting: 6 classes, views of 20/30/40 features standardised on the training
+           # points, Gaussian sigma = 1 (absolute), L^2 of a 10-NN graph; gamma_W / gamma_A = 1e6 and 1e4
            "graph6": dict(bw=1.0, gamma_A=1e-6, gamma_B=0.0, gamma_W=1.0, classes=6, features=(20, 30, 40),
                           standardise=True, absolute_bw=True, laplacian_power=2, n_neighbors=10),
            "graph6-1e4": dict(bw=1.0, gamma_A=1e-4, gamma_B=0.0, gamma_W=1.0, classes=6, features=(20, 30, 40),
                               standardise=True, absolute_bw=True, laplacian_power=2, n_neighbors=10)}
 """Hyperparameters fixed for every n: ``graph`` chosen on a validation split at n = 2,000 (exact solver 0.961),
 ``smooth`` the paper's order of gammas with the median bandwidth (see benchmarks/README.md); ``graph6`` and
-``graph6-1e4`` issue 28's data (6 classes, 3 standardised views of 20, 30, 40 features) and setting (sigma = 1,
+``graph6-1e4`` the graph-regime data (6 classes, 3 standardised views of 20, 30, 40 features) and setting (sigma = 1,
 gamma_A = 1e-6 or 1e-4, gamma_W = 1, 10-NN graphs, Laplacian squared), with their own graph size (``n_neighbors``)."""
 
 DATA_DEFAULTS = dict(classes=4, features=(20, 20, 20), standardise=False, absolute_bw=False, laplacian_power=1,
                      n_neighbors=None)
-"""What a preset may set besides the gammas and bw (the ``graph``/``smooth`` data of issue 20 by default)."""
+"""What a preset may set besides the gammas and bw (the ``graph``/``smooth`` data by default)."""
 
 
 NEIGHBOR_RULES = ("scaled", "fixed")
@@ -231,7 +234,7 @@ transductive: MVL-LS with the test points in the fit (unlabelled), as the graph-
 gamma_A -> 0 (the graph term alone, one sparse solve);
 labelspreading: scikit-learn's LabelSpreading (kNN, transductive); laplace / poisson: graphlearning's Laplace and
 Poisson learning (transductive, optional extra ``peers``); ridge: supervised Nystroem + RidgeClassifier. In the
-config and file names "nystrom_<M>" names nystrom with M centres (:class:`mvl.workflow.settings.ScaleSettings`)."""
+config and file names "nystrom_<M>" names nystrom with M centres (:class:`ScaleSettings`)."""
 CENTRED = ("cg", "nystrom", "graph")
 """Methods whose ``n_components`` matters (Nystrom centres)."""
 
@@ -333,16 +336,22 @@ def label(method, M):
     return f"{method} (M = {M})" if method in CENTRED else method
 
 
-def plot_scale(df, png, pdf=None):
+def scale_figure(df):
     """Three panels: time, peak RSS and test accuracy against n (log-log for the first two, the fitted exponent in
-    each legend entry)."""
-    import matplotlib
+    each legend entry); saved by :func:`mvl.workflow.figures.save_figure`.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The records of :func:`write_summary` (method, n_components, n, seconds, rss, accuracy).
 
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     exps = growth_exponents(df).set_index(["method", "n_components"])
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    fig, axes = new_figure(1, 3, 15, 4.2, layout="tight")
+    axes = axes[0]
     for (method, M), group in df.groupby(["method", "n_components"], sort=False):
         g = group.sort_values("n")
         k = exps.loc[(method, M)]
@@ -364,11 +373,6 @@ def plot_scale(df, png, pdf=None):
         ax.xaxis.set_major_locator(FixedLocator(sizes))
         ax.set_xticklabels([f"{int(n):,}" for n in sizes])
         ax.xaxis.set_minor_formatter(NullFormatter())
-    fig.tight_layout()
-    fig.savefig(png, dpi=120)
-    if pdf:
-        fig.savefig(pdf)
-    plt.close(fig)
     return fig
 
 
@@ -377,16 +381,12 @@ def plot_scale(df, png, pdf=None):
 
 def scale_fit(smk):
     """Rule ``scale_fit``: one method at one n (wildcards), settings from params ``scale``."""
-    from .jobs import logged
-
     with logged(smk):
         write_fit(smk.wildcards.method, int(smk.wildcards.n), smk.output[0], **smk.params.fit)
 
 
 def scale_summary(smk):
     """Rule ``scale_summary``: every fit's record into one CSV."""
-    from .jobs import logged
-
     with logged(smk):
         write_summary(smk.input, smk.output[0])
 
@@ -394,8 +394,6 @@ def scale_summary(smk):
 def scale_report(smk):
     """Rule ``scale_report``: the jupytext notebook executed with papermill (parameters: the results CSV, the
     figure paths, the settings as JSON)."""
-    from .jobs import execute_notebook, logged
-
     with logged(smk):
         out = smk.output.notebook
         parameters = {"results_csv": smk.input.results, "fig_png": smk.output.png, "fig_pdf": smk.output.pdf,

@@ -2,10 +2,14 @@
 
 :func:`load_study` takes the merged config (``config/config.yaml`` and a profile's overlays, validated against
 ``workflow/schemas/config.schema.yaml``) and returns a :class:`Study`: one :class:`DatasetSettings` per dataset
-(``dataset_settings.<name>`` merged over the top-level defaults; nested keys merged, lists replaced) and the
-co-regularization settings. Every method name is checked against the method registry
-(:mod:`mvl.workflow.methods`) and every source against the data-source registry (:mod:`mvl.data.sources`), here,
-once, with an error that names the config key. Every later layer receives these objects, not dicts:
+(``dataset_settings.<name>`` merged over the top-level defaults; nested keys merged, lists replaced), the shared
+run settings of the main study, and each other study's settings, parsed by the study that owns its config section
+(:data:`STUDY_SECTIONS`: ``coreg`` by :mod:`mvl.workflow.coreg_study`, ``scale`` by
+:mod:`mvl.workflow.scale_settings`, ``peers`` by :mod:`mvl.workflow.peers_settings`, ``incomplete`` by
+:mod:`mvl.workflow.incomplete_settings`; each light, so that parsing stays fast). Every method name is
+checked against the method registry (:mod:`mvl.workflow.methods`) and every source against the data-source
+registry (:mod:`mvl.data.sources`), here, once, with an error that names the config key. Every later layer
+receives these objects, not dicts:
 
 - a rule ``run`` job gets a :class:`Unit` (:meth:`DatasetSettings.unit`): the data it draws from
   (:class:`DataSpec`), its runs (l_c, u_c, method) and the :class:`RunSettings` its methods read
@@ -27,19 +31,16 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..data.sources import source as data_source
+from . import coreg_study, incomplete_settings, peers_settings, scale_settings
 from . import methods as registry
+from .sections import SettingsError, as_tuple
 
 __all__ = ["GraphSpec", "Gammas", "Grid", "OptCSettings", "ComparisonSettings", "KernelSpec", "Protocol",
-           "FilesSpec", "DataSpec", "RunSettings", "Unit", "ReportSettings", "DatasetSettings", "CoregSettings",
-           "Study", "ScaleSettings", "SCALE_METHODS", "PeersSettings", "PEER_METHODS", "PEER_DATASETS",
-           "SettingsError", "load_study", "dataset_settings", "ALL", "IncompleteSettings", "INCOMPLETE_PATTERNS"]
+           "FilesSpec", "DataSpec", "RunSettings", "Unit", "ReportSettings", "DatasetSettings", "Study",
+           "STUDY_SECTIONS", "SettingsError", "load_study", "dataset_settings", "run_settings", "ALL"]
 
 ALL = "all"
 """u_c meaning every pool sample that is neither labelled nor validation (stored as -1 in the tables)."""
-
-
-class SettingsError(ValueError):
-    """A config value that the schema cannot judge: an unknown method or source, a missing key."""
 
 
 class GraphSpec(NamedTuple):
@@ -220,10 +221,6 @@ class ReportSettings(NamedTuple):
     rows: tuple
 
 
-def _tuple(values):
-    return tuple(values) if values is not None else ()
-
-
 def _merge(base, over):
     for key, value in over.items():
         if isinstance(value, dict) and isinstance(base.get(key), dict):
@@ -233,7 +230,11 @@ def _merge(base, over):
     return base
 
 
-_SHARED = ("datasets", "data", "dataset_settings", "profile", "coreg", "scale", "peers", "incomplete")
+STUDY_SECTIONS = {"coreg": coreg_study.parse_settings, "scale": scale_settings.parse_settings,
+                  "peers": peers_settings.parse_settings, "incomplete": incomplete_settings.parse_settings}
+"""Config section -> the parser of the study that owns it (section mapping or None -> the study's settings)."""
+
+_SHARED = ("datasets", "data", "dataset_settings", "profile", *STUDY_SECTIONS)
 _REQUIRED = ("source", "views", "protocol", "kernel", "seeds", "n_val_per_class", "labels_per_class",
              "unlabelled_per_class", "graph", "gammas", "grid", "grid_labels_per_class", "ablation", "svc_C", "optc",
              "methods")
@@ -306,206 +307,16 @@ class DatasetSettings:
 
 
 @dataclass(frozen=True)
-class CoregSettings:
-    """The co-regularization benchmarks (Sindhwani & Rosenberg 2008) to run, and their split seeds."""
-
-    datasets: tuple = ()
-    seeds: tuple = ()
-
-
-SCALE_METHODS = tuple(registry.SCALE_METHODS)
-"""Methods of the scale profile (:data:`mvl.workflow.methods.SCALE_METHODS`); "nystrom_<M>" names nystrom with M
-centres."""
-
-
-class ScaleSettings(NamedTuple):
-    """The config section ``scale`` (issue 20): sizes, methods, the hyperparameter preset, the data seed, labelled
-    points per class, cg's tolerance, iteration limit and preconditioner centres, the largest n of "structured",
-    the kNN rule (:func:`mvl.workflow.scale.graph_neighbors`)."""
-
-    sizes: tuple
-    methods: tuple
-    preset: str
-    seed: int
-    labels: int
-    tol: float
-    max_iter: int
-    centres: int
-    structured_max: int
-    neighbors: str = "scaled"
-
-    def runs(self):
-        """(method name, n) of every fit: "structured" only up to structured_max, nystrom_<M> only where M <= n."""
-        out = []
-        for n in self.sizes:
-            for name in self.methods:
-                base, _, M = name.partition("_")
-                if (base == "structured" and n > self.structured_max) or (M and int(M) > n):
-                    continue
-                out.append((name, n))
-        return out
-
-    def fit_settings(self, name):
-        """Keyword arguments of :func:`mvl.workflow.scale.write_fit` for the method ``name``."""
-        M = name.partition("_")[2]
-        return dict(preset=self.preset, seed=self.seed, labels=self.labels, tol=self.tol, max_iter=self.max_iter,
-                    n_components=int(M) if M else self.centres, neighbors=self.neighbors)
-
-
-def _scale(sc):
-    if not sc or not sc.get("sizes"):
-        return None
-    methods = _tuple(sc.get("methods") or ["structured", "cg", "nystrom_1000", "labelonly", "labelspreading",
-                                           "ridge"])
-    for name in methods:
-        base, _, M = name.partition("_")
-        if base not in SCALE_METHODS or (base == "nystrom") != bool(M) or (M and not M.isdigit()):
-            raise SettingsError(f"scale.methods: unknown method {name!r}; one of {SCALE_METHODS} (nystrom as "
-                                "nystrom_<M>, M the number of centres)")
-    return ScaleSettings(_tuple(int(n) for n in sc["sizes"]), methods, sc.get("preset", "graph"),
-                         int(sc.get("seed", 1)), int(sc.get("labels_per_class", 5)), float(sc.get("tol", 1e-6)),
-                         int(sc.get("max_iter", 300)), int(sc.get("centres", 1000)),
-                         int(sc.get("structured_max", 8000)), sc.get("neighbors", "scaled"))
-
-
-PEER_METHODS = ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "laplace", "poisson", "laplace_sum", "poisson_sum",
-                "labelspreading")
-"""Methods of the peers study (:mod:`mvl.workflow.peers`): MVL-LS with the package defaults (on the views, and on the
-concatenated views as one view) and with the graph-regime setting of issue 28, graphlearning's Laplace and Poisson
-learning on the kNN graph of the concatenated views and on the sum of the per-view kNN graphs (``_sum``),
-scikit-learn's LabelSpreading."""
-PEER_DATASETS = ("mfeat", "uspst", "mvmnist")
-"""Data sets of the peers study: UCI Multiple Features (embedded), USPST (Sindhwani's file, the BNS-2006 splits),
-multi-view MNIST (through the data options)."""
-
-
-class PeersSettings(NamedTuple):
-    """The config section ``peers`` (issue 28): MVL-LS against Laplace and Poisson learning on real data,
-    transductive. Data sets, seeds (one labelled draw each), labelled points per class, methods, k of the kNN
-    graphs, and ``points_per_class`` (None: every point of the data set; an integer: a seeded stratified subset of
-    at most that many points per class, for the quick profiles)."""
-
-    datasets: tuple
-    seeds: tuple
-    labels_per_class: tuple
-    methods: tuple
-    n_neighbors: int = 10
-    points_per_class: int | None = None
-
-    def runs(self):
-        """(dataset, seed) of every job."""
-        return [(d, s) for d in self.datasets for s in self.seeds]
-
-    def for_run(self, dataset, seed):
-        """The settings one job reads: these, with its one data set and seed (a job's params then change only with
-        what changes its result, not when data sets or seeds are added)."""
-        return self._replace(datasets=(dataset,), seeds=(int(seed),))
-
-
-def _peers(sc):
-    """The :class:`PeersSettings` of the config section ``peers`` (None without data sets or seeds)."""
-    if not sc or not sc.get("datasets") or not sc.get("seeds"):
-        return None
-    for key, allowed in (("datasets", PEER_DATASETS), ("methods", PEER_METHODS)):
-        bad = [v for v in sc.get(key) or [] if v not in allowed]
-        if bad:
-            raise SettingsError(f"peers.{key}: unknown {bad}; one of {allowed}")
-    methods = _tuple(sc.get("methods") or ["mvl_ls", "mvl_ls_concat", "laplace", "poisson", "laplace_sum",
-                                           "poisson_sum", "labelspreading"])
-    lcs = _tuple(int(v) for v in sc.get("labels_per_class") or [1, 5])
-    k = int(sc.get("n_neighbors", 10))
-    ppc = sc.get("points_per_class")
-    ppc = None if ppc is None else int(ppc)
-    if k < 1:
-        raise SettingsError(f"peers.n_neighbors: must be >= 1, got {k}")
-    if min(lcs) < 1:
-        raise SettingsError(f"peers.labels_per_class: must be >= 1, got {list(lcs)}")
-    if ppc is not None and ppc <= max(lcs):
-        raise SettingsError(f"peers.points_per_class: {ppc} leaves no unlabelled point of a class at l_c = "
-                            f"{max(lcs)} (labels_per_class); use more points per class or null (every point)")
-    return PeersSettings(_tuple(sc["datasets"]), _tuple(int(s) for s in sc["seeds"]), lcs, methods, k, ppc)
-
-
-# ------------------------------------------------------------------ the incomplete-views study (issue 30)
-
-INCOMPLETE_PATTERNS = ("random", "class", "block")
-"""Missing-view patterns of the incomplete-views study (:func:`mvl.workflow.incomplete.presence_mask`): "random"
-(a fraction q of the (sample, view) entries), "class" (a fraction q of the (class, view) cells, each absent for every
-sample of its class), "block" (the same on random blocks of samples instead of classes)."""
-
-
-class IncompleteSettings(NamedTuple):
-    """The config section ``incomplete`` (issue 30): MVL-LS on incomplete views against mean imputation and the
-    best single view, for every data set (an embedded source), split seed, pattern and missing fraction q; the
-    draw sizes per class (labelled, unlabelled, test), the number of sample blocks of the "block" pattern and the
-    gamma_B of the multi-view MVL-LS fits (every other hyperparameter: the package defaults)."""
-
-    datasets: tuple
-    q: tuple
-    patterns: tuple
-    seeds: tuple
-    labels_per_class: int = 5
-    unlabelled_per_class: int = 50
-    test_per_class: int = 100
-    n_blocks: int = 10
-    gamma_B: float = 0.0  # of the multi-view MVL-LS fits; 0 = the package default
-
-    def runs(self):
-        """(data set, seed) of every job."""
-        return [(d, s) for d in self.datasets for s in self.seeds]
-
-    def job(self):
-        """What one job reads (the rule's params): these settings without the lists of data sets and seeds (its
-        wildcards), so that adding a seed or a data set reruns no finished job."""
-        return self._replace(datasets=(), seeds=())
-
-
-def _incomplete(sec):
-    """:class:`IncompleteSettings` of the config section ``incomplete`` (None: absent or no data set)."""
-    if not sec or not sec.get("datasets"):
-        return None
-    where = "incomplete"
-    for name in sec["datasets"]:
-        try:
-            src = data_source(name)
-        except ValueError as err:
-            raise SettingsError(f"{where}.datasets: {err}") from None
-        if src.kind != "embedded":
-            raise SettingsError(f"{where}.datasets: {name!r} is a {src.kind} source; the incomplete-views study "
-                                "runs on the embedded multi-view sources (feature views), e.g. mfeat, mvmnist")
-    q = _tuple(float(v) for v in sec.get("q", [0.0, 0.2, 0.4, 0.6]))
-    if not q or any(not 0.0 <= v < 1.0 for v in q) or len(set(q)) != len(q):
-        raise SettingsError(f"{where}.q: missing fractions must be distinct values in [0, 1), got {list(q)}")
-    patterns = _tuple(sec.get("patterns", ["random", "class"]))
-    unknown = [p for p in patterns if p not in INCOMPLETE_PATTERNS]
-    if unknown or not patterns:
-        raise SettingsError(f"{where}.patterns: unknown pattern(s) {unknown}; one of {INCOMPLETE_PATTERNS}")
-    seeds = _tuple(int(s) for s in sec.get("seeds", [0, 1, 2]))
-    if not seeds or min(seeds) < 0:
-        raise SettingsError(f"{where}.seeds: at least one seed, each >= 0, got {list(seeds)}")
-    sizes = {k: int(sec.get(k, d)) for k, d in (("labels_per_class", 5), ("unlabelled_per_class", 50),
-                                               ("test_per_class", 100), ("n_blocks", 10))}
-    for k, lo in (("labels_per_class", 1), ("unlabelled_per_class", 0), ("test_per_class", 1), ("n_blocks", 1)):
-        if sizes[k] < lo:
-            raise SettingsError(f"{where}.{k}: must be >= {lo}, got {sizes[k]}")
-    gamma_B = float(sec.get("gamma_B", 0.0))
-    if not gamma_B >= 0:
-        raise SettingsError(f"{where}.gamma_B: must be >= 0, got {gamma_B}")
-    return IncompleteSettings(datasets=_tuple(sec["datasets"]), q=q, patterns=patterns, seeds=seeds, **sizes,
-                              gamma_B=gamma_B)
-
-
-@dataclass(frozen=True)
 class Study:
     """The whole run: profile name, the datasets (in the config's order), co-regularization, the scale study, the
     peers study, the incomplete-views study."""
 
     profile: str
     datasets: dict
-    coreg: CoregSettings
-    scale: ScaleSettings | None = None
-    peers: PeersSettings | None = None
-    incomplete: IncompleteSettings | None = None  # issue 30's study (config section `incomplete`)
+    coreg: coreg_study.CoregSettings
+    scale: scale_settings.ScaleSettings | None = None
+    peers: peers_settings.PeersSettings | None = None
+    incomplete: incomplete_settings.IncompleteSettings | None = None
 
     def __getitem__(self, name):
         return self.datasets[name]
@@ -578,12 +389,12 @@ def run_settings(s):
         gammas=Gammas(*(float(s["gammas"][k]) for k in ("A", "B", "W"))) if s.get("gammas") else None,
         grid=_grid(s["grid"], g, s.get("grid_labels_per_class")) if s.get("grid") else None,
         svc_C=float(s["svc_C"]) if s.get("svc_C") is not None else None,
-        optc=OptCSettings(labels_per_class=_tuple(opt.get("labels_per_class")),
-                          iterations=_tuple(opt.get("iterations")),
+        optc=OptCSettings(labels_per_class=as_tuple(opt.get("labels_per_class")),
+                          iterations=as_tuple(opt.get("iterations")),
                           n_restarts=int(opt.get("n_restarts", 20)), alpha=float(opt.get("alpha", 1.0)),
                           tol=float(opt.get("tol", 1e-8)), seed=int(opt.get("seed", 0))) if opt else None,
         comparison=ComparisonSettings(
-            labels_per_class=_tuple(cmp_.get("labels_per_class")), methods=_tuple(cmp_.get("methods")),
+            labels_per_class=as_tuple(cmp_.get("labels_per_class")), methods=as_tuple(cmp_.get("methods")),
             mvml_lambda=float(cmp_.get("mvml_lambda", 0.1)), mvml_eta=float(cmp_.get("mvml_eta", 1.0)),
             mvml_iterations=int(cmp_.get("mvml_iterations", 10)),
             perceptron_epochs=int(cmp_.get("perceptron_epochs", 10))) if cmp_ else None)
@@ -644,8 +455,5 @@ def load_study(config):
                                 f"(known: {sorted(config.get('dataset_settings', {}))})")
         merged = _merge(copy.deepcopy(defaults), config["dataset_settings"][name])
         datasets[name] = dataset_settings(name, merged)
-    coreg = config.get("coreg") or {}
-    return Study(profile=str(config.get("profile") or "default"), datasets=datasets,
-                 coreg=CoregSettings(datasets=_tuple(coreg.get("datasets")), seeds=_tuple(coreg.get("seeds"))),
-                 scale=_scale(config.get("scale")), peers=_peers(config.get("peers")),
-                 incomplete=_incomplete(config.get("incomplete")))
+    sections = {key: parse(config.get(key)) for key, parse in STUDY_SECTIONS.items()}
+    return Study(profile=str(config.get("profile") or "default"), datasets=datasets, **sections)

@@ -1,4 +1,4 @@
-"""The paper profile end to end on format-faithful fixtures (issue 5): downloads over a local HTTP server.
+"""The paper profile end to end on format-faithful fixtures: downloads over a local HTTP server.
 
 Fixtures in the exact real formats (tests/paper_fixtures.py) are served on 127.0.0.1; the real
 Flowers-17 ``datasplits.mat`` comes from the mirror (../shared/data), so the official splits are the

@@ -1,4 +1,4 @@
-"""The SLURM profile (issue 7, section 4): the CI workflow through a real single-node SLURM on localhost.
+"""The SLURM profile: the CI workflow through a real single-node SLURM on localhost.
 
 tests/slurm_local.py starts munged, slurmctld and slurmd (Debian's slurm-wlm and munge) in a private
 directory, and the CI profile's workflow (reduced: one split, l_c = 1) runs through
@@ -46,7 +46,7 @@ def _env(extra=None):
 
 
 def _snakemake(cwd, *args, env=None, timeout=300):
-    """Run snakemake in its own session; on timeout SIGTERM it (it cancels its SLURM jobs), then SIGKILL."""
+    """Run snakemake in its own process group; on timeout SIGTERM it (it cancels its SLURM jobs), then SIGKILL."""
     proc = subprocess.Popen([snakemake_exe(), *args], cwd=cwd, env=env or _env(), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:

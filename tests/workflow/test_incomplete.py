@@ -1,4 +1,4 @@
-"""The incomplete-views study (issue 30): settings and schema, the split and the masks, each method of one seed
+"""The incomplete-views study: settings and schema, the split and the masks, each method of one seed
 against a direct fit written out here, the summary, and the workflow's plan (dry runs) and run (slow)."""
 
 from __future__ import annotations
@@ -13,36 +13,10 @@ import yaml
 from conftest import ROOT, copy_workflow, job_stats, run_snakemake
 from mvl import MVLLeastSquares
 from mvl.workflow import incomplete as inc
-from mvl.workflow.settings import IncompleteSettings, SettingsError, _incomplete, load_study
+from mvl.workflow.incomplete import IncompleteSettings
+from mvl.workflow.settings import load_study
 
 # ---------------------------------------------------------------- settings and schema
-
-
-def test_settings_defaults_runs_and_job():
-    s = _incomplete({"datasets": ["mfeat", "mvmnist"], "seeds": [3, 4]})
-    assert s == IncompleteSettings(datasets=("mfeat", "mvmnist"), q=(0.0, 0.2, 0.4, 0.6), patterns=("random", "class"),
-                                   seeds=(3, 4), labels_per_class=5, unlabelled_per_class=50, test_per_class=100,
-                                   n_blocks=10)
-    assert s.runs() == [("mfeat", 3), ("mfeat", 4), ("mvmnist", 3), ("mvmnist", 4)]
-    assert s.job().datasets == () and s.job().seeds == () and s.job().q == s.q  # the wildcards are not params
-    assert _incomplete(None) is None and _incomplete({"datasets": []}) is None
-
-
-@pytest.mark.parametrize("section, key", [
-    ({"datasets": ["nosuch"]}, "incomplete.datasets"),
-    ({"datasets": ["flowers17"]}, "incomplete.datasets"),  # a paper source (precomputed kernels), not embedded
-    ({"datasets": ["mfeat"], "q": [0.2, 1.0]}, "incomplete.q"),
-    ({"datasets": ["mfeat"], "q": [-0.1]}, "incomplete.q"),
-    ({"datasets": ["mfeat"], "q": [0.2, 0.2]}, "incomplete.q"),
-    ({"datasets": ["mfeat"], "patterns": ["diagonal"]}, "incomplete.patterns"),
-    ({"datasets": ["mfeat"], "seeds": [-1]}, "incomplete.seeds"),
-    ({"datasets": ["mfeat"], "labels_per_class": 0}, "incomplete.labels_per_class"),
-    ({"datasets": ["mfeat"], "n_blocks": 0}, "incomplete.n_blocks"),
-    ({"datasets": ["mfeat"], "gamma_B": -1e-4}, "incomplete.gamma_B"),
-])
-def test_settings_bad_values_name_the_key(section, key):
-    with pytest.raises(SettingsError, match=key.replace(".", r"\.")):
-        _incomplete(section)
 
 
 def _config(profile_overlay=None):
@@ -279,5 +253,5 @@ def test_incomplete_study_end_to_end_ci(tmp_path):
     summary = pd.read_csv(wf / "results/incomplete/summary.csv")
     assert (summary.loc[summary.method != "best_single_view", "n_seeds"] == 2).all()
     html = (wf / "results/incomplete/report.html").read_text()
-    assert "Issue 30" in html and "import json" not in html  # plumbing cells left out of the page
+    assert "Beside an earlier measurement" in html and "import json" not in html  # plumbing cells left out of the page
     assert (wf / "results/incomplete/figures/accuracy_vs_q.png").stat().st_size > 10_000

@@ -1,4 +1,4 @@
-"""The peers study (issue 28): its settings, its methods against independent references, its summary and figure.
+"""The peers study: its settings, its methods against independent references, its summary and figure.
 
 graphlearning is in the test extra: a test that needs it fails (never skips) with the install command when it is
 missing.
@@ -12,7 +12,9 @@ import pytest
 import scipy.sparse as sp
 
 from mvl.workflow import peers as P
-from mvl.workflow.settings import PEER_METHODS, SettingsError, _peers, load_study
+from mvl.workflow.figures import save_figure
+from mvl.workflow.peers import PEER_METHODS, parse_settings
+from mvl.workflow.settings import load_study
 
 
 def _gl():
@@ -25,32 +27,6 @@ def _gl():
 
 
 # ------------------------------------------------------------------ settings
-
-
-def test_settings_parse_with_defaults_and_runs():
-    s = _peers({"datasets": ["mfeat", "uspst"], "seeds": [0, 3]})
-    assert s.labels_per_class == (1, 5) and s.n_neighbors == 10 and s.points_per_class is None
-    assert s.methods == ("mvl_ls", "mvl_ls_concat", "laplace", "poisson", "laplace_sum", "poisson_sum",
-                         "labelspreading")
-    assert s.runs() == [("mfeat", 0), ("mfeat", 3), ("uspst", 0), ("uspst", 3)]
-    one = s.for_run("uspst", "3")  # a job's params: its data set and seed, the rest unchanged
-    assert (one.datasets, one.seeds) == (("uspst",), (3,)) and one._replace(datasets=s.datasets, seeds=s.seeds) == s
-    assert _peers(None) is None and _peers({"datasets": [], "seeds": [0]}) is None
-    s = _peers({"datasets": ["mvmnist"], "seeds": [1], "labels_per_class": [2], "methods": ["poisson"],
-                "n_neighbors": 7, "points_per_class": 20})
-    assert (s.labels_per_class, s.methods, s.n_neighbors, s.points_per_class) == ((2,), ("poisson",), 7, 20)
-
-
-@pytest.mark.parametrize("section, match", [
-    ({"datasets": ["mnist"], "seeds": [0]}, "peers.datasets: unknown"),
-    ({"datasets": ["mfeat"], "seeds": [0], "methods": ["laplace", "gcn"]}, "peers.methods: unknown"),
-    ({"datasets": ["mfeat"], "seeds": [0], "points_per_class": 5}, "peers.points_per_class"),
-    ({"datasets": ["mfeat"], "seeds": [0], "n_neighbors": 0}, "peers.n_neighbors"),
-    ({"datasets": ["mfeat"], "seeds": [0], "labels_per_class": [0, 1]}, "peers.labels_per_class"),
-])
-def test_settings_errors_name_the_key(section, match):
-    with pytest.raises(SettingsError, match=match):
-        _peers(section)
 
 
 def test_the_study_carries_the_section():
@@ -171,7 +147,7 @@ def test_poisson_learning_equals_its_linear_system():
 
 def test_mvl_ls_method_is_the_estimator_on_the_standardised_views():
     """fit_method("mvl_ls") is MVLLeastSquares() with the views as feature views, unlabelled points -1, predicting
-    every point; mvl_ls_concat with one view of all features; mvl_ls_graph with the issue's graph-regime setting."""
+    every point; mvl_ls_concat with one view of all features; mvl_ls_graph with the graph-regime setting."""
     from mvl import MVLLeastSquares
 
     X, y = _blobs(25, seed=3, d=4)
@@ -206,7 +182,7 @@ def test_sum_graph_is_the_sum_of_the_view_graphs_and_methods_complete():
 
 def test_run_peers_rows_on_a_small_subset():
     """Every configured method, setting and l_c gives one row; accuracy is on the unlabelled points only."""
-    s = _peers({"datasets": ["mfeat"], "seeds": [0], "points_per_class": 12, "labels_per_class": [1, 3],
+    s = parse_settings({"datasets": ["mfeat"], "seeds": [0], "points_per_class": 12, "labels_per_class": [1, 3],
                 "methods": list(PEER_METHODS)})
     rows = pd.DataFrame(P.run_peers("mfeat", 0, s))
     assert len(rows) == 2 * len(PEER_METHODS)
@@ -217,7 +193,7 @@ def test_run_peers_rows_on_a_small_subset():
     views, y = [np.vstack([np.eye(3)[k] + 0.1 * np.random.default_rng(k).normal(size=(10, 3)) for k in range(3)])], \
         np.repeat(np.arange(3), 10)
     bns = np.array([[0, 10, 20, 1], [2, 12, 22, 3]])
-    s = _peers({"datasets": ["uspst"], "seeds": [1], "methods": ["laplace", "laplace_sum", "mvl_ls_concat"],
+    s = parse_settings({"datasets": ["uspst"], "seeds": [1], "methods": ["laplace", "laplace_sum", "mvl_ls_concat"],
                 "n_neighbors": 4,
                 "labels_per_class": [1]})
     rows = pd.DataFrame(P.run_peers("uspst", 1, s, (views, y, bns)))
@@ -246,7 +222,7 @@ def test_summary_and_figure(tmp_path):
     assert t.loc[("mfeat", "stratified", 1, 100, 2), "mvl_ls"] == "85.0 ± 7.1" and list(t.columns) == ["mvl_ls",
                                                                                                       "laplace"]
     assert t.loc[("uspst", "bns", 5, 50, 1), "laplace"] == "70.0 ± 0.0"  # one seed: no std, shown as 0
-    P.plot_peers(summary, tmp_path / "a.png", tmp_path / "a.pdf")
+    save_figure(P.accuracy_figure(summary), tmp_path / "a.png", tmp_path / "a.pdf", dpi=120, bbox_inches="tight")
     assert (tmp_path / "a.png").stat().st_size > 10_000 and (tmp_path / "a.pdf").is_file()
 
 

@@ -334,14 +334,6 @@ def test_figures_without_runs_say_so():
         assert any("no " in t for t in texts), f.__name__
 
 
-def test_save_figure_atomic(tmp_path):
-    fig = R.accuracy_figure(_sweep(lcs=(1, 5), ucs=(5,), splits=(0, 1)), "toy")
-    R.save_figure(fig, tmp_path / "f" / "a.png", tmp_path / "f" / "a.pdf")
-    assert sorted(p.name for p in (tmp_path / "f").iterdir()) == ["a.pdf", "a.png"]
-    assert (tmp_path / "f" / "a.png").read_bytes()[:4] == b"\x89PNG"
-    assert (tmp_path / "f" / "a.pdf").read_bytes()[:4] == b"%PDF"
-
-
 def test_tables_of_a_run_without_ablation_or_selection():
     """A profile without ablation and validation grid (e.g. Caltech-101): every table is empty, none fails."""
     res = pd.DataFrame([dict(method="mvl_ls", l_c=1, u_c=0, split=0, accuracy=0.5)])

@@ -1,4 +1,4 @@
-"""The scale profile (issue 20): its settings, its pieces against references, and the profile end to end at tiny n."""
+"""The scale profile: its settings, its pieces against references, and the profile end to end at tiny n."""
 
 from __future__ import annotations
 
@@ -10,19 +10,6 @@ import pytest
 
 from conftest import copy_workflow, run_snakemake
 from mvl.workflow import scale
-from mvl.workflow.settings import SettingsError, _scale
-
-
-def test_settings_runs_and_errors():
-    s = _scale({"sizes": [300, 5000, 20000], "methods": ["structured", "cg", "nystrom_1000"],
-                "structured_max": 8000})
-    assert s.runs() == [("structured", 300), ("cg", 300), ("structured", 5000), ("cg", 5000),
-                        ("nystrom_1000", 5000), ("cg", 20000), ("nystrom_1000", 20000)]
-    assert s.fit_settings("nystrom_1000")["n_components"] == 1000 and s.fit_settings("cg")["n_components"] == 1000
-    assert _scale({}) is None and _scale(None) is None
-    for bad in (["nystrom"], ["cg_5"], ["svm"]):
-        with pytest.raises(SettingsError, match="scale.methods"):
-            _scale({"sizes": [10], "methods": bad})
 
 
 def test_graph_neighbors_rule_and_the_setting_reaches_the_fit(monkeypatch):
@@ -32,9 +19,9 @@ def test_graph_neighbors_rule_and_the_setting_reaches_the_fit(monkeypatch):
     assert {scale.graph_neighbors(n, "fixed") for n in (300, 8000, 10**6)} == {10}
     with pytest.raises(ValueError, match="neighbors"):
         scale.graph_neighbors(1000, "adaptive")
-    s = _scale({"sizes": [2400], "methods": ["nystrom_50"], "neighbors": "fixed"})
+    s = scale.parse_settings({"sizes": [2400], "methods": ["nystrom_50"], "neighbors": "fixed"})
     assert s.fit_settings("nystrom_50")["neighbors"] == "fixed"
-    assert _scale({"sizes": [2400], "methods": ["cg"]}).fit_settings("cg")["neighbors"] == "scaled"
+    assert scale.parse_settings({"sizes": [2400], "methods": ["cg"]}).fit_settings("cg")["neighbors"] == "scaled"
     # the k the graph builder receives, not only the one the record states
     import mvl.graph
 
@@ -92,14 +79,14 @@ def test_scale_profile_end_to_end(tmp_path):
 
 
 def test_registry_dispatch_graph_solver_and_missing_peer(monkeypatch):
-    """One registry (issue 29): settings and fit_one read mvl.workflow.scale.REGISTRY; the graph solver (issue 28)
-    predicts what the structured solver predicts on the issue's preset; a peer whose package is missing is
+    """One registry: settings and fit_one read mvl.workflow.scale.REGISTRY; the graph solver
+    predicts what the structured solver predicts on the graph6 preset; a peer whose package is missing is
     reported as unavailable, not as an error."""
     import builtins
 
-    from mvl.workflow import settings
+    from mvl.workflow import methods
 
-    assert settings.SCALE_METHODS == scale.METHODS == tuple(scale.REGISTRY)
+    assert tuple(methods.SCALE_METHODS) == scale.METHODS == tuple(scale.REGISTRY)
     assert {"graph", "laplace", "poisson"} <= set(scale.METHODS)
     with pytest.raises(ValueError, match="unknown method"):
         scale.fit_one("nope", 300)
@@ -117,7 +104,6 @@ def test_registry_dispatch_graph_solver_and_missing_peer(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_graphlearning)
     row, pred = scale.fit_one("laplace", 300, preset="graph6")
     assert row["unavailable"] and pred is None and np.isnan(row["accuracy"]) and "peers" in row["note"]
-
 
 
 def test_graphlimit_is_the_exact_fit_as_gamma_A_vanishes():
@@ -152,7 +138,7 @@ def test_config_schema_lists_the_registry_and_presets():
 
     import yaml
 
-    schema = yaml.safe_load((Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml").read_text())
+    schema = yaml.safe_load((Path(__file__).parents[2] / "workflow/schemas/config.schema.yaml").read_text())
     sc = schema["properties"]["scale"]["properties"]
     pattern = sc["methods"]["items"]["pattern"]
     names = set(re.match(r"\^\((.*)\)\$", pattern).group(1).split("|")) - {"nystrom_[0-9]+"}

@@ -27,7 +27,7 @@ RES = Path("results") / "mfeat"
 TARGET = str(RES / "summary.csv")
 TIMING = ("fit_seconds", "grid_seconds")
 TINY = """\
-# test_faults.py: one split, l_c = 1, two views; 6 jobs up to summary.csv
+# test_snakefile_faults.py: one split, l_c = 1, two views; 6 jobs up to summary.csv
 seeds: [0]
 labels_per_class: [1]
 unlabelled_per_class: [5]

@@ -21,7 +21,7 @@ def _job_count(stdout, rule):
 @pytest.mark.parametrize("profile, seeds", [("ci", 2), ("default", 3), ("mfeat_full", 10)])
 def test_dry_run(profile, seeds, tmp_path):
     """One job per (method family, split seed): ls, svm, optc, comparison; the default profile stays under 150 jobs
-    (issue 14: a job carries enough work to be worth a process)."""
+    (a job carries enough work to be worth a process)."""
     copy_workflow(tmp_path)  # an empty folder, so that no earlier results are reused
     proc = _snakemake("-n", "--profile", f"profiles/{profile}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-3000:]

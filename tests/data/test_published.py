@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mvl.data.published import PUBLISHED, load_published
+from mvl.data.published import PUBLISHED, REFERENCES, load_published, load_reference
 
 COLUMNS = {
     "jmlr2016_results": ["table", "dataset", "method", "setting", "views", "labels_per_class",
@@ -237,3 +237,23 @@ def test_csv_keeps_printed_digits():
     text = resources.files("mvl").joinpath("data", "published", "jmlr2016_results.csv").read_text("utf-8")
     assert ",73.00,," in text and ",64.2,," in text and ",75.00,1.06," in text
     assert isinstance(load_published("jmlr2016_results"), pd.DataFrame)
+
+
+@pytest.mark.parametrize("name", REFERENCES)
+def test_reference_numbers_name_their_source(name):
+    """The numbers the study reports quote beside their own: each row names its source (a paper or the
+    protocol of an earlier measurement), and the accuracies are in range."""
+    df = load_reference(name)
+    assert len(df) > 0 and df["source"].str.len().gt(20).all()
+    assert df["accuracy"].between(0, 100 if name == "peers_reference" else 1).all()
+    with pytest.raises(ValueError, match="unknown reference table"):
+        load_reference("jmlr2016_results")
+
+
+def test_the_reports_read_their_quoted_numbers_from_the_reference_tables():
+    from mvl.workflow import incomplete, peers
+
+    quoted = peers.reference_numbers()
+    assert list(quoted.columns) == ["dataset", "setting", "l_c", "method", "quoted", "source"]
+    assert quoted["quoted"].tolist() == load_reference("peers_reference")["accuracy"].tolist()
+    assert incomplete.reference_numbers().equals(load_reference("incomplete_reference"))

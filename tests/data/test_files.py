@@ -14,7 +14,6 @@ from conftest import ROOT, copy_workflow, run_snakemake
 
 from mvl.data.errors import DataIntegrityError
 from mvl.data.files import load_files
-from mvl.workflow.settings import SettingsError, dataset_settings
 
 
 @pytest.fixture()
@@ -88,21 +87,6 @@ def test_bad_files_are_named_with_their_problem(arrays, tmp_path, case, message)
     np.save(tmp_path / "a.npy", A)
     with pytest.raises(DataIntegrityError, match=message):
         load_files(views, "y.csv", kernels=kernels, base_dir=tmp_path)
-
-
-def test_files_settings_are_checked():
-    base = dict(source="files", files={"views": {"a": "a.npy"}, "labels": "y.npy"},
-                protocol={"type": "random", "n_test_per_class": 2}, kernel={"type": "rbf"}, seeds=[0],
-                n_val_per_class=1, labels_per_class=[1], unlabelled_per_class=[1], graph={"laplacian": "normalized"},
-                gammas={"A": 1e-5, "B": 0, "W": 0}, grid={"A": [1e-5], "B": [0], "W": [0]}, grid_labels_per_class=None,
-                ablation={"labels_per_class": [], "unlabelled_per_class": []}, svc_C=1.0,
-                optc={"labels_per_class": [], "iterations": [], "n_restarts": 1}, methods={"supervised": ["mvl_ls"]})
-    ds = dataset_settings("mine", base)
-    assert ds.data.views == ("a",) and ds.data.files.paths() == ["a.npy", "y.npy"]  # views default to the files'
-    with pytest.raises(SettingsError, match=r"views: \['b'\] have no file"):
-        dataset_settings("mine", dict(base, views=["a", "b"]))
-    with pytest.raises(SettingsError, match="files.kernels: true needs kernel type precomputed"):
-        dataset_settings("mine", dict(base, files=dict(base["files"], kernels=True)))
 
 
 def _readme_example():

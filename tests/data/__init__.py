@@ -1,0 +1,1 @@
+"""Tests of mvl.data: one module per source module."""

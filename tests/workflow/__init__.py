@@ -1,0 +1,1 @@
+"""Tests of mvl.workflow: one module per source module, and the workflow profiles end to end."""
