@@ -10,13 +10,13 @@ every sample of class k lacking views k mod 6 and (k + 1) mod 6 (:func:`mvl.data
 q = 1/3; there the absence itself tells the class apart, so it is easier, not harder). Methods, all
 ``MVLLeastSquares(views=sizes, **params)``:
 
-- incomplete: the NaN rows themselves (:mod:`mvl.incomplete`);
+- incomplete: the NaN rows themselves (:mod:`mvl.solvers.incomplete`);
 - complete: the same samples with every view (the reference the missing views are measured against);
 - mean imputation: ``SimpleImputer(strategy="mean")`` after the scaler (the training means);
 - best single view: one view (mean imputation of its missing rows), the best of the 6 on the test set (optimistic).
 
 ``--gamma-B`` sets the between-view weight (default 0, the estimator's default); with views missing it is the term
-that carries the labels across views at the unlabelled samples (:mod:`mvl.incomplete`). ``--sweep`` selects it:
+that carries the labels across views at the unlabelled samples (:mod:`mvl.solvers.incomplete`). ``--sweep`` selects it:
 incomplete-fit accuracy for gamma_B in {0, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3} at q = 0.4 and 0.6 on 3 validation draws
 (seeds disjoint from the reported draws' seeds). Fit time: the ``fit()`` wall time, incomplete / complete within one
 draw (the machine may be shared: ratios only).
@@ -112,7 +112,7 @@ def timing(X_all, y_all, sizes, args, reps=5):
 
 
 def timing_cg(X_all, y_all, sizes, args, reps=3):
-    """Solver "cg" on incomplete views (:mod:`mvl.scalable` with the presence mask) at the same 550 training
+    """Solver "cg" on incomplete views (:mod:`mvl.solvers.system` with the presence mask) at the same 550 training
     samples: its fit time over the structured incomplete fit and over the "cg" fit of the complete views, best of
     ``reps`` interleaved repetitions per q; its iterations, and the largest difference of its test decision values
     from the structured incomplete fit's (relative to their largest value; tol 1e-8). A difference above the tol

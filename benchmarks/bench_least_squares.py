@@ -1,4 +1,4 @@
-"""Benchmark: structured vs dense MVL-LS solvers (``mvl.least_squares``).
+"""Benchmark: structured vs dense MVL-LS solvers (``mvl.estimators.least_squares``).
 
 What is measured
 ----------------

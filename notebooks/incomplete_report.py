@@ -25,7 +25,7 @@
 #   have it by a `StandardScaler` in a `Pipeline`, which passes the NaN rows through). Each view's function lives
 #   on the samples that have that view, the data term combines the views present at a labelled sample, the
 #   between-view term couples only views present together, and a test point is predicted from the views it has
-#   (`mvl.incomplete`).
+#   (`mvl.solvers.incomplete`).
 # - **mean imputation + MVL-LS**: scikit-learn's `SimpleImputer` (feature means over the training samples),
 #   then the same pipeline (the same gamma_B) on the filled-in data.
 # - **best single view**: each view alone (MVL-LS with one view), fitted on the training samples that have it; a

@@ -20,7 +20,7 @@
 #
 # - **structured**: the exact O(m n^3) solver, while its memory fits;
 # - **cg**: the same problem by conjugate gradients in the K inner product with a Nyström preconditioner, no
-#   n x n array (`mvl.scalable`); its relative residual of the system (68) is in the table;
+#   n x n array (`mvl.solvers.system`); its relative residual of the system (68) is in the table;
 # - **nystrom (M)**: each view's function in the span of M training points;
 # - baselines: MVL-LS on the labelled points alone, scikit-learn's `LabelSpreading` (kNN graph, transductive:
 #   fitted on the test points too), a supervised `Nystroem` + `RidgeClassifier` on the concatenated views.

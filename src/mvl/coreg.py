@@ -4,7 +4,7 @@ equivalence with two-view MVL least squares (Minh, Bazzani & Murino, JMLR 2016, 
 Notation. "SR" is Sindhwani & Rosenberg (2008), "JMLR" is Minh, Bazzani & Murino (2016). Training points
 V = L u U' are indexed 0..n-1; ``labelled`` indexes L (l points), ``coreg_points`` indexes the set U on
 which the two views are made to agree (SR eq 2; by default the unlabelled training points). Targets are
-l x P matrices (one-vs-rest +-1 columns for P classes, :func:`mvl.least_squares.encode_targets`).
+l x P matrices (one-vs-rest +-1 columns for P classes, :func:`mvl.labels.encode_targets`).
 
 Co-regularization with squared loss (SR eq 1-2)::
 

@@ -423,14 +423,14 @@ def test_memory_estimate_linear_in_classes(monkeypatch):
     """The memory checked before an SVM fit grows with l^2 + P l (Q_G, alpha), not with P l^2: at Caltech-101's
     l = 3,060, P = 102 the old P l^2 term alone claimed 23 GB and stopped the paper profile on a 23 GB machine."""
     seen = []
-    monkeypatch.setattr("mvl.base.check_memory", lambda nbytes, *a, **k: seen.append(nbytes))
+    monkeypatch.setattr("mvl.estimators.inputs.check_memory", lambda nbytes, *a, **k: seen.append(nbytes))
     K, _, y = make_problem(2, 60, 30, frac_unlabelled=0.0, seed=5)
     _svm(MVLSVM, gamma_A=1e-3, tol=1e-2).fit(sample_first(K), y)
     m, n, l, P = 2, 60, 60, 30
     assert seen and max(seen) == 8.0 * ((2 * m + 3) * n * n + 3 * l * l + 8 * l * P)
     # the same samples in 3 classes instead of 30: the estimate may differ by a few P x l arrays, not by l^2 P
     few = []
-    monkeypatch.setattr("mvl.base.check_memory", lambda nbytes, *a, **k: few.append(nbytes))
+    monkeypatch.setattr("mvl.estimators.inputs.check_memory", lambda nbytes, *a, **k: few.append(nbytes))
     _svm(MVLSVM, gamma_A=1e-3, tol=1e-2).fit(sample_first(K), y % 3)
     assert 0 < max(seen) - max(few) <= 8.0 * 10 * l * (P - 3)  # the old l^2 P term: 8 * 3 l^2 (P - 3)
 

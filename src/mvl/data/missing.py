@@ -1,4 +1,4 @@
-"""Missing-view patterns for experiments on incomplete multi-view data (:mod:`mvl.incomplete`).
+"""Missing-view patterns for experiments on incomplete multi-view data (:mod:`mvl.solvers.incomplete`).
 
 A pattern is an (n, m) boolean presence mask, True where sample i has view p; every sample keeps at least one view.
 :func:`apply_mask` writes it into data by the package's convention: a missing view is a row of NaN across all that

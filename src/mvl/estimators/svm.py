@@ -74,7 +74,7 @@ class _SVMBase(MVLClassifier):
         "random_state": SEED,
         "warm_start": ["boolean"],
     }
-    _missing_views = True  # NaN rows mark missing views (mvl.incomplete)
+    _missing_views = True  # NaN rows mark missing views (mvl.solvers.incomplete)
 
     def __init__(self, *, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, tol=1e-3, max_iter=None,
                  laplacian="normalized", solver="auto", random_state=None, n_neighbors=5, n_classes=None,
@@ -189,7 +189,7 @@ class MVLSVM(_SVMBase):
     Notes
     -----
     Missing views: as :class:`mvl.MVLLeastSquares` (a row of NaN across a view's columns, or a NaN row and column
-    of a precomputed view; :mod:`mvl.incomplete`): Q_G of eq (194) and the coefficients are then computed on each
+    of a precomputed view; :mod:`mvl.solvers.incomplete`): Q_G of eq (194) and the coefficients are then computed on each
     view's samples, with c renormalised over each sample's present views.
 
     References
@@ -270,7 +270,7 @@ class MVLBinarySVM(_SVMBase):
     Notes
     -----
     Missing views: as :class:`mvl.MVLLeastSquares` (a row of NaN across a view's columns, or a NaN row and column
-    of a precomputed view; :mod:`mvl.incomplete`): Q_G of eq (194) and the coefficients are then computed on each
+    of a precomputed view; :mod:`mvl.solvers.incomplete`): Q_G of eq (194) and the coefficients are then computed on each
     view's samples, with c renormalised over each sample's present views.
 
     References

@@ -4,7 +4,7 @@
 H_p = (beta m D + omega L^p) K^p + delta I and Q_p = K^p H_p^{-1} (symmetric). :func:`factor_view` returns
 the LU of H_p^T (LAPACK dgetrf), :func:`view_Q` forms Q_p from it, :func:`rcond` estimates the reciprocal
 condition number of an LU. :mod:`mvl.solvers.structured` (Algorithm 1), :mod:`mvl.solvers.optc` (Section 6,
-eq 84-92, the optimal combination) and :mod:`mvl.svm` (Theorems 6 and 13, Algorithms 2-3) eliminate the
+eq 84-92, the optimal combination) and :mod:`mvl.estimators.svm` (Theorems 6 and 13, Algorithms 2-3) eliminate the
 coefficients view by view with them; the derivation is in the docstring of :mod:`mvl.solvers.structured`.
 :func:`factor_spd` and :func:`solve_factored`: a symmetric positive definite system by Cholesky, LU if that fails.
 """

@@ -243,7 +243,7 @@ def build_svm_dual_incomplete(K, mask, labelled, c, gamma_A, gamma_B, gamma_W, L
     """Q_G (eq 194 with M_reg of eq 79) of MVL-SVM on incomplete views, view by view, O(sum_p n_p^3).
 
     As :func:`build_svm_dual` (the gammas enter unscaled, as in eq 79) with the restrictions of the module
-    docstring of :mod:`mvl.incomplete`:
+    docstring of :mod:`mvl.solvers.incomplete`:
     H_p = (gamma_B D_p + gamma_W L^p) K^p + gamma_A I on S_p, C~ per sample, M_{V_i} per sample. With
     Q_p embedded through S_p: Q_G = Q_cc[L, L] + gamma_B Q_c[L, U] (I - gamma_B W_U Q_1[U, U])^{-1} W_U Q_c[L, U]^T.
     ``L``: list of per-view operators (n_p, n_p) or None."""

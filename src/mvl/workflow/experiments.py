@@ -299,7 +299,7 @@ def _run_kfold(r):
     else:
         cfg = r.run.graph
         # supervised: gamma_B = 0 only; on labelled samples alone the between-view term hardly matters, and its
-        # grid points cost an n x n x mn product each (mvl.grid), 80 % of the grid's time on mfeat at l_c = 40
+        # grid points cost an n x n x mn product each (mvl.solvers.grid), 80 % of the grid's time on mfeat at l_c = 40
         gammas_B = (0.0,) if r.u_c == 0 else grid.B
         cv = MVLLeastSquaresCV(gammas_A=grid.A, gammas_B=gammas_B, gammas_W=grid.W,
                                graphs=[(g.n_neighbors, g.laplacian_power) for g in grid.graphs],

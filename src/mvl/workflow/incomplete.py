@@ -11,7 +11,7 @@ package's convention (:func:`mvl.data.missing.apply_mask`), and the methods:
   ``incomplete.gamma_B``; 1e-4 in the profiles, selected on validation draws by ``benchmarks/bench_incomplete.py``;
   0 is the package default), each view standardised on the training
   samples that have it (``Pipeline(StandardScaler(), MVLLeastSquares(views=...))``: the scaler ignores NaN when it
-  fits and passes them through, so a missing view stays a NaN row; :mod:`mvl.incomplete` is the model);
+  fits and passes them through, so a missing view stays a NaN row; :mod:`mvl.solvers.incomplete` is the model);
 - ``mean_imputation``: scikit-learn's ``SimpleImputer`` (feature means of the training samples) then the same
   pipeline (``keep_empty_features=True``: a column no training sample has is filled with 0, not dropped); where
   more than ~71 % of the training samples lack a view, over half of the pairs sit on the imputed point and the
@@ -29,7 +29,7 @@ Every random choice comes from the seed: the split from ``[seed]``, each mask fr
 (pattern, q, method) (:func:`run_seed`), the summary over seeds (:func:`summarize`), the figure
 (:func:`accuracy_figure`) and the report ``notebooks/incomplete_report.py``. No paper section (an experiment on the
 package's extension of the paper's model to incomplete views; the solver is Theorem 10 restricted to the present
-views, :mod:`mvl.incomplete`).
+views, :mod:`mvl.solvers.incomplete`).
 """
 
 from __future__ import annotations

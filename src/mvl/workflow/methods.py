@@ -274,7 +274,7 @@ REGISTRY = [
     Method("mvl_ls_cvgraph", "ls", "MVL-LS, selected graph and gammas", True, True, run="selected",
            selection_scope="graph_selected", color="C4", sections=("main",),
            columns=_SELECTION_COLUMNS + ("graph_used",)),
-    # k-fold CV over the grid: per fold one eigendecomposition per view and graph (mvl.grid), ~2 fits per graph
+    # k-fold CV over the grid: per fold one eigendecomposition per view and graph (mvl.solvers.grid), ~2 fits per graph
     Method("mvl_ls_kfold", "ls", "MVL-LS, graph and gammas by k-fold CV", needs_validation=True, fits=12,
            run="kfold", color="C6", sections=("main",), columns=_SELECTION_COLUMNS + ("graph_used", "selected_by")),
     Method("mvl_svm", "svm", "MVL-SVM", fits=2, estimator="MVLSVM", color="C1",
