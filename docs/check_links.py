@@ -38,6 +38,8 @@ def broken_links(root):
     root = Path(root).resolve()
     cache, broken = {}, []
     for page in sorted(root.rglob("*.html")):
+        if page.relative_to(root).parts[0] in ("_static", "_sources"):  # the theme's templates, not pages
+            continue
         for link in _parse(page, cache).links:
             parts = urlsplit(link)
             if parts.scheme or parts.netloc or link.startswith(("mailto:", "javascript:", "data:")):

@@ -83,8 +83,35 @@ def _skip_member(app, what, name, obj, skip, options):
     return None
 
 
+def _resolve_short_name(app, env, node, contnode):
+    """Resolve a docstring's short or pre-move name (``MVLLeastSquares``, ``predict`` inside a class,
+    ``mvl.least_squares.encode_targets``) to the one documented object it names: the public ``mvl.<name>`` first,
+    then the same class's member, then a unique suffix match. Anything else stays a warning."""
+    if node.get("refdomain") != "py":
+        return None
+    from sphinx.util.nodes import make_refnode
+
+    objects = env.get_domain("py").objects
+    target = node["reftarget"].lstrip(".~")
+    short = target.split(".", 1)[1] if target.startswith("mvl.") else target
+    candidates = [f"mvl.{short}"]
+    if node.get("py:class"):
+        candidates.append(f"{node.get('py:module')}.{node['py:class']}.{short}")
+    found = next((name for name in candidates if name in objects), None)
+    while found is None and short:
+        matches = [name for name in objects if name.endswith("." + short)]
+        if len(matches) == 1:
+            found = matches[0]
+        short = short.split(".", 1)[1] if "." in short and len(matches) == 0 else ""
+    if found is None:
+        return None
+    entry = objects[found]
+    return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id, contnode, found)
+
+
 def setup(app):
     app.connect("autodoc-skip-member", _skip_member)
+    app.connect("missing-reference", _resolve_short_name)
 
 sphinx_gallery_conf = {
     "examples_dirs": "examples",
@@ -101,7 +128,8 @@ sphinx_gallery_conf = {
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"mvl {release}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_prev_next": True,
@@ -109,5 +137,5 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": [],
 }
-html_sidebars = {"index": [], "changelog": [], "about": []}
+html_sidebars = {"index": [], "changelog": [], "about": [], "getting_started": [], "benchmarks": []}
 html_show_sourcelink = False

@@ -45,33 +45,39 @@ def render_readme(text):
                       text)
 
 
-def _rst_table(name):
+def _table_nodes(name):
+    """The docutils nodes of result file `name`: a titled table, then its command, machine, source and file."""
+    from docutils import nodes
+
     meta, header, rows = read_result(name)
-    out = [f".. list-table:: {meta.get('title', name)}", "   :header-rows: 1", ""]
-    for row in [header, *rows]:
-        cells = [cell.replace("*", r"\*").replace("|", r"\|") or " " for cell in row]
-        out.append("   * - " + cells[0])
-        out += [f"     - {cell}" for cell in cells[1:]]
-    out += ["", f"Command: ``{meta['command']}``. Machine: {meta['machine']}. Source: {meta.get('source', '')}; "
-            f"file ``benchmarks/results/{name}.csv``.", ""]
-    return out
+    table = nodes.table(classes=["bench-table"])
+    table += nodes.title(text=meta.get("title", name))
+    group = nodes.tgroup(cols=len(header))
+    table += group
+    group += [nodes.colspec(colwidth=1) for _ in header]
+    for section, section_rows in ((nodes.thead(), [header]), (nodes.tbody(), rows)):
+        for cells in section_rows:
+            row = nodes.row()
+            for cell in cells + [""] * (len(header) - len(cells)):
+                row += nodes.entry("", nodes.paragraph(text=cell))
+            section.append(row)
+        group.append(section)
+    note = nodes.paragraph(classes=["bench-source"])
+    note += [nodes.Text("Command: "), nodes.literal(text=meta["command"]),
+             nodes.Text(f". Machine: {meta['machine']}. Source: {meta.get('source', '')}; file "),
+             nodes.literal(text=f"benchmarks/results/{name}.csv"), nodes.Text(".")]
+    return [table, note]
 
 
 def setup(app):
-    from docutils import nodes
-    from docutils.statemachine import StringList
     from sphinx.util.docutils import SphinxDirective
 
     class BenchTable(SphinxDirective):
         required_arguments = 1
 
         def run(self):
-            name = self.arguments[0]
-            self.env.note_dependency(str(RESULTS / f"{name}.csv"))
-            container = nodes.container(classes=["bench-table"])
-            self.state.nested_parse(StringList(_rst_table(name), source=f"{name}.csv"), self.content_offset,
-                                    container)
-            return [container]
+            self.env.note_dependency(str(RESULTS / f"{self.arguments[0]}.csv"))
+            return _table_nodes(self.arguments[0])
 
     app.add_directive("bench-table", BenchTable)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
