@@ -36,7 +36,6 @@ myst_heading_anchors = 3
 # the API reference: autosummary pages generated from the numpydoc docstrings at build time
 autosummary_generate = True
 autosummary_imported_members = False
-autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": False}
 autodoc_typehints = "none"
 
 
