@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # real data for CI and development (no network): the shared folder beside the repository
 DATA_MIRROR ?= ../shared/data
 
-.PHONY: run test test-all setup setup-test lint bench clean ci-workflow refresh-expected
+.PHONY: run test test-all setup setup-test setup-docs docs lint bench clean ci-workflow refresh-expected
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -27,6 +27,15 @@ test: setup-test
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 	$(BIN)/python -m pytest -m slow
+
+setup-docs: $(BIN)/python
+	$(BIN)/python -m pip install -e '.[docs]'
+
+## Build the documentation site offline into docs/_build/html (warnings are errors; the gallery runs its
+## examples), then check that every internal link and anchor of the built pages exists.
+docs: setup-docs
+	$(BIN)/python -m sphinx -W --keep-going -n -b html docs docs/_build/html
+	$(BIN)/python docs/check_links.py docs/_build/html
 
 lint: setup-test
 	$(BIN)/ruff check .
@@ -50,4 +59,4 @@ refresh-expected: setup
 	git --no-pager diff --stat -- results/expected
 
 clean:
-	rm -rf results .snakemake
+	rm -rf results .snakemake docs/_build docs/auto_examples docs/api/generated docs/sg_execution_times.rst

@@ -90,9 +90,10 @@ def test_bad_files_are_named_with_their_problem(arrays, tmp_path, case, message)
 
 
 def _readme_example():
-    """The README's example: the Python block that writes the data, the config block, the command."""
-    text = (ROOT / "README.md").read_text()
-    section = re.split(r"\n##+ ", text.split("### Your own data", 1)[1], maxsplit=1)[0]
+    """The user guide's example (docs/guide/own_data.md): the Python block that writes the data, the config block,
+    the command."""
+    text = (ROOT / "docs" / "guide" / "own_data.md").read_text()
+    section = re.split(r"\n##+ ", text.split("## Through the workflow", 1)[1], maxsplit=1)[0]
     python = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     config = re.search(r"```yaml\n# config/my_data.yaml\n(.*?)```", section, re.S).group(1)
     command = re.search(r"```bash\n(snakemake .*?)\n```", section, re.S).group(1)
@@ -101,7 +102,7 @@ def _readme_example():
 
 @pytest.mark.slow
 def test_readme_example_runs_end_to_end(tmp_path):
-    """The README's own-data example, as written: data files, config, one command; the report and summary of
+    """The user guide's own-data example, as written: data files, config, one command; the report and summary of
     the researcher's data set come out, and a bad file stops the run before any job with the file's name."""
     python, config, command = _readme_example()
     wf = copy_workflow(tmp_path / "wf")
