@@ -1,4 +1,4 @@
-"""Where MVL-LS loses accuracy as n grows in the graph regime (issue 28): the graph term or the kernel term.
+"""Where MVL-LS loses accuracy as n grows in the graph regime: the graph term or the kernel term.
 
 What is measured
 ----------------

@@ -1,4 +1,4 @@
-"""Incomplete multi-view data (issue 30): MVL-LS on the views each sample has vs complete data, mean imputation and
+"""Incomplete multi-view data: MVL-LS on the views each sample has vs complete data, mean imputation and
 the best single view; and the cost of the incomplete fit against the complete fit at the same n.
 
 Protocol: mfeat (6 views, standardised by a StandardScaler fitted on the training samples, which ignores NaN), per

@@ -1,4 +1,4 @@
-"""MVL-LS-optC on incomplete views (issue 30) against MVL-LS on the same incomplete views and optC on complete data.
+"""MVL-LS-optC on incomplete views against MVL-LS on the same incomplete views and optC on complete data.
 
 mfeat (6 views, standardised), l_c = 5 labelled + u_c = 50 unlabelled per class, the rest of a 1,000-sample test
 set, q of the (sample, view) entries missing at random (train and test), gamma_B = 1e-4 (the incomplete study's),
@@ -6,12 +6,6 @@ optC with 5 restarts x 10 alternations chosen by the objective (84). Prints accu
 time ratio incomplete optC / complete optC within one run, with the peak RSS.
 
     python benchmarks/bench_incomplete_optc.py [--draws 2] [--q 0.4]
-
-Measured 2026-11-26 on 2 cores shared with other jobs (times noisy; ratios within one run), 2 draws: q = 0.4: optC
-on incomplete views 90.5 % (90.5, 90.4), MVL-LS on the same incomplete views 91.7 %, optC on complete data 94.0 %;
-fit 3.1-3.5 s against 0.35-1.1 s for complete optC (ratio 3.1 and 9.0) and 40-54 s before the c-independent
-factors were cached. q = 0.6: 81.8 % against 83.2 % (MVL-LS incomplete), 94.0 % (complete); ratio 6.3 and 3.6.
-Peak RSS 0.31 GB.
 """
 
 import argparse

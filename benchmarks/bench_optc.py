@@ -4,7 +4,7 @@ The paper's procedure refits Theorem 10 at every iteration: N_c = restarts x ite
 here). `MVLLeastSquaresOptC` computes everything that does not depend on c once (per-view LU
 factorisations, the between-view coupling and the block matrix N of mvl.estimators.optc) and then pays an
 l x l solve plus O(m^2 l^2) block sums per iteration, batched across restarts and spread over the
-cores by `OptCSystem.solve` (see benchmarks/README.md for where the time goes). Target (issue 3):
+cores by `OptCSystem.solve` (see benchmarks/README.md for where the time goes). Target:
 at Flowers-17 scale (n = 765, m = 7, P = 17, l = 680, all gammas > 0) the whole optC fit takes at
 most 25 plain fits.
 

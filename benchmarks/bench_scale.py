@@ -1,4 +1,4 @@
-"""Benchmark: semi-supervised multi-view learning at scale (issue 20).
+"""Benchmark: semi-supervised multi-view learning at scale.
 
 What is measured
 ----------------
@@ -11,7 +11,7 @@ that process (``ru_maxrss``: data, kernels, graphs, solver) and the test accurac
 * ``structured``: MVL-LS, the exact O(m n^3) solver (while its memory fits: n <= ``--structured-max``);
 * ``cg``: the same problem by preconditioned CG (``solver="cg"``, tol ``--tol``, ``n_components`` centres);
 * ``graph``: the same problem by CG on the symmetric pencil with the graph term exact and the kernels by Vecchia's
-  sparse inverse (``solver="graph"``, issue 28; tol ``--tol``: (68)'s residual or the relative objective error);
+  sparse inverse (``solver="graph"``; tol ``--tol``: (68)'s residual or the relative objective error);
 * ``nystrom-M``: the Nystrom restriction with M centres, two values of M;
 * ``labelonly``: MVL-LS on the labelled points only (what the unlabelled data must beat);
 * ``transductive``: MVL-LS (exact) with the test points in the fit as unlabelled points, scored on them: the
@@ -28,7 +28,7 @@ that process (``ru_maxrss``: data, kernels, graphs, solver) and the test accurac
 Hyperparameters are fixed for every n (not tuned on the test points): Gaussian views with sigma = ``--bw`` x the
 median pairwise distance of the view, kNN graphs (normalized Laplacian, power 1) with k = 0.5 % of n within
 [10, 500] (``--neighbors scaled``, default: the graphs' neighbourhoods keep their size as n grows; with
-``--neighbors fixed`` k = 10 at every n, the rule of the tables before 2026-11-26, under which the graph stops
+``--neighbors fixed`` k = 10 at every n, under which the graph stops
 helping beyond ~8,000 points; :func:`mvl.workflow.scale.graph_neighbors`), gamma_A, gamma_B, gamma_W.
 Two presets (``--preset``):
 
@@ -38,7 +38,7 @@ Two presets (``--preset``):
 * ``smooth``: sigma = the median, gamma_A = 1e-5, gamma_B = 1e-6, gamma_W = 1e-2 (the paper's order of
   magnitude): unlabelled data help less, the Nystrom preconditioner captures the kernel and cg converges in
   a few tens of iterations;
-* ``graph6`` / ``graph6-1e4`` (issue 28): 6 classes, views of 20/30/40 features standardised, sigma = 1
+* ``graph6`` / ``graph6-1e4``: 6 classes, views of 20/30/40 features standardised, sigma = 1
   (absolute), gamma_A = 1e-6 / 1e-4, gamma_B = 0, gamma_W = 1, 10-NN graphs at every n, Laplacian squared.
 
 The growth exponent of each method is the slope of log time and log RSS against log n

@@ -1,4 +1,4 @@
-"""Validation study behind the estimators' default graph and gammas (issue 21).
+"""Validation study behind the estimators' default graph and gammas.
 
 Question: which within-view graph (eq 60-64: kNN size k, Laplacian power p, edge weights, normalized or not)
 and which (gamma_A, gamma_B, gamma_W) should MVLLeastSquares, MVLLeastSquaresOptC, MVLSVM and MVLBinarySVM use

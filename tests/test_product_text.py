@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PATTERN = re.compile(r"\bissues? #?\d+|\bsession|\b20\d\d-\d\d-\d\d\b", re.IGNORECASE)
@@ -45,7 +44,6 @@ def _matches(path):
             yield f"{path.relative_to(ROOT)}:{i}: {m.group(0)!r} in {line.strip()[:100]!r}"
 
 
-@pytest.mark.xfail(strict=False, reason="other parts are being cleaned")
 def test_no_issue_numbers_session_talk_or_dates():
     found = [hit for path in _text_files() for hit in _matches(path)]
     assert not found, "\n".join(found[:50]) + (f"\n... {len(found) - 50} more" if len(found) > 50 else "")

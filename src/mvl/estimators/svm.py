@@ -189,7 +189,7 @@ class MVLSVM(_SVMBase):
     Notes
     -----
     Missing views: as :class:`mvl.MVLLeastSquares` (a row of NaN across a view's columns, or a NaN row and column
-    of a precomputed view; :mod:`mvl.solvers.incomplete`): Q_G of eq (194) and the coefficients are then computed on each
+    of a precomputed view; :mod:`mvl.solvers.incomplete`): Q_G of eq (194) and the coefficients are computed on each
     view's samples, with c renormalised over each sample's present views.
 
     References
@@ -270,7 +270,7 @@ class MVLBinarySVM(_SVMBase):
     Notes
     -----
     Missing views: as :class:`mvl.MVLLeastSquares` (a row of NaN across a view's columns, or a NaN row and column
-    of a precomputed view; :mod:`mvl.solvers.incomplete`): Q_G of eq (194) and the coefficients are then computed on each
+    of a precomputed view; :mod:`mvl.solvers.incomplete`): Q_G of eq (194) and the coefficients are computed on each
     view's samples, with c renormalised over each sample's present views.
 
     References

@@ -6,7 +6,7 @@ fitted growth exponents; the report notebook (``notebooks/scale_report.py``) dra
 against n (log-log, exponents in the legend) and accuracy against n (:func:`scale_figure`). The same
 :func:`fit_one` serves ``benchmarks/bench_scale.py``. Data: :func:`mvl.data.synthetic.make_multiview_manifold`
 (4 classes on intertwined curves, 3 views of 20 features), ``labels`` labelled points per class, the other
-training points unlabelled, 2,000 test points. No paper section (the solvers are Theorem 10's, :mod:`mvl.solvers.system`).
+training points unlabelled, 2,000 test points. No paper section (Theorem 10's solvers, :mod:`mvl.solvers.system`).
 """
 
 from __future__ import annotations
