@@ -1,0 +1,1 @@
+"""The MVL-LS solvers of Theorem 10 (exact and approximate)."""
