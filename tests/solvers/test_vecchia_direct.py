@@ -12,7 +12,8 @@ from mvl import MVLLeastSquares
 from mvl.data.synthetic import make_multiview_manifold
 from mvl.graph_solver import sparse_operator, vecchia_factors
 from mvl.kernels import gaussian_kernel
-from mvl.solvers.vecchia_direct import error_bound, fit_estimator, problem, share_gamma_A, solve_vecchia
+from mvl.solvers.vecchia_direct import (error_bound, fit_estimator, kernel_share, problem, share_gamma_A,
+                                        solve_vecchia)
 
 N, T, FEATURES = 240, 60, (6, 8, 10)
 
@@ -136,3 +137,14 @@ def test_share_gamma_A_sets_the_kernel_share_of_the_exact_objective(data):
     assert share / 2 < theta < 2 * share
     with pytest.raises(ValueError, match="share"):
         share_gamma_A(system, kernels, 1.5)
+
+
+def test_kernel_share_at_the_rule_gamma_is_the_target(data):
+    X, y, _ = data
+    kernels, system = problem(MVLLeastSquares(**params(1e-4)), X, y)
+    gamma_A = share_gamma_A(system, kernels, 1e-3)
+    at = copy.copy(system)
+    at.delta = system.l * gamma_A
+    assert kernel_share(at, kernels) == pytest.approx(1e-3, rel=1e-6)
+    at.delta = system.l * 10 * gamma_A  # the share grows with gamma_A
+    assert kernel_share(at, kernels) > 5e-3

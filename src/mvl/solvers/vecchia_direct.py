@@ -87,7 +87,7 @@ from scipy import sparse
 from scipy.sparse import linalg as sla
 
 __all__ = ["OUT_OF_SAMPLE", "VecchiaFit", "solve_vecchia", "error_bound", "KERNEL_SHARE", "limit_energies",
-           "share_gamma_A", "fit_estimator", "problem"]
+           "share_gamma_A", "kernel_share", "fit_estimator", "problem"]
 
 OUT_OF_SAMPLE = ("kriging", "representer", "induction")
 
@@ -304,6 +304,32 @@ def share_gamma_A(system, kernels, share=KERNEL_SHARE, neighbours=None, random_s
         raise ValueError(f"share must be in (0, 1), got {share}")
     graph, kern = limit_energies(system, kernels, neighbours, random_state, factors)
     return share / (1.0 - share) * graph / (system.l * kern)
+
+
+def kernel_share(system, kernels, neighbours=None, random_state=0, factors=None):
+    """theta of the module docstring at the system's own delta: the kernel term's share of the objective at the
+    graph limit (what "auto" can report when a fixed gamma_A leaves the graph regime's fit to the kernel).
+
+    Parameters
+    ----------
+    system : mvl.scalable.MVLSystem
+        The problem.
+    kernels : mvl.kernel_blocks.ViewKernels
+        The training kernels.
+    neighbours : int, optional
+        q of Vecchia.
+    random_state : int, default 0
+        Seed of the Vecchia orderings.
+    factors : list, optional
+        Precomputed :func:`mvl.graph_solver.vecchia_factors`.
+
+    Returns
+    -------
+    float
+        delta ||f0||^2 / (F0^T M F0 + delta ||f0||^2).
+    """
+    graph, kern = limit_energies(system, kernels, neighbours, random_state, factors)
+    return system.delta * kern / (graph + system.delta * kern)
 
 
 def fit_estimator(est, X, y, neighbours=None):
