@@ -6,7 +6,8 @@ What is measured
 ``bench_scale.py``'s ``graph6`` data (:func:`mvl.workflow.scale._data`: 6 classes, 3 standardised views of
 20/30/40 features, 5 labels per class, seed 1, 2,000 held-out points) and keywords (sigma = 1, gamma_B = 0,
 gamma_W = 1, 10-NN graphs, normalized Laplacian squared). Each method at each n runs in its own process
-(wall time of fit + predict, peak RSS of that process by ``resource.getrusage``):
+(wall time of fit + predict; peak RSS and CPU time of that process by ``resource.getrusage``: on a shared machine
+the CPU time, summed over threads and including the data and graphs, is the steadier measure):
 
 - ``vecchia``: the preset's gamma_A = 1e-6; ``vecchia-share``: gamma_A from
   :func:`mvl.solvers.vecchia_direct.share_gamma_A` at that n (its Vecchia factors reused by the fit, its time
@@ -77,7 +78,9 @@ def run_one(method, n, seed, pred_path):
             row.update(fill=fit.info["fill"], factor_seconds=fit.info["factor_seconds"])
             pred = est.classes_[fit.decision_function(est._feature_views(Xt, reset=False)).argmax(axis=1)]
         row.update(seconds=time.perf_counter() - t0, accuracy=float(np.mean(pred == yt)))
-    row["rss_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    row["rss_gb"] = use.ru_maxrss / 1e6
+    row["cpu_seconds"] = use.ru_utime + use.ru_stime  # the whole process (data, graphs), all threads
     np.save(pred_path, pred)
     return row
 
@@ -120,7 +123,9 @@ def main():
                     print(f"n={n} {a} vs {b}: same prediction on {agree:.4f} of the held-out points", flush=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     df = pd.DataFrame(rows)
-    df.to_csv(args.out, mode="a", header=not os.path.exists(args.out), index=False)
+    if os.path.exists(args.out):  # earlier rows kept; columns united
+        df = pd.concat([pd.read_csv(args.out), df], ignore_index=True)
+    df.to_csv(args.out, index=False)
 
 
 if __name__ == "__main__":

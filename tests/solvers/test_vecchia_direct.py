@@ -13,7 +13,7 @@ from mvl.data.synthetic import make_multiview_manifold
 from mvl.graph_solver import sparse_operator, vecchia_factors
 from mvl.kernels import gaussian_kernel
 from mvl.solvers.vecchia_direct import (error_bound, fit_estimator, kernel_share, problem, share_gamma_A,
-                                        solve_vecchia)
+                                        solve_vecchia, transfer_gamma_A)
 
 N, T, FEATURES = 240, 60, (6, 8, 10)
 
@@ -148,3 +148,11 @@ def test_kernel_share_at_the_rule_gamma_is_the_target(data):
     assert kernel_share(at, kernels) == pytest.approx(1e-3, rel=1e-6)
     at.delta = system.l * 10 * gamma_A  # the share grows with gamma_A
     assert kernel_share(at, kernels) > 5e-3
+
+
+def test_transfer_keeps_gamma_A_on_the_same_problem_and_lowers_it_on_more_points(data):
+    X, y, _ = data
+    full = problem(MVLLeastSquares(**params(1e-4)), X, y)
+    half = problem(MVLLeastSquares(**params(1e-4)), X[:N // 2], y[:N // 2])
+    assert transfer_gamma_A(1e-4, full, full) == pytest.approx(1e-4, rel=1e-6)
+    assert transfer_gamma_A(1e-4, half, full) < 1e-4  # ||f0||^2 grows with n at a narrow kernel

@@ -75,7 +75,9 @@ gamma_A = delta / l, with both energies measured by one Vecchia solve at delta ~
 theta / (1 - theta) times F0^T M F0. A scaling from the kNN distances alone (the graph term of a fixed smooth
 function, n h^{2s}, h the kNN distance) does not follow this data: in 20-40 noisy dimensions h shrinks slowly and
 predicts a growing gamma_A. Belkin, Niyogi & Sindhwani (2006) divide the graph term by (l + u)^2 for a fixed
-function's scale; here the function's kernel norm is what moves.
+function's scale; here the function's kernel norm is what moves. Where the kernel term carries the fit (theta
+of order 1 at the validated gamma_A: not the graph regime), :func:`transfer_gamma_A` keeps the validated theta
+instead of a fixed target.
 """
 
 from __future__ import annotations
@@ -87,7 +89,8 @@ from scipy import sparse
 from scipy.sparse import linalg as sla
 
 __all__ = ["OUT_OF_SAMPLE", "VecchiaFit", "solve_vecchia", "error_bound", "KERNEL_SHARE", "limit_energies",
-           "share_gamma_A", "kernel_share", "fit_estimator", "problem"]
+           "share_gamma_A", "kernel_share", "transfer_gamma_A", "fit_estimator",
+           "problem"]
 
 OUT_OF_SAMPLE = ("kriging", "representer", "induction")
 
@@ -330,6 +333,37 @@ def kernel_share(system, kernels, neighbours=None, random_state=0, factors=None)
     """
     graph, kern = limit_energies(system, kernels, neighbours, random_state, factors)
     return system.delta * kern / (graph + system.delta * kern)
+
+
+def transfer_gamma_A(gamma_A_ref, reference, target, neighbours=None, random_state=0):
+    """gamma_A at the target problem that keeps the kernel share theta that ``gamma_A_ref`` gives the reference
+    problem (module docstring): theta_ref = :func:`kernel_share` at (reference, gamma_A_ref), then
+    :func:`share_gamma_A` (target, theta_ref). A gamma_A validated on a subsample carried to all n points.
+
+    Parameters
+    ----------
+    gamma_A_ref : float
+        gamma_A validated on the reference problem.
+    reference, target : tuple
+        (kernels, system) of the reference (e.g. a subsample) and the working problem, as :func:`problem`
+        returns them.
+    neighbours : int, optional
+        q of Vecchia.
+    random_state : int, default 0
+        Seed of the Vecchia orderings.
+
+    Returns
+    -------
+    float
+        gamma_A for the target problem.
+    """
+    import copy
+
+    kernels, system = reference
+    ref = copy.copy(system)
+    ref.delta = system.l * float(gamma_A_ref)
+    theta = kernel_share(ref, kernels, neighbours, random_state)
+    return share_gamma_A(target[1], target[0], share=theta, neighbours=neighbours, random_state=random_state)
 
 
 def fit_estimator(est, X, y, neighbours=None):
