@@ -1,0 +1,132 @@
+"""The graph regime at 8,000 to 10^6 points: solver="vecchia" (:mod:`mvl.solvers.vecchia_direct`) against the
+exact solver, Laplace learning and the labelled-only fit.
+
+What is measured
+----------------
+``bench_scale.py``'s ``graph6`` data (:func:`mvl.workflow.scale._data`: 6 classes, 3 standardised views of
+20/30/40 features, 5 labels per class, seed 1, 2,000 held-out points) and keywords (sigma = 1, gamma_B = 0,
+gamma_W = 1, 10-NN graphs, normalized Laplacian squared). Each method at each n runs in its own process
+(wall time of fit + predict; peak RSS and CPU time of that process by ``resource.getrusage``: on a shared machine
+the CPU time, summed over threads and including the data and graphs, is the steadier measure):
+
+- ``vecchia``: the preset's gamma_A = 1e-6; ``vecchia-share``: gamma_A from
+  :func:`mvl.solvers.vecchia_direct.share_gamma_A` at that n (its Vecchia factors reused by the fit, its time
+  included). Held-out predictions by the kriging rule.
+- ``structured`` / ``structured-share``: the exact solver (dense, n <= ~10,000) at the same gamma_A (the rule's
+  time not included); the CSV's ``agreement`` column is the share of held-out points on which ``vecchia`` and
+  ``structured`` (and the ``-share`` pair) predict the same class.
+- ``laplace``: graphlearning's Laplace learning on the 10-NN graph of the concatenated views (transductive: the
+  held-out points in the graph, unlabelled); ``labelonly``: MVL-LS on the 30 labelled points alone.
+
+How to run
+----------
+    python benchmarks/bench_graph_regime.py --sizes 8000 --methods vecchia vecchia-share structured structured-share
+    python benchmarks/bench_graph_regime.py --sizes 32000 100000 --methods vecchia-share laplace labelonly
+
+Rows are appended to ``--out`` (default benchmarks/results/graph_regime.csv) with the host's load average at the
+start of each run (the machine may be shared: times are then upper bounds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+METHODS = ("vecchia", "vecchia-share", "structured", "structured-share", "laplace", "labelonly")
+KW = dict(kernel="rbf", bandwidth=[1.0] * 3, gamma_A=1e-6, gamma_B=0.0, gamma_W=1.0, n_neighbors=10,
+          laplacian_power=2, random_state=0)
+
+
+def run_one(method, n, seed, pred_path):
+    """One method at n points in this process: a dict of the measurements; predictions saved to ``pred_path``."""
+    from mvl import MVLLeastSquares
+    from mvl.workflow.scale import _data, fit_one
+
+    row = dict(method=method, n=n, seed=seed, gamma_A=np.nan, load=os.getloadavg()[0])
+    t0 = time.perf_counter()
+    if method in ("laplace", "labelonly"):
+        rec, pred = fit_one(method, n, preset="graph6", seed=seed)
+        row.update(seconds=rec["seconds"], accuracy=rec["accuracy"])
+    else:
+        from mvl.solvers.graph import vecchia_factors
+        from mvl.solvers.vecchia_direct import problem, share_gamma_A, solve_vecchia
+
+        X, ytr, Xt, yt, sizes = _data(n, seed, 5, 6, (20, 30, 40), True)
+        kw = {**KW, "views": sizes}
+        gamma_A, factors = kw["gamma_A"], None
+        if method.endswith("-share"):
+            kernels, system = problem(MVLLeastSquares(**kw), X, ytr)
+            factors = vecchia_factors(kernels)
+            gamma_A = share_gamma_A(system, kernels, factors=factors)
+        row["gamma_A"] = gamma_A
+        if method.startswith("structured"):
+            t0 = time.perf_counter()
+            est = MVLLeastSquares(solver="structured", **{**kw, "gamma_A": gamma_A}).fit(X, ytr)
+            pred = est.predict(Xt)
+        else:
+            est = MVLLeastSquares(**{**kw, "gamma_A": gamma_A})
+            kernels, system = problem(est, X, ytr)
+            fit = solve_vecchia(system, kernels, factors=factors)
+            row.update(fill=fit.info["fill"], factor_seconds=fit.info["factor_seconds"])
+            pred = est.classes_[fit.decision_function(est._feature_views(Xt, reset=False)).argmax(axis=1)]
+        row.update(seconds=time.perf_counter() - t0, accuracy=float(np.mean(pred == yt)))
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    row["rss_gb"] = use.ru_maxrss / 1e6
+    row["cpu_seconds"] = use.ru_utime + use.ru_stime  # the whole process (data, graphs), all threads
+    np.save(pred_path, pred)
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[8000])
+    ap.add_argument("--methods", nargs="+", default=["vecchia-share", "laplace", "labelonly"], choices=METHODS)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "graph_regime.csv"))
+    ap.add_argument("--one", nargs=3, metavar=("METHOD", "N", "PRED"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one:
+        print(json.dumps(run_one(args.one[0], int(args.one[1]), args.seed, args.one[2])))
+        return
+    import pandas as pd
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.sizes:
+            preds = {}
+            for method in args.methods:
+                path = os.path.join(tmp, f"{method}_{n}.npy")
+                out = subprocess.run([sys.executable, __file__, "--seed", str(args.seed), "--one", method, str(n),
+                                      path], check=False, capture_output=True, text=True)
+                if out.returncode != 0:
+                    print(out.stderr[-2000:], file=sys.stderr)
+                    continue
+                row = json.loads(out.stdout.strip().splitlines()[-1])
+                preds[method] = np.load(path)
+                rows.append(row)
+                print(f"n={n} {method}: {row['seconds']:.1f} s, {row['rss_gb']:.2f} GB, accuracy "
+                      f"{row['accuracy']:.4f} (gamma_A {row['gamma_A']:.3g}, load {row['load']:.1f})", flush=True)
+            for a, b in (("vecchia", "structured"), ("vecchia-share", "structured-share")):
+                if a in preds and b in preds:
+                    agree = float(np.mean(preds[a] == preds[b]))
+                    for r in rows:
+                        if r["n"] == n and r["method"] in (a, b):
+                            r["agreement"] = agree
+                    print(f"n={n} {a} vs {b}: same prediction on {agree:.4f} of the held-out points", flush=True)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    df = pd.DataFrame(rows)
+    if os.path.exists(args.out):  # earlier rows kept; columns united
+        df = pd.concat([pd.read_csv(args.out), df], ignore_index=True)
+    df.to_csv(args.out, index=False)
+
+
+if __name__ == "__main__":
+    main()

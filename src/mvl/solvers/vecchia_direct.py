@@ -1,0 +1,401 @@
+"""MVL-LS in the graph regime by one sparse factorisation: the kernels replaced by Vecchia's approximation
+(solver="vecchia"), node values and an out-of-sample rule, and a rule for gamma_A as n grows.
+
+Notation of :mod:`mvl.solvers.system` and :mod:`mvl.solvers.graph`: per view p the coefficients a_p, node values
+F_p = K^p a_p, delta = l gamma_A, M = (cc^T (x) J) + beta M_B + omega L^k the sparse operator of the objective's
+quadratic part, r_p = c_p J Y; Theorem 10's system (67)-(68) is M K a + delta a = r.
+
+**The approximate system.** With K invertible, (68) in the node values reads
+
+    (M + delta K^{-1}) F* = r,        a* = K^{-1} F* = (r - M F*) / delta,
+
+the objective (10) in F: <F, M F> - 2 r^T F + delta F^T K^{-1} F (the kernel term is delta ||f||_H^2, the
+squared RKHS norm of the interpolant of F). Replace K^{-1} by Vecchia's sparse precision
+Q_v = (I - B)^T D^{-1} (I - B) (:mod:`mvl.solvers.vecchia`: each point conditioned on its q nearest earlier points in a
+random order, block diagonal over the views):
+
+    (M + delta Q_v) F_v = r,        a_v = Q_v F_v.
+
+This is the exact MVL-LS solution for the kernel K_v = Q_v^{-1} (a valid positive definite kernel on the training
+points: the Gaussian process whose conditionals are Vecchia's), so F_v inherits the model's structure: as
+delta -> 0 both F* and F_v tend to the graph term's limit M^{-1} r (when M is invertible). The whole system is one
+sparse factorisation of the quasi-definite
+
+    [[M, (I - B)^T], [I - B, -D / delta]] [F; y] = [r; 0]
+
+(eliminating y = delta D^{-1} (I - B) F gives (M + delta Q_v) F = r), the matrix that
+:class:`mvl.solvers.graph.VecchiaPreconditioner` factors: no kernel pass, no iteration, no n x n array. M needs no
+shift: M + delta Q_v is positive definite.
+
+**Error bound.** Let A = M + delta K^{-1}, A_v = M + delta Q_v and e = F_v - F*. From A F* = r = A_v F_v,
+A_v e = delta (K^{-1} - Q_v) F*; since A_v >= delta Q_v, ||e||_{A_v}^2 <= delta g^T Q_v^{-1} g with
+g = (K^{-1} - Q_v) F*. In the variables u = K^{-1/2} F* (||u||^2 = ||f*||_H^2) and G = K^{1/2} Q_v K^{1/2},
+whose spectrum is that of K_v^{-1} K, g^T Q_v^{-1} g = u^T (I - G) G^{-1} (I - G) u, hence per output column
+
+    ||F_v - F*||_{A_v}^2 <= kappa_v delta ||f*||_H^2,    kappa_v = max (lambda - 1)^2 / lambda over spec(K_v^{-1} K),
+
+the error's energy is at most kappa_v times the kernel term of the exact objective (:func:`error_bound`). Two
+things control it: Vecchia's accuracy (kappa_v -> 0 as q grows; q >= n - 1 is exact) and the share of the kernel
+term in the objective, which is what the graph regime makes small (delta ||f*||^2 = O(delta) as delta -> 0: the
+error vanishes in the graph term's limit, where the exact solution and this one coincide). The energy norm
+weighs the error by the graph term (e^T M e <= ||e||_{A_v}^2): smooth along the graph, where the decisions are
+made. Measured (tests/solvers/test_vecchia_direct.py; benchmarks/bench_graph_regime.py): the decision values
+follow the exact solution's on the graph nodes and on held-out points.
+
+**Out-of-sample values.** The representer theorem gives f_p(x) = k_p(x, X) a_p = k_p(x, X) K^{-1} F_p, the
+Gaussian process interpolant of the node values. Under the Vecchia approximation a new point conditions on its
+q nearest training points N(x) (the nearest-neighbour Gaussian-process prediction, Datta et al. 2016; Katzfuss
+et al. 2020):
+
+    f_p(x) = k_p(x, N(x)) K^p_{N(x) N(x)}^{-1} F_p[N(x)]                                 ("kriging", default),
+
+O(q^3) per point and view, the screening effect's error (the same as Vecchia's on the training points), and at a
+training point it returns its node value. ``"representer"`` evaluates k_p(x, X) a_v (O(n) per point and view;
+on the training points K Q_v F_v, which differs from F_v by Vecchia's error). The induction formula of Delalleau,
+Bengio & Le Roux (AISTATS 2005), f(x) = sum_j W(x, x_j) f_j / sum_j W(x, x_j), is the kriging rule with the
+kernel's weights in place of the conditional's (a local average: it shrinks towards the mean where the
+neighbours disagree); ``"induction"`` gives it with the q nearest neighbours' kernel weights.
+
+**gamma_A as n grows (:func:`share_gamma_A`).** Expanding the exact solution around delta -> 0,
+F* = F0 - delta M^{-1} K^{-1} F0 + O(delta^2) with F0 = M^{-1} r the graph term's limit (M invertible), and the
+objective at F* splits into the labelled and graph terms, F0^T M F0 = r^T M^{-1} r to first order, and the kernel
+term delta ||f0||_H^2 = delta F0^T K^{-1} F0. What decides whether the fit follows the graph is the kernel term's
+share of the objective,
+
+    theta = delta ||f0||_H^2 / (F0^T M F0 + delta ||f0||_H^2),
+
+and it does not stay fixed as n grows at a fixed gamma_A: with a narrow kernel the RKHS norm of the function that
+takes the graph limit's values at n points grows with n (measured on the graph6 data of ``bench_scale.py``:
+||f0||^2 = 8.6e4, 1.2e5, 5.2e6 at 2,000, 8,000, 32,000 points, while F0^T M F0 stays ~180), hence the validated
+gamma_A fell with n. The rule holds theta at a target: delta = theta / (1 - theta) F0^T M F0 / ||f0||_H^2,
+gamma_A = delta / l, with both energies measured by one Vecchia solve at delta ~ 0 (F0 from :func:`solve_vecchia`,
+||f0||^2 ~ F0^T Q_v F0). The target :data:`KERNEL_SHARE` is set from graph6, where every gamma_A validated at
+2,000-32,000 points lies at theta <= 1.5e-2 and those reaching Laplace learning at theta <= 2e-3
+(benchmarks/README.md). It also sets this solver's error: by the bound above the error's energy is at most kappa_v
+theta / (1 - theta) times F0^T M F0. A scaling from the kNN distances alone (the graph term of a fixed smooth
+function, n h^{2s}, h the kNN distance) does not follow this data: in 20-40 noisy dimensions h shrinks slowly and
+predicts a growing gamma_A. Belkin, Niyogi & Sindhwani (2006) divide the graph term by (l + u)^2 for a fixed
+function's scale; here the function's kernel norm is what moves. Where the kernel term carries the fit (theta
+of order 1 at the validated gamma_A: not the graph regime), :func:`transfer_gamma_A` keeps the validated theta
+instead of a fixed target: on mfeat (400 training points, 3 labels per class, the same graph keywords) the best
+gamma_A is 1e-3 (held-out 0.895, 0.405 at 1e-6) and the fixed target gives 6e-14 (0.120). The fixed target is for
+the measured graph regime (:func:`mvl.solvers.auto.measured_regime` >= 1) only.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse import linalg as sla
+
+__all__ = ["OUT_OF_SAMPLE", "VecchiaFit", "solve_vecchia", "error_bound", "KERNEL_SHARE", "limit_energies",
+           "share_gamma_A", "kernel_share", "transfer_gamma_A", "fit_estimator",
+           "problem"]
+
+OUT_OF_SAMPLE = ("kriging", "representer", "induction")
+
+
+class VecchiaFit:
+    """The result of :func:`solve_vecchia`.
+
+    Attributes
+    ----------
+    values : ndarray of shape (m, n, P)
+        F_v, the node values of every view.
+    coef : ndarray of shape (m, n, P)
+        a_v = Q_v F_v, the representer coefficients.
+    c : ndarray of shape (m,)
+        The combination vector: decision values sum_p c_p f_p.
+    info : dict
+        seconds, setup_seconds (Vecchia factors), factor_seconds, fill (entries of the sparse LU), neighbours (q).
+    """
+
+    def __init__(self, values, coef, c, kernels, q, info):
+        self.values, self.coef, self.c, self.info = values, coef, c, info
+        self._kernels, self._q = kernels, q
+
+    def decision_nodes(self):
+        """sum_p c_p F_p on the training points, (n, P)."""
+        return np.einsum("p,pnk->nk", self.c, self.values)
+
+    def view_values(self, p, Z, rule="kriging", neighbours=None):
+        """f_p at new points Z (t, d_p) of view p, (t, P), by ``rule`` (module docstring)."""
+        kernels = self._kernels
+        if rule == "representer":
+            out = np.zeros((len(Z), self.values.shape[2]))
+            for s in range(0, len(Z), 1024):
+                out[s:s + 1024] = kernels.cross(p, Z[s:s + 1024]) @ self.coef[p]
+            return out
+        if rule not in OUT_OF_SAMPLE:
+            raise ValueError(f"rule must be one of {OUT_OF_SAMPLE}, got {rule!r}")
+        from sklearn.neighbors import NearestNeighbors
+
+        from ..graph import exact_neighbours_method
+
+        q = self._q if neighbours is None else int(neighbours)
+        X = kernels.views[p]
+        q = min(q, len(X))
+        nbr = NearestNeighbors(n_neighbors=q, algorithm=exact_neighbours_method(len(X), X.shape[1])).fit(X)
+        idx = nbr.kneighbors(np.asarray(Z, dtype=np.float64), return_distance=False)
+        out = np.empty((len(Z), self.values.shape[2]))
+        tau = 1e-10
+        for s in range(0, len(Z), 4096):
+            I = idx[s:s + 4096]
+            Zs = np.asarray(Z[s:s + 4096], dtype=np.float64)
+            Kzn = np.stack([kernels.cross(p, Zs[[i]], I[i])[0] for i in range(len(I))]) \
+                if kernels.kind != "rbf" else _rbf_rows(Zs, X, I, kernels.scales[p])
+            Fn = self.values[p][I]  # (b, q, P)
+            if rule == "induction":
+                w = Kzn / np.maximum(Kzn.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+                out[s:s + 4096] = np.einsum("bq,bqk->bk", w, Fn)
+                continue
+            Knn = _rbf_sets(X, I, kernels.scales[p]) if kernels.kind == "rbf" else \
+                np.stack([kernels.square(p, i) for i in I])
+            Knn = Knn + tau * np.eye(q)
+            out[s:s + 4096] = np.einsum("bq,bqk->bk", Kzn, np.linalg.solve(Knn, Fn))
+        return out
+
+    def decision_function(self, views, rule="kriging", neighbours=None):
+        """sum_p c_p f_p at new points given as a list of m view arrays (t, d_p), (t, P)."""
+        return sum(self.c[p] * self.view_values(p, V, rule, neighbours) for p, V in enumerate(views))
+
+
+def _rbf_rows(Z, X, I, sigma):
+    Xs = X[I]
+    d2 = np.einsum("bqd,bqd->bq", Xs, Xs) - 2 * np.einsum("bqd,bd->bq", Xs, Z) + np.einsum("bd,bd->b", Z, Z)[:, None]
+    return np.exp(-np.maximum(d2, 0.0) / (2.0 * sigma ** 2))
+
+
+def _rbf_sets(X, I, sigma):
+    Xs = X[I]
+    sq = np.einsum("bqd,bqd->bq", Xs, Xs)
+    d2 = sq[:, :, None] + sq[:, None, :] - 2 * np.einsum("bqd,brd->bqr", Xs, Xs)
+    return np.exp(-np.maximum(d2, 0.0) / (2.0 * sigma ** 2))
+
+
+def solve_vecchia(system, kernels, neighbours=None, random_state=0, factors=None):
+    """F_v = (M + delta Q_v)^{-1} r and a_v = Q_v F_v (module docstring) by one sparse LU of the quasi-definite
+    system; returns a :class:`VecchiaFit`.
+
+    Parameters
+    ----------
+    system : mvl.solvers.system.MVLSystem
+        The operator M, the labels and delta (complete views).
+    kernels : mvl.kernel_blocks.ViewKernels
+        The training kernels (feature views or Gram matrices).
+    neighbours : int, optional
+        q, the earlier points each point conditions on (default :data:`mvl.solvers.vecchia.VECCHIA_NEIGHBOURS`).
+    random_state : int, default 0
+        Seed of the Vecchia orderings (view p uses random_state + p).
+    factors : list, optional
+        Precomputed :func:`mvl.solvers.graph.vecchia_factors`.
+
+    Returns
+    -------
+    VecchiaFit
+        Node values, coefficients and the out-of-sample rule.
+    """
+    from .graph import shifted_operator, vecchia_factors
+    from .vecchia import VECCHIA_NEIGHBOURS
+
+    if system.mask is not None:
+        raise ValueError('solver="vecchia" needs complete views')
+    t0 = time.perf_counter()
+    q = VECCHIA_NEIGHBOURS if neighbours is None else int(neighbours)
+    if factors is None:
+        factors = vecchia_factors(kernels, q, random_state)
+    t1 = time.perf_counter()
+    m, n, delta = system.m, system.n, system.delta
+    N = m * n
+    IB = sparse.block_diag([f[0] for f in factors], format="csr")
+    d = np.concatenate([f[1] for f in factors])
+    M, _ = shifted_operator(system, 0.0)
+    aug = sparse.bmat([[M, IB.T], [IB, sparse.diags(-d / delta)]], format="csc")
+    lu = sla.splu(aug, permc_spec="MMD_AT_PLUS_A")
+    fill = int(lu.L.nnz + lu.U.nnz)
+    r = system.rhs().reshape(N, -1)
+    F = lu.solve(np.vstack([r, np.zeros_like(r)]))[:N]
+    del lu
+    a = np.asarray(IB.T @ ((IB @ F) / d[:, None]))
+    P = r.shape[1]
+    info = dict(seconds=time.perf_counter() - t0, setup_seconds=t1 - t0, factor_seconds=time.perf_counter() - t1,
+                fill=fill, neighbours=q)
+    return VecchiaFit(F.reshape(m, n, P), a.reshape(m, n, P), system.c.copy(), kernels, q, info)
+
+
+def error_bound(kernel_term, kappa):
+    """The bound ||F_v - F*||_{A_v}^2 <= kappa_v delta ||f*||_H^2 of the module docstring.
+
+    Parameters
+    ----------
+    kernel_term : float or ndarray
+        delta ||f*||_H^2 = delta F*^T K^{-1} F* per output column.
+    kappa : float
+        max (lambda - 1)^2 / lambda over the spectrum of K_v^{-1} K.
+
+    Returns
+    -------
+    float or ndarray
+        The bound on the squared energy norm of the error.
+    """
+    return kappa * np.asarray(kernel_term)
+
+
+KERNEL_SHARE = 1e-3
+"""The kernel term's target share of the objective at the graph limit (:func:`share_gamma_A`)."""
+
+
+def limit_energies(system, kernels, neighbours=None, random_state=0, factors=None):
+    """(F0^T M F0, ||f0||_H^2) of the graph term's limit F0 (module docstring), summed over the output columns:
+    :func:`solve_vecchia` at delta = 1e-12 l, ||f0||^2 by Vecchia's F0^T Q_v F0.
+
+    Parameters
+    ----------
+    system : mvl.solvers.system.MVLSystem
+        The problem (its delta is not used).
+    kernels : mvl.kernel_blocks.ViewKernels
+        The training kernels.
+    neighbours : int, optional
+        q of Vecchia.
+    random_state : int, default 0
+        Seed of the Vecchia orderings.
+    factors : list, optional
+        Precomputed :func:`mvl.solvers.graph.vecchia_factors`.
+
+    Returns
+    -------
+    tuple of float
+        The labelled and graph energy, the kernel energy.
+    """
+    import copy
+
+    from .graph import sparse_operator
+
+    limit = copy.copy(system)
+    limit.delta = 1e-12 * system.l
+    fit = solve_vecchia(limit, kernels, neighbours, random_state, factors)
+    F = fit.values.reshape(-1, fit.values.shape[2])
+    graph = float(np.sum(F * (sparse_operator(system) @ F)))
+    return graph, float(np.sum(F * fit.coef.reshape(F.shape)))
+
+
+def share_gamma_A(system, kernels, share=KERNEL_SHARE, neighbours=None, random_state=0, factors=None):
+    """gamma_A at which the kernel term is ``share`` of the objective at the graph limit (module docstring):
+    gamma_A = share / (1 - share) F0^T M F0 / (l ||f0||_H^2).
+
+    Parameters
+    ----------
+    system : mvl.solvers.system.MVLSystem
+        The problem at the working n (gamma_W, gamma_B, the graphs; its gamma_A is not used).
+    kernels : mvl.kernel_blocks.ViewKernels
+        The training kernels.
+    share : float, default KERNEL_SHARE
+        theta, in (0, 1).
+    neighbours : int, optional
+        q of Vecchia.
+    random_state : int, default 0
+        Seed of the Vecchia orderings.
+    factors : list, optional
+        Precomputed :func:`mvl.solvers.graph.vecchia_factors`.
+
+    Returns
+    -------
+    float
+        gamma_A.
+    """
+    if not 0 < share < 1:
+        raise ValueError(f"share must be in (0, 1), got {share}")
+    graph, kern = limit_energies(system, kernels, neighbours, random_state, factors)
+    return share / (1.0 - share) * graph / (system.l * kern)
+
+
+def kernel_share(system, kernels, neighbours=None, random_state=0, factors=None):
+    """theta of the module docstring at the system's own delta: the kernel term's share of the objective at the
+    graph limit (what "auto" can report when a fixed gamma_A leaves the graph regime's fit to the kernel).
+
+    Parameters
+    ----------
+    system : mvl.solvers.system.MVLSystem
+        The problem.
+    kernels : mvl.kernel_blocks.ViewKernels
+        The training kernels.
+    neighbours : int, optional
+        q of Vecchia.
+    random_state : int, default 0
+        Seed of the Vecchia orderings.
+    factors : list, optional
+        Precomputed :func:`mvl.solvers.graph.vecchia_factors`.
+
+    Returns
+    -------
+    float
+        delta ||f0||^2 / (F0^T M F0 + delta ||f0||^2).
+    """
+    graph, kern = limit_energies(system, kernels, neighbours, random_state, factors)
+    return system.delta * kern / (graph + system.delta * kern)
+
+
+def transfer_gamma_A(gamma_A_ref, reference, target, neighbours=None, random_state=0):
+    """gamma_A at the target problem that keeps the kernel share theta that ``gamma_A_ref`` gives the reference
+    problem (module docstring): theta_ref = :func:`kernel_share` at (reference, gamma_A_ref), then
+    :func:`share_gamma_A` (target, theta_ref). A gamma_A validated on a subsample carried to all n points.
+
+    Parameters
+    ----------
+    gamma_A_ref : float
+        gamma_A validated on the reference problem.
+    reference, target : tuple
+        (kernels, system) of the reference (e.g. a subsample) and the working problem, as :func:`problem`
+        returns them.
+    neighbours : int, optional
+        q of Vecchia.
+    random_state : int, default 0
+        Seed of the Vecchia orderings.
+
+    Returns
+    -------
+    float
+        gamma_A for the target problem.
+    """
+    import copy
+
+    kernels, system = reference
+    ref = copy.copy(system)
+    ref.delta = system.l * float(gamma_A_ref)
+    theta = kernel_share(ref, kernels, neighbours, random_state)
+    return share_gamma_A(target[1], target[0], share=theta, neighbours=neighbours, random_state=random_state)
+
+
+def fit_estimator(est, X, y, neighbours=None):
+    """Fit :func:`solve_vecchia` with an unfitted ``MVLLeastSquares``'s parameters on (X, y), -1 unlabelled.
+
+    Parameters
+    ----------
+    est : mvl.MVLLeastSquares
+        Its kernel, graph and gammas are used (complete feature views, a kNN graph).
+    X : array-like
+        Training inputs as the estimator takes them.
+    y : array-like
+        Labels, -1 for unlabelled points.
+    neighbours : int, optional
+        q of Vecchia and of the kriging rule.
+
+    Returns
+    -------
+    VecchiaFit
+        The fit; ``est.classes_`` and its input state are set, so new points can be
+        split into views.
+    """
+    kernels, system = problem(est, X, y)
+    return solve_vecchia(system, kernels, neighbours=neighbours, random_state=est.random_state or 0)
+
+
+def problem(est, X, y):
+    """(kernels, system) of an unfitted ``MVLLeastSquares`` on (X, y), as :func:`fit_estimator` builds them (for
+    :func:`share_gamma_A`); sets ``est.classes_`` and the input state."""
+    from . import get_solver
+
+    prob = est.operator_problem(X, y, get_solver("graph"))
+    return prob.kernels, prob.system

@@ -1,0 +1,158 @@
+"""solver="vecchia" (mvl.solvers.vecchia_direct) against the exact MVL-LS solution (the structured solver on dense
+kernels) and against the graph term's limit (a sparse solve of M written here)."""
+
+import copy
+
+import numpy as np
+import pytest
+from scipy import linalg, sparse
+from scipy.sparse import linalg as sla
+
+from mvl import MVLLeastSquares
+from mvl.data.synthetic import make_multiview_manifold
+from mvl.solvers.graph import sparse_operator, vecchia_factors
+from mvl.kernels import rbf_kernel
+from mvl.solvers.vecchia_direct import (error_bound, fit_estimator, kernel_share, problem, share_gamma_A,
+                                        solve_vecchia, transfer_gamma_A)
+
+N, T, FEATURES = 240, 60, (6, 8, 10)
+
+
+@pytest.fixture(scope="module")
+def data():
+    d = make_multiview_manifold(N + T, n_classes=3, n_views=3, n_features=max(FEATURES), random_state=3)
+    views = [V[:, :f] for V, f in zip(d.views, FEATURES, strict=True)]
+    views = [(V - V[:N].mean(axis=0)) / V[:N].std(axis=0) for V in views]
+    X = np.hstack(views)
+    y = np.full(N, -1)
+    for k in range(3):
+        y[np.flatnonzero(d.y[:N] == k)[:3]] = k
+    return X[:N], y, X[N:]
+
+
+def params(gamma_A):
+    return dict(kernel="rbf", views=list(FEATURES), bandwidth=[1.5] * 3, gamma_A=gamma_A, gamma_B=0.0, gamma_W=1.0,
+                n_neighbors=8, laplacian_power=2, random_state=0)
+
+
+def dense_kernels(X):
+    off = np.cumsum([0, *FEATURES])
+    return [rbf_kernel(X[:, off[p]:off[p + 1]], bandwidth=1.5)[0] for p in range(3)]
+
+
+def exact(X, y, gamma_A):
+    """The structured solver's coefficients, node values F_p = K^p a_p (m, n, P) and the fitted estimator."""
+    est = MVLLeastSquares(solver="structured", **params(gamma_A)).fit(X, y)
+    K = dense_kernels(X)
+    F = np.stack([K[p] @ est.coef_[p] for p in range(3)])
+    return est, F, K
+
+
+def test_energy_error_within_the_stated_bound(data):
+    X, y, _ = data
+    gamma_A = 1e-7  # the graph regime: the kernel term a small share of the objective
+    est_ex, Fx, K = exact(X, y, gamma_A)
+    kernels, system = problem(MVLLeastSquares(**params(gamma_A)), X, y)
+    q = 40
+    fit = solve_vecchia(system, kernels, neighbours=q)
+    # Q_v dense from the same factors (seed 0), kappa_v from the spectrum of K_v^{-1} K
+    fac = vecchia_factors(kernels, q, 0)
+    Qv = sparse.block_diag([f[0].T @ sparse.diags(1 / f[1]) @ f[0] for f in fac]).toarray()
+    Kb = linalg.block_diag(*K)
+    lam = np.linalg.eigvals(Qv @ Kb).real
+    kappa = np.max((lam - 1) ** 2 / lam)
+    delta = system.delta
+    Av = sparse_operator(system).toarray() + delta * Qv
+    Ff, Fv = Fx.reshape(3 * N, -1), fit.values.reshape(3 * N, -1)
+    e = Fv - Ff
+    err2 = np.einsum("ik,ik->k", e, Av @ e)
+    kernel_term = delta * np.einsum("ik,ik->k", Ff, np.linalg.solve(Kb, Ff))
+    bound = error_bound(kernel_term, kappa)
+    assert np.all(err2 > 0)  # an approximation, not the exact solution
+    assert np.all(err2 <= bound)
+    assert np.all(bound < np.einsum("ik,ik->k", Ff, Av @ Ff))  # the bound says something
+    # the decision values on the graph nodes follow the exact solution's
+    S = fit.decision_nodes()
+    Sx = est_ex.decision_function(X)
+    assert np.linalg.norm(S - Sx) / np.linalg.norm(Sx) < 0.1
+    assert np.mean(S.argmax(1) == Sx.argmax(1)) >= 0.95
+
+
+def test_every_earlier_point_is_the_exact_solution_in_and_out_of_sample(data):
+    X, y, Xt = data
+    gamma_A = 1e-4
+    est_ex, Fx, _ = exact(X, y, gamma_A)
+    est = MVLLeastSquares(**params(gamma_A))
+    fit = fit_estimator(est, X, y, neighbours=N - 1)  # q = n - 1: Vecchia is the Cholesky factor of K^{-1}
+    assert np.allclose(fit.values, Fx, rtol=0, atol=1e-6 * np.abs(Fx).max())
+    views = est._feature_views(Xt, reset=False)
+    want = est_ex.decision_function(Xt)
+    for rule in ("representer", "kriging"):  # kriging on every training point = the representer theorem
+        got = fit.decision_function(views, rule, neighbours=N)
+        assert np.allclose(got, want, rtol=0, atol=1e-4 * np.abs(want).max()), rule
+
+
+def test_kriging_at_a_training_point_returns_its_node_value(data):
+    X, y, _ = data
+    est = MVLLeastSquares(**params(1e-4))
+    fit = fit_estimator(est, X, y)
+    views = est._feature_views(X[:20], reset=False)
+    assert np.allclose(fit.decision_function(views), fit.decision_nodes()[:20], atol=1e-6)
+
+
+def test_tends_to_the_graph_term_limit(data):
+    X, y, _ = data
+    kernels, system = problem(MVLLeastSquares(**params(1e-4)), X, y)
+    # the limit gamma_A -> 0: M_eps^{-1} r, M built here from the Laplacians and the labelled rows
+    n, m = system.n, system.m
+    lab = system.labelled
+    J = sparse.diags(np.isin(np.arange(n), lab).astype(float))
+    blocks = [[system.c[p] * system.c[q] * J + (system.omega * system.L[p] @ system.L[p] if p == q else 0 * J)
+               for q in range(m)] for p in range(m)]
+    M = sparse.bmat(blocks, format="csc")
+    M = M + 1e-10 * abs(M.diagonal()).max() * sparse.identity(m * n, format="csc")
+    F0 = sla.splu(M).solve(system.rhs().reshape(m * n, -1)).reshape(m, n, -1)
+    S0 = np.einsum("p,pnk->nk", system.c, F0)
+    dist = {}
+    for gamma_A in (1e-2, 1e-10, 1e-12):
+        s = copy.copy(system)
+        s.delta = system.l * gamma_A
+        S = solve_vecchia(s, kernels).decision_nodes()
+        dist[gamma_A] = np.linalg.norm(S - S0) / np.linalg.norm(S0)
+    assert dist[1e-2] > 0.1
+    assert dist[1e-10] < 1e-2
+    assert dist[1e-12] < min(1e-3, dist[1e-10])
+
+
+def test_share_gamma_A_sets_the_kernel_share_of_the_exact_objective(data):
+    X, y, _ = data
+    kernels, system = problem(MVLLeastSquares(**params(1e-4)), X, y)
+    share = 1e-2
+    gamma_A = share_gamma_A(system, kernels, share, neighbours=N - 1)
+    _, Fx, K = exact(X, y, gamma_A)
+    Ff = Fx.reshape(3 * N, -1)
+    kern = system.l * gamma_A * sum(np.sum(Fx[p] * np.linalg.solve(K[p], Fx[p])) for p in range(3))
+    graph = np.sum(Ff * (sparse_operator(system) @ Ff))
+    theta = kern / (kern + graph)
+    assert share / 2 < theta < 2 * share
+    with pytest.raises(ValueError, match="share"):
+        share_gamma_A(system, kernels, 1.5)
+
+
+def test_kernel_share_at_the_rule_gamma_is_the_target(data):
+    X, y, _ = data
+    kernels, system = problem(MVLLeastSquares(**params(1e-4)), X, y)
+    gamma_A = share_gamma_A(system, kernels, 1e-3)
+    at = copy.copy(system)
+    at.delta = system.l * gamma_A
+    assert kernel_share(at, kernels) == pytest.approx(1e-3, rel=1e-6)
+    at.delta = system.l * 10 * gamma_A  # the share grows with gamma_A
+    assert kernel_share(at, kernels) > 5e-3
+
+
+def test_transfer_keeps_gamma_A_on_the_same_problem_and_lowers_it_on_more_points(data):
+    X, y, _ = data
+    full = problem(MVLLeastSquares(**params(1e-4)), X, y)
+    half = problem(MVLLeastSquares(**params(1e-4)), X[:N // 2], y[:N // 2])
+    assert transfer_gamma_A(1e-4, full, full) == pytest.approx(1e-4, rel=1e-6)
+    assert transfer_gamma_A(1e-4, half, full) < 1e-4  # ||f0||^2 grows with n at a narrow kernel
