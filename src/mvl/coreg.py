@@ -230,7 +230,7 @@ class CoRegFit:
     :func:`coregularization_rls`.
 
     alpha : (l, P) expansion coefficients of g = f1 + f2 = sum_L alpha_i k~(x_i, .) (SR eq 8).
-    beta : (|U|, P) the vector H d_L alpha that enters the components (SR eq 9-10).
+    beta : (``|U|``, P) the vector H d_L alpha that enters the components (SR eq 9-10).
     train_views : (2, n, P) f1 and f2 on the training points; ``train`` = their mean (SR eq 1).
     test_views : (2, t, P) f1 and f2 on test points (f2 = NaN if K2_test was not given); ``test`` = mean.
     """
@@ -511,7 +511,7 @@ def mr_grid(K1, R, labelled, Y_L, K1_eval, grid=GAMMA_GRID, K1_spectrum=None):
     Method. With F = Q diag(sqrt(lam)) (F F^T = K1, orthonormal coordinates of the training features) and
     F_t = K1_eval Q diag(lam^-1/2) (coordinates of the evaluation points' features projected on that span;
     the orthogonal rest does not change f(x), which is a combination of k1(x_j, .), j in V), MR minimises
-    gamma_1 |w|^2 + gamma_2 (F w)^T R (F w) + |Y - F_L w|^2 over w. One eigendecomposition
+    ``gamma_1 |w|^2 + gamma_2 (F w)^T R (F w) + |Y - F_L w|^2`` over w. One eigendecomposition
     F^T R F = W diag(theta) W^T diagonalises the regulariser gamma_1 I + gamma_2 F^T R F = W diag(g) W^T,
     g = gamma_1 + gamma_2 theta, for every pair; with Psi = F W and Woodbury's identity for the labelled term,
     w = W diag(1/g) Psi_L^T c, c = (I_l + Psi_L diag(1/g) Psi_L^T)^-1 Y, so each pair costs an l x l solve and
@@ -550,7 +550,7 @@ def comr_grid(K1, K2, labelled, Y_L, K1_eval, mu=1.0, grid=GAMMA_GRID, coreg_poi
     """CoMR outputs for every (gamma_1, gamma_2): co-regularized RLS with k1 (ambient) and K2 (intrinsic).
 
     The computation of :func:`coregularization_rls` (SR eq 7-10) with the blocks of K1 and K2 that every pair
-    needs taken out once; each pair then costs one Cholesky factorisation of I + mu S (|U| x |U|, SR
+    needs taken out once; each pair then costs one Cholesky factorisation of I + mu S (``|U| x |U|``, SR
     Theorem 2.2), which is what changes with (gamma_1, gamma_2).
 
     Returns a dict (gamma_1, gamma_2) -> (f_train (n, P) = (f1 + f2)/2 on the training points,

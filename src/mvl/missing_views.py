@@ -110,7 +110,7 @@ def precomputed_test_presence(X, train_mask, name="X"):
 def combination_weights(c, mask):
     """c~ (n, m): the combination vector renormalised over each sample's present views (module docstring).
 
-    c~_ip = c_p (sum_q c_q) / (sum_{q in V_i} c_q) where that ratio is positive and finite (for c = 1/m: 1/|V_i|,
+    c~_ip = c_p (sum_q c_q) / (sum_{q in V_i} c_q) where that ratio is positive and finite (for c = 1/m: ``1/|V_i|``,
     the mean of the present views), otherwise c_p ||c|| / ||c_{V_i}||; 0 for absent views (and for a sample whose
     present c_q are all 0). A complete row gets c itself."""
     c = np.asarray(c, dtype=np.float64)

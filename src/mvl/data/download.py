@@ -718,7 +718,10 @@ network) are the defaults of the options below."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``python -m mvl.data.download {check,fetch,list} DATASET... [options]`` (see ``--help``)."""
+    """Command line: ``python -m mvl.data.download {check,fetch,list} DATASET [DATASET ...] [options]``.
+
+    See ``--help``.
+    """
     parser = argparse.ArgumentParser(prog="python -m mvl.data.download", description=CLI_DESCRIPTION,
                                      epilog=CLI_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=("check", "fetch", "list"),

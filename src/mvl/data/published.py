@@ -15,6 +15,7 @@ The CSV files live in ``mvl/data/published/`` and are read with :mod:`importlib.
 ``sindhwani2008_parameters``
     Tables 1 (split sizes d, c, l, u, t, v) and 4 (nn, sigma, p, gamma_1, gamma_2, mu) of the same paper
     (table, dataset, parameter, value, note).
+
 The reference numbers the study reports quote beside their own, read with :func:`load_reference`, in the same
 folder; each row names its source (a paper, or the protocol of an earlier measurement):
 

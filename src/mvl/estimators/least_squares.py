@@ -132,7 +132,7 @@ class MVLLeastSquares(MVLClassifier):
         O(n n_components m) memory (:mod:`mvl.solvers.nystrom`). "graph": exact to ``tol`` in the graph regime
         (gamma_W / gamma_A >= 1e4) where "cg" stalls (:mod:`mvl.solvers.graph`). "cg", "nystrom" and "graph" need
         a kNN graph (``n_neighbors``) when gamma_W > 0. "dense": the textbook (u+l)m system, for tests and
-        benchmarks. "auto" (:func:`mvl.solvers.choose_solver`): precomputed kernels -> "structured"; feature
+        benchmarks. "auto" (:func:`mvl.solvers.auto.choose_solver`): precomputed kernels -> "structured"; feature
         views -> "structured" up to 5,000 training points (if its memory fits), up to 20,000 "graph" in the
         measured graph regime (``regime_``), otherwise "cg"; "nystrom" beyond.
     n_components : int >= 1, default 1000
@@ -179,7 +179,7 @@ class MVLLeastSquares(MVLClassifier):
         ``n_components`` Nystrom centres miss, on 500 sampled points, times (gamma_B m + gamma_W 2^k) / gamma_A),
         "graph" when >= 1 (:data:`mvl.solvers.auto.GRAPH_REGIME`); None when not measured.
     centres_ : array (M,) or None
-        "nystrom": indices of the training points that carry the coefficients (coef_ is then (m, M, P)).
+        "nystrom": indices of the training points that carry the coefficients (``coef_`` is then (m, M, P)).
     n_iter_, residual_ : int, float or None
         "cg", "graph": iterations and the final relative residual of (68) ("graph": the smaller of it and the
         estimated relative objective error, see ``tol``); the direct solvers: 1 and None.

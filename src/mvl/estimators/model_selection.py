@@ -77,6 +77,7 @@ class SemiSupervisedCV:
 @shared_parameters
 class MVLLeastSquaresCV(MultiViewClassifier):
     """MVL-LS (Algorithm 1) with the graph and (gamma_A, gamma_B, gamma_W) selected by cross-validation.
+
     Every point of ``graphs`` x ``gammas_A`` x ``gammas_B`` x ``gammas_W`` is scored by its mean accuracy over
     folds of the labelled samples; every unlabelled sample is in every fold's training set (and graph), as with
     :class:`SemiSupervisedCV`. Per fold one call of :func:`mvl.grid_decision_functions` evaluates the whole
@@ -89,6 +90,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
     Incomplete views (NaN rows, :mod:`mvl.solvers.incomplete`): the same folds, each grid point one view-by-view
     incomplete solve per fold (:func:`mvl.solvers.incomplete.solve_structured_incomplete`, each view's graph built once
     per fold on its training samples; no shared eigendecompositions), again equal to that GridSearchCV (tested).
+
     Parameters
     ----------
     gammas_A : sequence of float > 0, default (1e-5, 1e-4, 1e-3, 1e-2)

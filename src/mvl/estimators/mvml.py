@@ -125,7 +125,7 @@ class MVML(MultiViewClassifier):
     A_ : array (n_problems, N, N)
         Learned (or fixed) block metric per binary problem, N = sum of block sizes (n_l v without
         approximation, sum of Nystrom ranks otherwise). n_problems = 1 for two classes, P otherwise
-        (one-vs-all). For "identity" without approximation A_ = blockdiag(K_l^+).
+        (one-vs-all). For "identity" without approximation ``A_ = blockdiag(K_l^+)``.
     g_ : array (n_problems, N)
     w_ : array (n_problems, v)
     block_norms_ : array (n_problems, v, v)
@@ -152,9 +152,9 @@ class MVML(MultiViewClassifier):
     in scikit-learn's supervised classifiers; there is no unlabelled marker). ``decision_function``: (t,) for two
     classes (positive: ``classes_[1]``), (t, P) one-vs-all.
 
-    The fitted model keeps what prediction needs (g_, w_, the Nystrom maps, the training features of a
+    The fitted model keeps what prediction needs (``g_``, ``w_``, the Nystrom maps, the training features of a
     feature-view input) and the learned metric in its compact form (c A_0 plus one rank-one term per A-step;
-    A_ and block_norms_ are formed from it on access): no factorisation or n x n cache of the fit.
+    ``A_`` and ``block_norms_`` are formed from it on access): no factorisation or n x n cache of the fit.
 
     References
     ----------

@@ -61,13 +61,13 @@ c~_ip(c) = s_i(c) c_p (:func:`mvl.missing_views.combination_weights`), and the r
   With nothing missing s_i = 1, g is eq (86) and the frozen-s solution is the global one; the estimator then
   runs the complete code above unchanged.
 - Cost: the LU of each H_p and Q_p (O(sum_p n_p^3)) do not depend on c and are computed once per fit; an f-step
-  then assembles and solves the coupled (l + |U|) system of :mod:`mvl.solvers.incomplete` (O((l + |U|)^3)), not batched
-  over the restarts as :class:`OptCSystem` does.
+  then assembles and solves the coupled (``l + |U|``) system of :mod:`mvl.solvers.incomplete`
+  (``O((l + |U|)^3)``), not batched over the restarts as :class:`OptCSystem` does.
 - A view missing for every training sample: at any c the f-step is the MVL-LS fit without that view at the
   combination c~_{-p}(c) (the limit tested in :mod:`mvl.solvers.incomplete`), but c~_{-p}(c) = c_{-p} sum(c) /
   sum(c_{-p}) is not on the sphere of radius alpha: its norm varies with c_p. So the fit is not the optC fit
   without the view; what holds is that its objective's minimum is at most that fit's (c_p = 0 gives c~ = c on
-  the smaller sphere) and that at the returned c_ it is exactly the (m-1)-view MVL-LS fit at c~_{-p}(c_).
+  the smaller sphere) and that at the returned ``c_`` it is exactly the (m-1)-view MVL-LS fit at ``c~_{-p}(c_)``.
 """
 
 from __future__ import annotations

@@ -13,11 +13,13 @@ __all__ = ["choose_solver", "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME"
            "nystrom_missed", "measured_regime"]
 
 
-# solver="auto" on feature views: the structured solver up to this many training points (if its memory fits),
-# then "cg" up to AUTO_CG_MAX, then "nystrom" (see MVLLeastSquares).
+#: solver="auto" on feature views: the structured solver up to this many training points (if its memory fits),
+#: then "cg" up to AUTO_CG_MAX, then "nystrom" (see MVLLeastSquares).
 AUTO_STRUCTURED_MAX = 5000
 
 
+#: solver="auto" on feature views beyond AUTO_STRUCTURED_MAX: "cg" or "graph" up to this many training points,
+#: "nystrom" beyond.
 AUTO_CG_MAX = 20000
 
 

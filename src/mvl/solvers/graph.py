@@ -10,7 +10,7 @@ Theorem 10's system (67)-(68) is
 **The regime.** Narrow or moderate kernels, gamma_W / gamma_A of 1e4 to 1e6, few labels: ||M|| / delta ~ 1e4-1e6.
 There the "cg" solver's Nystrom preconditioner fails: its preconditioned spectrum reaches
 1 + ||K - K_nys|| ||M|| / delta (K_nys the Nystrom approximation on the centres), i.e. the mismatch between K
-and its low-rank part is amplified by the graph term. Measured on the issue-28 data (3 standardised views of
+and its low-rank part is amplified by the graph term. Measured on the graph-regime data (3 standardised views of
 20-40 features, sigma = 1, gamma_A = 1e-6, gamma_W = 1, L^2, 5 labels per class): the kernels are neither
 numerically sparse (~50 % of the entries of a row above 1e-12) nor low-rank (the spectrum decays from ~60 to
 ~1e-3 over n = 2,000 eigenvalues), so neither a truncated kernel nor a larger Nystrom basis makes the system easy.
@@ -22,7 +22,7 @@ numerically sparse (~50 % of the entries of a row above 1e-12) nor low-rank (the
 A symmetric positive definite: kernel ridge regression of the graph-only solution M^{-1} r with the graph as the
 regulariser. M is singular when gamma_B = 0 and m > 1 (F_p in null(L_p) with sum_p c_p F_p = 0 on the labelled
 rows) or when a graph component holds no labelled point, so the solver works with M_eps = M + epsilon I,
-epsilon = 1e-10 max |diag M| (a pivot scale that SuperLU factors reliably), i.e. with T_eps = T + epsilon K, and
+epsilon = ``1e-10 max |diag M|`` (a pivot scale that SuperLU factors reliably), i.e. with T_eps = T + epsilon K, and
 removes epsilon's bias by iterative refinement against the unshifted (68): each round solves T_eps d = r - T a by
 CG on the pencil (A_eps d = M_eps^{-1} (r - T a)) and updates a += d; the rounds contract by
 ||T_eps^{-1} epsilon K|| <= epsilon ||K|| / delta (1 or 2 rounds where measured). Two stopping rules, per output
@@ -63,10 +63,10 @@ far from diagonal (dense sampling of a low-dimensional manifold at a moderate ba
 fixed R, and so does the iteration count (measured in benchmarks/README.md).
 
 Why CG and not GMRES on (68) right-preconditioned with Q (the first version of this solver): Q T is not symmetric in
-any inner product that is cheap to apply, and restarted GMRES (restart 100) stagnated at n = 8,000 on the issue's data
+any inner product that is cheap to apply, and restarted GMRES (restart 100) stagnated at n = 8,000 on that data
 (relative residual 0.633 after 100 iterations, 0.633 after 140), where CG on the pencil converges (2.4e-7 after 486
 iterations with the block-diagonal residual, predictions equal to the exact solver's). Measured (benchmarks/README.md):
- the block-diagonal residual (clusters of 64) against FITC's diagonal, 1,000 centres per view: 49 against 86
+the block-diagonal residual (clusters of 64) against FITC's diagonal, 1,000 centres per view: 49 against 86
 iterations at n = 2,000; the spread lambda_max / lambda_min of K_hat^{-1} K (view 1, k-means clusters of 50) 29
 against 84 at n = 2,000 and 121 against 1,930 at n = 4,000: it grows with n at a fixed number of centres, the cause of
 the iteration counts at 8,000.
@@ -123,7 +123,7 @@ def sparse_operator(system):
 
 
 def shifted_operator(system, shift=None):
-    """(M_eps, epsilon): M_eps = M + epsilon I as a CSC matrix, epsilon = 1e-10 max |diag M| unless ``shift`` is
+    """(M_eps, epsilon): M_eps = M + epsilon I as a CSC matrix, epsilon = ``1e-10 max |diag M|`` unless ``shift`` is
     given (module docstring: the pivot scale that SuperLU factors reliably when M is singular)."""
     M = sparse_operator(system)
     eps = 1e-10 * float(np.abs(M.diagonal()).max(initial=0.0) or 1.0) if shift is None else float(shift)
@@ -331,7 +331,7 @@ def solve_graph(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose
     iterate returned, ENERGY_DELAY iterations later, is at least as accurate) for the solve and for its
     refinement round. Why it is the criterion that matters for predictions: ||e||_A^2 = e^T K e + delta e^T
     M^{-1} e >= e^T K e = sum_p ||e_p||_{H_p}^2, the RKHS norm of the error of the fitted functions, and by the
-    reproducing property |c^T e(x)| <= ||c|| ||e||_K max_p sqrt(k^p(x, x)) at every point x, training or
+    reproducing property ``|c^T e(x)|`` <= ||c|| ||e||_K max_p sqrt(k^p(x, x)) at every point x, training or
     test: the decision values are within ||c|| sqrt(tol) ||a*||_A of the exact ones everywhere. (68)'s residual is
     a much stricter measure in the graph regime (it weighs the error by M K + delta I, ||M|| / delta ~ 1e6):
     measured at n = 8,000 (benchmarks/README.md), 400 iterations left it at 1e-4 with predictions equal to the
@@ -340,7 +340,7 @@ def solve_graph(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose
     ``preconditioner``: "vecchia" (default; :class:`VecchiaPreconditioner`, ``neighbours`` and ``random_state``
     its q and seed, ``factors`` precomputed by :func:`vecchia_factors`) or "nystrom" (:class:`GraphPreconditioner`
     on ``basis``, ``cluster_size`` and ``keep_bytes`` its settings; ``basis`` is not used by "vecchia").
-    ``shift``: the epsilon of M_eps = M + epsilon I (default 1e-10 max |diag M|, module docstring); its bias is
+    ``shift``: the epsilon of M_eps = M + epsilon I (default ``1e-10 max |diag M|``, module docstring); its bias is
     removed by refinement against the unshifted (68), so the answer is that of M. Every output column runs its own
     CG recurrence, in lockstep so that one kernel pass (``ViewKernels.matmul``) serves them all.
     """

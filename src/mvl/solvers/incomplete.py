@@ -1,6 +1,6 @@
 """Incomplete multi-view data: MVL-LS when some views of some samples are missing.
 
-**The model.** View p is observed on a subset S_p of the n = u + l training samples (n_p = |S_p|), and sample i
+**The model.** View p is observed on a subset S_p of the n = u + l training samples (n_p = ``|S_p|``), and sample i
 has the views V_i = {p : i in S_p}, at least one. The paper's problem (eq 10 with M of eq 53) is kept, with every
 term restricted to what exists:
 
@@ -10,14 +10,14 @@ term restricted to what exists:
 - The combination operator C = c^T (x) I_P of eq (50)-(52) becomes per-sample: at sample i
   C_i f(x_i) = sum_{p in V_i} c~_ip f^p(x_i), with c renormalised over the present views,
   c~_ip = s_i c_p, s_i = (sum_q c_q) / (sum_{q in V_i} c_q). For the default c = 1/m (eq 50-51) this is
-  1/|V_i|: the mean of the present views, and for any c it keeps the total weight sum_p c~_ip = sum_p c_p of a
+  1/``|V_i|``: the mean of the present views, and for any c it keeps the total weight sum_p c~_ip = sum_p c_p of a
   complete sample (for c >= 0: the same scale of C f whatever views a sample has). When that ratio is undefined
   or changes sign (a general real c whose present part sums to 0 or to the opposite sign of sum_p c_p, or
   sum_p c_p = 0, e.g. some unit vectors of MVL-LS-optC), the fallback keeps the Euclidean norm instead,
   s_i = ||c|| / ||c_{V_i}||; if every present c_q is 0 the sample has no combined output (c~_i = 0).
   :func:`combination_weights` computes c~ (n, m).
 - The between-view operator M_B = D (x) M_m (x) I_P (eq 54-57, D = diag(w), w = 1 in the paper) couples only
-  the views present together: at sample i, M_m is replaced by M_{V_i} = |V_i| I - 1 1^T on the present views,
+  the views present together: at sample i, M_m is replaced by M_{V_i} = ``|V_i|`` I - 1 1^T on the present views,
   so <f, M_B f> = sum_i w_i sum_{p < q in V_i} ||f^p(x_i) - f^q(x_i)||^2 (zero for a sample with one view).
 - The within-view operator M_W = blockdiag(L^1, ..., L^m) (eq 60-63): L^p is the graph Laplacian of view p built
   on that view's samples S_p only (n_p x n_p; with ``laplacian_power`` its power).
@@ -31,19 +31,19 @@ for every view p (the analogue of eq 67-68, derived exactly as in :mod:`mvl.esti
     H_p a_p = C~_p E[S_p] + beta W_p T[S_p],     H_p = (beta D_p + omega L^p) K^p + delta I   (n_p x n_p),
 
 with beta = l gamma_B, omega = l gamma_W, delta = l gamma_A, C~_p = diag(c~_ip, i in S_p),
-D_p = diag(w~_i |V_i|, i in S_p), W_p = diag(w~_i, i in S_p), w~_i = w_i if |V_i| >= 2 else 0 (the between-view
+D_p = diag(w~_i ``|V_i|``, i in S_p), W_p = diag(w~_i, i in S_p), w~_i = w_i if ``|V_i|`` >= 2 else 0 (the between-view
 term of a one-view sample is identically 0), E = J (Y - sum_q C~_q F_q) (residual on the labelled rows, zero
 elsewhere) and T_i = sum_{q in V_i} F_q(i). The views are coupled only through E_L (l x P) and Z = W~ T on the rows
 U = {i : w~_i > 0}. With Q_p = K^p H_p^{-1} (symmetric) embedded in the n x n index space through S_p (zero
-outside S_p x S_p), eliminating a_p leaves the same (l + |U|) system as :func:`mvl.solvers.structured.solve_structured`,
-now with per-(sample, view) weights:
+outside S_p x S_p), eliminating a_p leaves the same (``l + |U|``) system as
+:func:`mvl.solvers.structured.solve_structured`, now with per-(sample, view) weights:
 
     [ I + Q_cc[L, L]          beta Q_c[L, U]        ] [E_L]   [Y_L]
     [ -W_U Q_c[L, U]^T        I - beta W_U Q_1[U, U] ] [Z_U] = [ 0 ],
 
 Q_cc[i, j] = sum_p c~_ip Q_p[i, j] c~_jp, Q_c[i, j] = sum_p c~_ip Q_p[i, j], Q_1 = sum_p Q_p. Cost: one LU of each
 H_p, O(sum_p n_p^3) <= O(m n^3) time and O(sum_p n_p^2) memory, i.e. missing views make the fit cheaper, never
-dearer. With nothing missing every formula is the complete one (c~ = c, |V_i| = m, n_p = n), and the estimators
+dearer. With nothing missing every formula is the complete one (c~ = c, ``|V_i|`` = m, n_p = n), and the estimators
 then call :func:`mvl.solvers.structured.solve_structured` itself. :func:`solve_dense_incomplete` is the textbook form:
 the (u+l)m system of eq (68) restricted to the present (sample, view) pairs, one LU.
 
@@ -52,12 +52,12 @@ one operator equation on the (m, n, P) coefficient array with a_p = 0 outside S_
 to the present (sample, view) pairs): with Pi_p the projection on the rows S_p, K the masked kernels
 (Pi_p K^p Pi_p, :class:`MaskedViewKernels`) and F_p = Pi_p K^p a_p,
 
-    (M F)_p = Pi_p [C~_p J S~ + beta w (x) (|V| F_p - T) + omega L^p F_p],   S~ = sum_q C~_q F_q, T = sum_q F_q,
+    (M F)_p = Pi_p [C~_p J S~ + beta w (x) (``|V|`` F_p - T) + omega L^p F_p],   S~ = sum_q C~_q F_q, T = sum_q F_q,
     (M K + delta I) a = r,   r_p = C~_p J Y,
 
-(|V_i| F_p(i) - T_i = 0 at a one-view sample, so w~ = w there changes nothing); multiplying the view-p block by
+(``|V_i|`` F_p(i) - T_i = 0 at a one-view sample, so w~ = w there changes nothing); multiplying the view-p block by
 H_p^{-1} gives the view-by-view system above. M is symmetric positive semi-definite (it is the Hessian of the
-quadratic part in F: data term sum_{i in L} ||sum_p c~_ip F_p(i)||^2, between term sum_i w_i (|V_i| sum_p
+quadratic part in F: data term sum_{i in L} ||sum_p c~_ip F_p(i)||^2, between term sum_i w_i (``|V_i|`` sum_p
 ||F_p(i)||^2 - ||T_i||^2), within term sum_p <F_p, L^p F_p>), so "cg" runs in <a, b>_K on the subspace of arrays
 that vanish outside the present pairs (every operator maps it into itself). L^p: the sparse kNN Laplacian of view
 p on its samples, zero rows and columns elsewhere (:func:`sparse_view_laplacians`). "nystrom": view p's function
@@ -117,7 +117,7 @@ def solve_structured_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gam
     ``between_weights`` (n,): w of M_B = diag(w) (x) M_{V_i}. The system and its derivation are in the module
     docstring; cost O(sum_p n_p^3). ``info["rcond"]``: the smallest reciprocal condition estimate. ``cache``: a dict
     kept by the caller across calls that differ only in c (MVL-LS-optC): the LU of each H_p and Q_p, which do not
-    depend on c, are stored in it on the first call and reused (then the cost per call is O((l + |U|)^3 +
+    depend on c, are stored in it on the first call and reused (then the cost per call is O((l + ``|U|``)^3 +
     sum_p n_p^2 P)); the condition estimates of the cached factors are not recomputed."""
     rconds = [] if info is not None else None
     m, n, _ = K.shape

@@ -97,7 +97,7 @@ class SolverResult:
 
 
 class Solver:
-    """The interface of an MVL-LS solver (module docstring): the declarations below and :meth:`solve`."""
+    """The interface of an MVL-LS solver (module docstring): the declarations below and :meth:`Solver.solve`."""
 
     name = ""
     exact = True

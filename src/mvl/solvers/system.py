@@ -7,7 +7,7 @@ beta = l gamma_B, omega = l gamma_W. The objective (10)/(53), times l, is
     ||J (Y - S)||^2 + delta sum_p ||f^p||^2 + beta (m sum_p ||F_p||^2 - ||T||^2) + omega sum_p <F_p, L_p^d F_p>
 
 (J selects the labelled rows; the between-view term is sum_i sum_{p<q} ||f^p(x_i) - f^q(x_i)||^2 of eq 58 in the
-form m sum |F_p|^2 - |sum F_p|^2, so no m^2 cross products; L_p^d the iterated sparse kNN Laplacian, applied
+form ``m sum |F_p|^2 - |sum F_p|^2``, so no m^2 cross products; L_p^d the iterated sparse kNN Laplacian, applied
 as d sparse products, d = ``laplacian_power``). Its quadratic part in F is <F, M F> with the operator
 
     (M F)_p = c_p J S + beta (m F_p - T) + omega L_p^d F_p,      M = (cc^T (x) J) + beta M_B + omega M_W,
@@ -51,14 +51,14 @@ against the structured solver). Prediction: O(t M m).
 the coefficient arrays keep their shape (m, n, P) with a_p = 0 outside S_p; the kernels are Pi_p K^p Pi_p
 (:class:`mvl.missing_views.MaskedViewKernels`), and M becomes
 
-    (M F)_p = Pi_p [C~_p J S~ + beta w (x) (|V| F_p - T) + omega L_p^d F_p],      r_p = C~_p J Y,
+    (M F)_p = Pi_p [C~_p J S~ + beta w (x) (``|V|`` F_p - T) + omega L_p^d F_p],      r_p = C~_p J Y,
 
 with C~_p = diag(c~_ip) the combination renormalised over each sample's present views
-(:func:`mvl.missing_views.combination_weights`), S~ = sum_q C~_q F_q, |V_i| the number of views of sample i and L_p
+(:func:`mvl.missing_views.combination_weights`), S~ = sum_q C~_q F_q, ``|V_i|`` the number of views of sample i and L_p
 the kNN Laplacian of view p's samples (zero rows elsewhere). Every operator (M, K, the preconditioner) maps the
 arrays that vanish outside the present pairs into themselves, so CG stays in that subspace, where
 <a, b>_K is an inner product. In B = Z^T M Z the labelled term is [Z_p[L]^T C~_p C~_q Z_q[L]] and the between-view
-term beta (blockdiag(Z_p^T D (|V| - 1) Z_p) - [Z_p^T D Z_q]_{p != q}); the Nystrom basis of view p is built on the
+term beta (blockdiag(Z_p^T D (``|V|`` - 1) Z_p) - [Z_p^T D Z_q]_{p != q}); the Nystrom basis of view p is built on the
 centres that have view p (its rows outside S_p are zero). With ``mask`` None every path is the complete one.
 """
 

@@ -1,5 +1,6 @@
 """MVL-LS in the graph regime by one sparse factorisation: the kernels replaced by Vecchia's approximation
-(solver="vecchia"), node values and an out-of-sample rule, and a rule for gamma_A as n grows.
+(:func:`solve_vecchia`, :func:`fit_estimator`; not a ``solver=`` value of the estimators), node values and an
+out-of-sample rule, and a rule for gamma_A as n grows.
 
 Notation of :mod:`mvl.solvers.system` and :mod:`mvl.solvers.graph`: per view p the coefficients a_p, node values
 F_p = K^p a_p, delta = l gamma_A, M = (cc^T (x) J) + beta M_B + omega L^k the sparse operator of the objective's

@@ -240,7 +240,7 @@ def published_comparison(table, published=None):
 
     Columns: dataset, method, graph_weights, protocol, error ("test", "unlabelled"), table (2 or 3), ours_mean,
     ours_std, n_splits, published_mean, published_std, difference (ours - published) and within_one_std
-    (|difference| <= published std; False where nothing is published). ``published`` defaults to
+    (``|difference|`` <= published std; False where nothing is published). ``published`` defaults to
     :func:`published_errors`.
     """
     pub = published_errors() if published is None else _lower(published)

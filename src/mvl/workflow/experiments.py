@@ -6,41 +6,70 @@ on a split's kernels and are usable directly. The settings are a :class:`mvl.wor
 (its graph a :class:`mvl.workflow.settings.GraphSpec`, which gives the estimators' graph keywords and the rows'
 ``graph`` label). Methods:
 
-``mvl_ls``           MVL-LS on all views with the configured (fixed) gammas.
-``mvl_ls_cv``        MVL-LS with (gamma_A, gamma_B, gamma_W) selected on the validation
-                     set over a grid (factorisations reused, :func:`mvl.grid_decision_functions`).
-                     By default the selection is made at this l_c; the workflow follows the
-                     paper (Section 7.3) and passes gammas selected once at l_c = 10
-                     (:func:`select_gammas`) for every l_c.
-``mvl_ls_cvgraph``   MVL-LS with the graph (kNN size, Laplacian power L^p) selected on validation beside
-                     the gammas (:func:`select_gammas_on_draw`); the row's ``graph`` is
-                     "validation-selected" and ``graph_used`` names the graph of that split.
-``mvl_ls_kfold``     MVL-LS with the graph and gammas selected by k-fold cross-validation over the labelled
-                     samples at every l_c (:class:`mvl.MVLLeastSquaresCV`, the config's grid; k = min(5, l_c);
-                     at l_c = 1 on the validation set): the supervised rows of the main sweep show the
-                     method at its best beside the paper's fixed gammas.
-``mvl_ls_ablation``  the gamma_B / gamma_W ablation of the paper's Table 2:
-                     {0, gamma_B} x {0, gamma_W} with the configured gammas, four rows.
-``mvl_ls_ablation_cv``, ``mvl_ls_ablation_cvgraph``  the same four cells (gamma_B, gamma_W each 0 or > 0),
-                     each with its other hyperparameters selected on validation within the cell, on the
-                     configured graph or over every graph of the grid. The cell "none" is supervised
-                     MVL-LS with a selected gamma_A (unlabelled points get zero coefficients,
-                     Corollary 19), so cell - "none" is what the unlabelled data bring.
-``view_<name>``      MVL-LS on one view alone (m = 1: vector-valued Laplacian RLS).
-``mvl_ls_optc<N>``   MVL-LS-optC (Section 6): c learned on the sphere ||c|| = alpha by N
-                     alternations from ``run.optc.n_restarts`` seeded random starts, the
-                     restart kept by validation accuracy (validation set of the draw).
-``mvl_svm``          MVL-SVM (Theorem 13, the multi-class simplex-cone SVM, SMO) on all views, fixed gammas.
-``mvl_binsvm``       MVL-binSVM (Corollary 8: one-vs-all, P binary problems sharing one factorisation).
-``mvl_svm_ablation``, ``mvl_binsvm_ablation``  the {0, gamma_B} x {0, gamma_W} ablation for the SVMs.
-``mvml_<A>_n<pct>``  MVML (Huusari et al. 2017) with metric ``A`` in {full, sparse, cov, identity} and a
-                     Nystrom approximation at ``pct`` % of the training points (100 = exact), one-vs-all.
-``perceptron_matrix``, ``perceptron_orth``  the kernel matrix multi-view perceptron (Cavallanti et al.) and
-                     the orthogonal one (Fornoni 2009), averaged, one-vs-all.
-``single_views``     every view alone, one row per view (method ``view_<name>``): one job
-                     instead of m in the workflow.
-``svc_sum``          scikit-learn ``SVC(kernel="precomputed")`` on the uniform average of the
-                     view kernels (the simplest MKL-style competitor), labelled data only.
+``mvl_ls``
+    MVL-LS on all views with the configured (fixed) gammas.
+
+``mvl_ls_cv``
+    MVL-LS with (gamma_A, gamma_B, gamma_W) selected on the validation
+    set over a grid (factorisations reused, :func:`mvl.grid_decision_functions`).
+    By default the selection is made at this l_c; the workflow follows the
+    paper (Section 7.3) and passes gammas selected once at l_c = 10
+    (:func:`select_gammas`) for every l_c.
+
+``mvl_ls_cvgraph``
+    MVL-LS with the graph (kNN size, Laplacian power L^p) selected on validation beside
+    the gammas (:func:`select_gammas_on_draw`); the row's ``graph`` is
+    "validation-selected" and ``graph_used`` names the graph of that split.
+
+``mvl_ls_kfold``
+    MVL-LS with the graph and gammas selected by k-fold cross-validation over the labelled
+    samples at every l_c (:class:`mvl.MVLLeastSquaresCV`, the config's grid; k = min(5, l_c);
+    at l_c = 1 on the validation set): the supervised rows of the main sweep show the
+    method at its best beside the paper's fixed gammas.
+
+``mvl_ls_ablation``
+    the gamma_B / gamma_W ablation of the paper's Table 2:
+    {0, gamma_B} x {0, gamma_W} with the configured gammas, four rows.
+
+``mvl_ls_ablation_cv``, ``mvl_ls_ablation_cvgraph``
+    the same four cells (gamma_B, gamma_W each 0 or > 0),
+    each with its other hyperparameters selected on validation within the cell, on the
+    configured graph or over every graph of the grid. The cell "none" is supervised
+    MVL-LS with a selected gamma_A (unlabelled points get zero coefficients,
+    Corollary 19), so cell - "none" is what the unlabelled data bring.
+
+``view_<name>``
+    MVL-LS on one view alone (m = 1: vector-valued Laplacian RLS).
+
+``mvl_ls_optc<N>``
+    MVL-LS-optC (Section 6): c learned on the sphere ||c|| = alpha by N
+    alternations from ``run.optc.n_restarts`` seeded random starts, the
+    restart kept by validation accuracy (validation set of the draw).
+
+``mvl_svm``
+    MVL-SVM (Theorem 13, the multi-class simplex-cone SVM, SMO) on all views, fixed gammas.
+
+``mvl_binsvm``
+    MVL-binSVM (Corollary 8: one-vs-all, P binary problems sharing one factorisation).
+
+``mvl_svm_ablation``, ``mvl_binsvm_ablation``
+    the {0, gamma_B} x {0, gamma_W} ablation for the SVMs.
+
+``mvml_<A>_n<pct>``
+    MVML (Huusari et al. 2017) with metric ``A`` in {full, sparse, cov, identity} and a
+    Nystrom approximation at ``pct`` % of the training points (100 = exact), one-vs-all.
+
+``perceptron_matrix``, ``perceptron_orth``
+    the kernel matrix multi-view perceptron (Cavallanti et al.) and
+    the orthogonal one (Fornoni 2009), averaged, one-vs-all.
+
+``single_views``
+    every view alone, one row per view (method ``view_<name>``): one job
+    instead of m in the workflow.
+
+``svc_sum``
+    scikit-learn ``SVC(kernel="precomputed")`` on the uniform average of the
+    view kernels (the simplest MKL-style competitor), labelled data only.
 """
 
 from __future__ import annotations

@@ -67,9 +67,9 @@ labelled points; the SVC baseline on the average kernel; every view alone (one `
 
 SECTIONS = ("main", "ablation_scope", "configured_ablation", "optc", "comparison", "comparison_reference")
 """Report sections a method can appear in: the accuracy table and figure of the main sweep; the Table-2
-ablation by scope (its :attr:`Method.scope_label`); the configured-gamma ablation of every solver (its
-:attr:`Method.solver_label`); the optC tables and figures; the related-systems comparison (its
-:attr:`Method.panel`), where the reference methods are drawn too."""
+ablation by scope (its ``Method.scope_label``); the configured-gamma ablation of every solver (its
+``Method.solver_label``); the optC tables and figures; the related-systems comparison (its
+``Method.panel``), where the reference methods are drawn too."""
 
 REFERENCE = "mvl_ls"
 """The method every report question is asked against: supervised MVL-LS with uniform c (Theorem 10)."""

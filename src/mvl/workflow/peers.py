@@ -21,7 +21,7 @@ Features: every view standardised (zero mean, unit variance per feature over the
 - ``laplace`` / ``poisson``: Laplace learning (the harmonic solution of Zhu, Ghahramani & Lafferty 2003:
   L_UU f_U = -L_UL y_L, L = D - W) and Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020), both
   graphlearning 1.7.5 defaults, on the symmetrised k-NN graph (exact neighbours, graphlearning's Gaussian weights
-  exp(-4 |x_i - x_j|^2 / d_k(x_i)^2)) of the concatenated standardised views; ``laplace_sum`` / ``poisson_sum`` on
+  ``exp(-4 |x_i - x_j|^2 / d_k(x_i)^2)``) of the concatenated standardised views; ``laplace_sum`` / ``poisson_sum`` on
   the sum of the per-view k-NN graphs (data with more than one view).
 - ``labelspreading``: scikit-learn's LabelSpreading, k-NN kernel with the same k, alpha 0.2, max_iter 1000.
 

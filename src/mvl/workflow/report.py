@@ -513,7 +513,7 @@ def published_table(cmp):
 
 
 def published_summary(cmp):
-    """One sentence: how many published numbers have a counterpart here and the mean |difference|."""
+    """One sentence: how many published numbers have a counterpart here and the mean ``|difference|``."""
     matched = cmp.dropna(subset=["published_mean", "ours_mean"]) if not cmp.empty else cmp
     if matched.empty:
         return "No published number has a counterpart in this run."
