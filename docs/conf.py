@@ -41,10 +41,14 @@ autodoc_typehints = "none"
 
 def _module_constants():
     """Module-level constants (UPPER_CASE data, not classes, functions or modules) of every mvl module, so that the
-    module pages give them a cross-reference target."""
+    module pages give them a cross-reference target: (name, documented) pairs, documented when the source gives
+    the constant a docstring or a ``#:`` comment (shown by autodata; the others get a bare target, not the
+    docstring of their type)."""
     import importlib
     import inspect
     import pkgutil
+
+    from sphinx.pycode import ModuleAnalyzer
 
     found = {}
     for info in pkgutil.walk_packages(mvl.__path__, "mvl."):
@@ -52,10 +56,11 @@ def _module_constants():
             module = importlib.import_module(info.name)
         except ImportError:
             continue
-        found[info.name] = sorted(
-            name for name, value in vars(module).items()
+        documented = {name for (scope, name) in ModuleAnalyzer.for_module(info.name).find_attr_docs() if not scope}
+        found[info.name] = [
+            (name, name in documented) for name, value in sorted(vars(module).items())
             if name.isupper() and len(name) > 1 and not name.startswith("_")
-            and not (inspect.isclass(value) or inspect.isroutine(value) or inspect.ismodule(value)))
+            and not (inspect.isclass(value) or inspect.isroutine(value) or inspect.ismodule(value))]
     return found
 
 
