@@ -232,6 +232,8 @@ n_steps_ : int
 labelled_ : array (l,)
 fit_seconds_ : float""",
     "perceptron_references": """\
+References
+----------
 .. [1] Cavallanti, G., Cesa-Bianchi, N., & Gentile, C. (2008). Linear algorithms for online multitask
    classification. Conference on Learning Theory (COLT 2008).
 .. [2] Fornoni, M. (2009). Multi-view learning for modeling audio-visual patterns. Master's thesis (Tesi di
@@ -381,18 +383,10 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     kernels are zero, i.e. the orthogonal embedding (4.1.1), the algorithm coincides with
     :class:`OrthogonalMultiViewPerceptron` (eq 4.1.7) and runs its O(m) per-step code.
 
-    References
-    ----------
     {perceptron_references}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {mfeat_example}
     >>> from mvl import KernelMultiViewPerceptron
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])
-    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
-    >>> idx = rng.permutation(2000)
     >>> train, test = idx[:500], idx[500:]
     >>> model = KernelMultiViewPerceptron(views=[76, 64, 6], n_epochs=5, random_state=0).fit(X[train], ds.y[train])
     >>> bool(model.score(X[test], ds.y[test]) > 0.8)
@@ -424,16 +418,10 @@ class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
     --------
     KernelMultiViewPerceptron : the matrix Perceptron with cross-view kernels.
 
-    References
-    ----------
     {perceptron_references}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {mfeat_example}
     >>> from mvl import OrthogonalMultiViewPerceptron
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])                  # 2000 digits in class order, three views
     >>> views = [v[::4] for v in ds.views]                       # a list of per-view arrays, 500 samples
     >>> model = OrthogonalMultiViewPerceptron(n_epochs=5, random_state=0).fit(views, ds.y[::4])
     >>> bool(model.score([v[1::4] for v in ds.views], ds.y[1::4]) > 0.8)

@@ -192,17 +192,11 @@ class MVLSVM(_SVMBase):
     of a precomputed view; :mod:`mvl.solvers.incomplete`): Q_G of eq (194) and the coefficients are computed on each
     view's samples, with c renormalised over each sample's present views.
 
-    References
-    ----------
     {mvl_references}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {mfeat_example}
     >>> from mvl import MVLSVM
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])                  # 2000 digits in class order, three views
-    >>> X, y = np.hstack(ds.views), ds.y.copy()
+    >>> y = ds.y.copy()
     >>> y[np.arange(2000) % 40 > 0] = -1                        # 5 labelled samples per class
     >>> model = MVLSVM(views=[76, 64, 6]).fit(X[::4], y[::4])   # 500 samples, 50 of them labelled
     >>> bool(model.score(X[1::4], ds.y[1::4]) > 0.9)
@@ -273,20 +267,14 @@ class MVLBinarySVM(_SVMBase):
     of a precomputed view; :mod:`mvl.solvers.incomplete`): Q_G of eq (194) and the coefficients are computed on each
     view's samples, with c renormalised over each sample's present views.
 
-    References
-    ----------
     {mvl_references}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {mfeat_example}
     >>> from mvl import MVLBinarySVM
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])                  # 2000 digits in class order, three views
     >>> labelled = np.arange(0, 2000, 40)                        # 5 samples per class
     >>> y = np.where(np.isin(np.arange(2000), labelled), ds.y, -1)
-    >>> model = MVLBinarySVM(views=[76, 64, 6]).fit(np.hstack(ds.views)[::4], y[::4])
-    >>> model.decision_function(np.hstack(ds.views)[1::4]).shape  # one score per class
+    >>> model = MVLBinarySVM(views=[76, 64, 6]).fit(X[::4], y[::4])
+    >>> model.decision_function(X[1::4]).shape                   # one score per class
     (500, 10)
     """
 
