@@ -141,8 +141,9 @@ def fill_parameters(descriptions):
     """Decorator (of a class or function) that replaces every docstring line holding only ``{name, ...}`` by
     the entries of these names, indented as the placeholder: a parameter (``descriptions[name]`` a (type,
     description) pair) with its default from the signature (``__init__`` for a class), or a whole entry
-    (``descriptions[name]`` a string). An unknown name, or a parameter missing from the signature, is an
-    error, so a misspelt placeholder cannot reach the rendered documentation."""
+    (``descriptions[name]`` a string, whose own placeholder lines are filled the same way). An unknown name,
+    or a parameter missing from the signature, is an error, so a misspelt placeholder cannot reach the
+    rendered documentation."""
 
     def fill(obj):
         doc = obj.__doc__
@@ -154,7 +155,9 @@ def fill_parameters(descriptions):
             out = []
             for name in (n.strip() for n in match.group("names").split(",")):
                 entry = descriptions[name]
-                if not isinstance(entry, str):
+                if isinstance(entry, str):
+                    entry = _PLACEHOLDER.sub(entries, entry)  # a whole entry may hold placeholders itself
+                else:
                     if name not in signature:
                         raise TypeError(f"{obj.__qualname__} documents {name!r}, not one of its parameters")
                     entry = parameter_entry(name, signature[name].default, descriptions)

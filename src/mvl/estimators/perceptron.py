@@ -231,6 +231,16 @@ order_ : array (n_epochs * l,)
 n_steps_ : int
 labelled_ : array (l,)
 fit_seconds_ : float""",
+    "perceptron_sections": """\
+Parameters
+----------
+{p, n_epochs, averaging, shuffle, random_state}
+{kernel, views, bandwidth}
+
+Attributes
+----------
+{perceptron_attributes}
+{view_attributes}""",
     "perceptron_references": """\
 References
 ----------
@@ -360,15 +370,7 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
 
     Supervised: every label is a class (-1 included); multi-class problems are one-vs-all.
 
-    Parameters
-    ----------
-    {p, n_epochs, averaging, shuffle, random_state}
-    {kernel, views, bandwidth}
-
-    Attributes
-    ----------
-    {perceptron_attributes}
-    {view_attributes}
+    {perceptron_sections}
 
     See Also
     --------
@@ -404,15 +406,7 @@ class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
     kernel (n, n, m, m) is accepted and only its diagonal blocks are used. Prediction (4.1.6): sign sum_k
     ||v_k||^{2(p-1)} <v_k, x_k>; averaging as for the matrix Perceptron with W_t = grad Phi(V_t).
 
-    Parameters
-    ----------
-    {p, n_epochs, averaging, shuffle, random_state}
-    {kernel, views, bandwidth}
-
-    Attributes
-    ----------
-    {perceptron_attributes}
-    {view_attributes}
+    {perceptron_sections}
 
     See Also
     --------

@@ -53,6 +53,12 @@ violations are broken at random (Algorithm 3 picks a random violator)."""),
 If True and the estimator was fitted before on the same labelled samples and classes, the dual variables
 start from the previous solution (the box (24) does not depend on the gammas, so it stays feasible): a path
 of gammas set by ``set_params`` then starts each fit near its optimum."""),
+    "svm_parameters": """\
+Parameters
+----------
+{gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
+{tol, max_iter, solver, random_state, warm_start}
+{kernel, views, bandwidth}""",
     "fit_attributes": """\
 classes_ : array (P,)
 c_ : array (m,)
@@ -154,11 +160,7 @@ class MVLSVM(_SVMBase):
     shape (t,). X as for :class:`mvl.MVLLeastSquares` (``kernel``), labels with -1 for unlabelled samples
     (they enter through gamma_B and gamma_W).
 
-    Parameters
-    ----------
-    {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
-    {tol, max_iter, solver, random_state, warm_start}
-    {kernel, views, bandwidth}
+    {svm_parameters}
 
     Attributes
     ----------
@@ -236,11 +238,7 @@ class MVLBinarySVM(_SVMBase):
     returns the P scores C f_k(v) (for two classes (C f_2 - C f_1) / 2, shape (t,)), ``predict`` the class
     with the largest.
 
-    Parameters
-    ----------
-    {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
-    {tol, max_iter, solver, random_state, warm_start}
-    {kernel, views, bandwidth}
+    {svm_parameters}
 
     Attributes
     ----------
@@ -263,9 +261,7 @@ class MVLBinarySVM(_SVMBase):
 
     Notes
     -----
-    Missing views: as :class:`mvl.MVLLeastSquares` (a row of NaN across a view's columns, or a NaN row and column
-    of a precomputed view; :mod:`mvl.solvers.incomplete`): Q_G of eq (194) and the coefficients are computed on each
-    view's samples, with c renormalised over each sample's present views.
+    Missing views: as :class:`MVLSVM`.
 
     {mvl_references}
 
