@@ -104,3 +104,18 @@ def test_descriptions_are_concise():
     texts = [text.split("\n") for _, text in PARAMETERS.values()]
     assert all(0 < len(lines) <= 6 and max(map(len, lines)) <= 112 for lines in texts)
     assert all(max(map(len, text.split("\n"))) <= 116 for text in SECTIONS.values())
+
+
+def test_a_whole_entry_may_hold_placeholders_itself():
+    @fill_parameters({**PARAMETERS, "section": "Parameters\n----------\n{gamma_A}"})
+    class Nested:
+        """Summary.
+
+        {section}
+        """
+
+        def __init__(self, *, gamma_A=1e-3):
+            pass
+
+    doc = inspect.cleandoc(Nested.__doc__)
+    assert "{" not in doc and "Parameters\n----------\ngamma_A : float > 0, default 0.001\n" in doc

@@ -203,6 +203,18 @@ def rbf_bandwidth(X, rule="median"):
     return sigma
 
 
+def _check_pair(X, X_test, standardize_features):
+    """The training and test features checked (the same number of features), standardised if asked."""
+    X = _check_features(X, "X")
+    if X_test is not None:
+        X_test = _check_features(X_test, "X_test")
+        if X_test.shape[1] != X.shape[1]:
+            raise ValueError(f"X_test has {X_test.shape[1]} features, X has {X.shape[1]}")
+    if standardize_features:
+        X, X_test = standardize(X, X_test)
+    return X, X_test
+
+
 def rbf_kernel(X, X_test=None, bandwidth="median", standardize_features=False):
     """Gaussian kernel ``exp(-||x - t||^2 / (2 sigma^2))``.
 
@@ -214,13 +226,7 @@ def rbf_kernel(X, X_test=None, bandwidth="median", standardize_features=False):
 
     Returns ``(K, K_test)``; ``K_test`` is None when ``X_test`` is None.
     """
-    X = _check_features(X, "X")
-    if X_test is not None:
-        X_test = _check_features(X_test, "X_test")
-        if X_test.shape[1] != X.shape[1]:
-            raise ValueError(f"X_test has {X_test.shape[1]} features, X has {X.shape[1]}")
-    if standardize_features:
-        X, X_test = standardize(X, X_test)
+    X, X_test = _check_pair(X, X_test, standardize_features)
     sq = squared_distances(X, X)
     sigma = rbf_bandwidth(X, bandwidth)
     K = np.exp(-sq / (2.0 * sigma**2))
@@ -231,13 +237,7 @@ def rbf_kernel(X, X_test=None, bandwidth="median", standardize_features=False):
 
 def linear_kernel(X, X_test=None, standardize_features=False):
     """Linear kernel ``<x, t>``. Returns ``(K, K_test)``."""
-    X = _check_features(X, "X")
-    if X_test is not None:
-        X_test = _check_features(X_test, "X_test")
-        if X_test.shape[1] != X.shape[1]:
-            raise ValueError(f"X_test has {X_test.shape[1]} features, X has {X.shape[1]}")
-    if standardize_features:
-        X, X_test = standardize(X, X_test)
+    X, X_test = _check_pair(X, X_test, standardize_features)
     K = X @ X.T
     return K, (None if X_test is None else X_test @ X.T)
 

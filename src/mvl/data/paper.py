@@ -247,14 +247,12 @@ class Flowers17(Flowers17Splits):
         or None)``."""
         sel = _as_views(self.view_names, views)
         train = np.asarray(train, dtype=np.int64)
-        Ks, Kts = [], []
+        pairs = []
         for i in sel:
             D = self.distances[i]
             Dt = None if test is None else D[np.ix_(np.asarray(test, dtype=np.int64), train)]
-            K, Kt = chi2_kernel(D[np.ix_(train, train)], Dt)
-            Ks.append(K)
-            Kts.append(Kt)
-        return np.stack(Ks, axis=-1), (None if test is None else np.stack(Kts, axis=-1))
+            pairs.append(chi2_kernel(D[np.ix_(train, train)], Dt))
+        return _stacked(pairs, test)
 
     def problem(self, draw, views=None):
         """Kernels and labels of one :class:`PaperDraw` (validation = the draw's validation set)."""
@@ -267,6 +265,13 @@ class Flowers17(Flowers17Splits):
         _no_all(self.name, u_c)
         draw = flowers17_draw(self, split=seed, l_c=l_c, u_c=u_c, seed=int(draw_seed))
         return _kernel_draw(self.problem(draw, views), draw)
+
+
+def _stacked(pairs, test):
+    """Per-view ``(K, K_test)`` pairs stacked sample-first: ``(K (n, n, m), K_test (t, n, m) or None)``, None
+    when ``test`` is None."""
+    K = np.stack([K for K, _ in pairs], axis=-1)
+    return K, (None if test is None else np.stack([Kt for _, Kt in pairs], axis=-1))
 
 
 def _problem_same_space(data, draw, views):
@@ -652,16 +657,14 @@ class CUB200:
         sel = _as_views(self.view_names, views)
         train = np.asarray(train, dtype=np.int64)
         test = None if test is None else np.asarray(test, dtype=np.int64)
-        Ks, Kts = [], []
+        pairs = []
         for i in sel:
             if self.view_names[i] == "image":
-                K, Kt = self._image_kernel(train, test)
+                pairs.append(self._image_kernel(train, test))
             else:
                 X = self.attributes
-                K, Kt = rbf_kernel(X[train], None if test is None else X[test], bandwidth="median")
-            Ks.append(K)
-            Kts.append(Kt)
-        return np.stack(Ks, axis=-1), (None if test is None else np.stack(Kts, axis=-1))
+                pairs.append(rbf_kernel(X[train], None if test is None else X[test], bandwidth="median"))
+        return _stacked(pairs, test)
 
     def problem(self, draw, views=None):
         return _problem_same_space(self, draw, views)

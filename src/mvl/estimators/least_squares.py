@@ -214,18 +214,10 @@ class MVLLeastSquares(MVLClassifier):
     ``StandardScaler`` passes the NaN through in a ``Pipeline``. With views missing, gamma_B > 0 carries the labels
     across views at the unlabelled samples: 1e-4 on mfeat (``benchmarks/bench_incomplete.py``).
 
-    References
-    ----------
     {mvl_references}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {mfeat_example}
     >>> from mvl import MVLLeastSquares
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])             # three views of 2000 handwritten digits
-    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
-    >>> idx = rng.permutation(2000)
     >>> train, test = idx[:500], idx[500:]
     >>> y = ds.y[train].copy()
     >>> y[50:] = -1                                         # 50 labelled samples, 450 unlabelled

@@ -143,21 +143,14 @@ class MVLLeastSquaresCV(MultiViewClassifier):
     SemiSupervisedCV : the folds (unlabelled samples in every training fold).
     mvl.solvers.grid.grid_decision_functions : the shared-factorisation grid evaluation.
 
-    References
-    ----------
     {mvl_references}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {mfeat_example}
     >>> from mvl import MVLLeastSquaresCV
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar"])
-    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
-    >>> idx = rng.permutation(2000)[:300]
+    >>> idx = idx[:300]
     >>> y = ds.y[idx].copy()
     >>> y[30:] = -1                                     # 30 labelled samples, 270 unlabelled
-    >>> model = MVLLeastSquaresCV(views=[76, 64], cv=3).fit(X[idx], y)
+    >>> model = MVLLeastSquaresCV(views=[76, 64, 6], cv=3).fit(X[idx], y)
     >>> sorted(model.best_params_)
     ['gamma_A', 'gamma_B', 'gamma_W', 'laplacian_power', 'n_neighbors']
     """

@@ -161,14 +161,8 @@ class MVML(MultiViewClassifier):
     .. [1] Huusari, R., Kadri, H., & Capponi, C. (2017). Noyaux a valeurs operateurs et apprentissage de metriques
        multi-vues. Conference sur l'Apprentissage automatique (CAp), Grenoble. hal-01774999.
 
-    Examples
-    --------
-    >>> import numpy as np
+    {mfeat_example}
     >>> from mvl import MVML
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])
-    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
-    >>> idx = rng.permutation(2000)
     >>> train, test = idx[:300], idx[300:]
     >>> model = MVML(views=[76, 64, 6], nystrom=0.5, random_state=0).fit(X[train], ds.y[train])
     >>> bool(model.score(X[test], ds.y[test]) > 0.85), model.block_norms_.shape   # one-vs-all: 10 metrics

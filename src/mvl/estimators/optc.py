@@ -182,20 +182,12 @@ class MVLLeastSquaresOptC(MVLClassifier):
     docstring: the choice, its limits and cost). "cg" and "nystrom" refuse
     missing views.
 
-    References
-    ----------
     {mvl_references}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {mfeat_example}
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.preprocessing import StandardScaler
     >>> from mvl import MVLLeastSquaresOptC
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])
-    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
-    >>> idx = rng.permutation(2000)
     >>> train, test = idx[:400], idx[400:]
     >>> y = ds.y[train].copy()
     >>> y[100:] = -1                                        # 100 labelled, 300 unlabelled

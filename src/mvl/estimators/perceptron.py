@@ -231,7 +231,19 @@ order_ : array (n_epochs * l,)
 n_steps_ : int
 labelled_ : array (l,)
 fit_seconds_ : float""",
+    "perceptron_sections": """\
+Parameters
+----------
+{p, n_epochs, averaging, shuffle, random_state}
+{kernel, views, bandwidth}
+
+Attributes
+----------
+{perceptron_attributes}
+{view_attributes}""",
     "perceptron_references": """\
+References
+----------
 .. [1] Cavallanti, G., Cesa-Bianchi, N., & Gentile, C. (2008). Linear algorithms for online multitask
    classification. Conference on Learning Theory (COLT 2008).
 .. [2] Fornoni, M. (2009). Multi-view learning for modeling audio-visual patterns. Master's thesis (Tesi di
@@ -358,15 +370,7 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
 
     Supervised: every label is a class (-1 included); multi-class problems are one-vs-all.
 
-    Parameters
-    ----------
-    {p, n_epochs, averaging, shuffle, random_state}
-    {kernel, views, bandwidth}
-
-    Attributes
-    ----------
-    {perceptron_attributes}
-    {view_attributes}
+    {perceptron_sections}
 
     See Also
     --------
@@ -381,18 +385,10 @@ class KernelMultiViewPerceptron(_MultiViewPerceptronBase):
     kernels are zero, i.e. the orthogonal embedding (4.1.1), the algorithm coincides with
     :class:`OrthogonalMultiViewPerceptron` (eq 4.1.7) and runs its O(m) per-step code.
 
-    References
-    ----------
     {perceptron_references}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {mfeat_example}
     >>> from mvl import KernelMultiViewPerceptron
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])
-    >>> X, rng = np.hstack(ds.views), np.random.default_rng(0)
-    >>> idx = rng.permutation(2000)
     >>> train, test = idx[:500], idx[500:]
     >>> model = KernelMultiViewPerceptron(views=[76, 64, 6], n_epochs=5, random_state=0).fit(X[train], ds.y[train])
     >>> bool(model.score(X[test], ds.y[test]) > 0.8)
@@ -410,30 +406,16 @@ class OrthogonalMultiViewPerceptron(_MultiViewPerceptronBase):
     kernel (n, n, m, m) is accepted and only its diagonal blocks are used. Prediction (4.1.6): sign sum_k
     ||v_k||^{2(p-1)} <v_k, x_k>; averaging as for the matrix Perceptron with W_t = grad Phi(V_t).
 
-    Parameters
-    ----------
-    {p, n_epochs, averaging, shuffle, random_state}
-    {kernel, views, bandwidth}
-
-    Attributes
-    ----------
-    {perceptron_attributes}
-    {view_attributes}
+    {perceptron_sections}
 
     See Also
     --------
     KernelMultiViewPerceptron : the matrix Perceptron with cross-view kernels.
 
-    References
-    ----------
     {perceptron_references}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {mfeat_example}
     >>> from mvl import OrthogonalMultiViewPerceptron
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])                  # 2000 digits in class order, three views
     >>> views = [v[::4] for v in ds.views]                       # a list of per-view arrays, 500 samples
     >>> model = OrthogonalMultiViewPerceptron(n_epochs=5, random_state=0).fit(views, ds.y[::4])
     >>> bool(model.score([v[1::4] for v in ds.views], ds.y[1::4]) > 0.8)

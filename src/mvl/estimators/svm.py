@@ -53,6 +53,12 @@ violations are broken at random (Algorithm 3 picks a random violator)."""),
 If True and the estimator was fitted before on the same labelled samples and classes, the dual variables
 start from the previous solution (the box (24) does not depend on the gammas, so it stays feasible): a path
 of gammas set by ``set_params`` then starts each fit near its optimum."""),
+    "svm_parameters": """\
+Parameters
+----------
+{gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
+{tol, max_iter, solver, random_state, warm_start}
+{kernel, views, bandwidth}""",
     "fit_attributes": """\
 classes_ : array (P,)
 c_ : array (m,)
@@ -154,11 +160,7 @@ class MVLSVM(_SVMBase):
     shape (t,). X as for :class:`mvl.MVLLeastSquares` (``kernel``), labels with -1 for unlabelled samples
     (they enter through gamma_B and gamma_W).
 
-    Parameters
-    ----------
-    {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
-    {tol, max_iter, solver, random_state, warm_start}
-    {kernel, views, bandwidth}
+    {svm_parameters}
 
     Attributes
     ----------
@@ -192,17 +194,11 @@ class MVLSVM(_SVMBase):
     of a precomputed view; :mod:`mvl.solvers.incomplete`): Q_G of eq (194) and the coefficients are computed on each
     view's samples, with c renormalised over each sample's present views.
 
-    References
-    ----------
     {mvl_references}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {mfeat_example}
     >>> from mvl import MVLSVM
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])                  # 2000 digits in class order, three views
-    >>> X, y = np.hstack(ds.views), ds.y.copy()
+    >>> y = ds.y.copy()
     >>> y[np.arange(2000) % 40 > 0] = -1                        # 5 labelled samples per class
     >>> model = MVLSVM(views=[76, 64, 6]).fit(X[::4], y[::4])   # 500 samples, 50 of them labelled
     >>> bool(model.score(X[1::4], ds.y[1::4]) > 0.9)
@@ -242,11 +238,7 @@ class MVLBinarySVM(_SVMBase):
     returns the P scores C f_k(v) (for two classes (C f_2 - C f_1) / 2, shape (t,)), ``predict`` the class
     with the largest.
 
-    Parameters
-    ----------
-    {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
-    {tol, max_iter, solver, random_state, warm_start}
-    {kernel, views, bandwidth}
+    {svm_parameters}
 
     Attributes
     ----------
@@ -269,24 +261,16 @@ class MVLBinarySVM(_SVMBase):
 
     Notes
     -----
-    Missing views: as :class:`mvl.MVLLeastSquares` (a row of NaN across a view's columns, or a NaN row and column
-    of a precomputed view; :mod:`mvl.solvers.incomplete`): Q_G of eq (194) and the coefficients are computed on each
-    view's samples, with c renormalised over each sample's present views.
+    Missing views: as :class:`MVLSVM`.
 
-    References
-    ----------
     {mvl_references}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {mfeat_example}
     >>> from mvl import MVLBinarySVM
-    >>> from mvl.data.embedded import load_mfeat
-    >>> ds = load_mfeat(["fou", "kar", "mor"])                  # 2000 digits in class order, three views
     >>> labelled = np.arange(0, 2000, 40)                        # 5 samples per class
     >>> y = np.where(np.isin(np.arange(2000), labelled), ds.y, -1)
-    >>> model = MVLBinarySVM(views=[76, 64, 6]).fit(np.hstack(ds.views)[::4], y[::4])
-    >>> model.decision_function(np.hstack(ds.views)[1::4]).shape  # one score per class
+    >>> model = MVLBinarySVM(views=[76, 64, 6]).fit(X[::4], y[::4])
+    >>> model.decision_function(X[1::4]).shape                   # one score per class
     (500, 10)
     """
 

@@ -82,7 +82,7 @@ from scipy.linalg import lapack
 from ..missing_views import combination_weights
 from .lapack import factor_view, solve_coupled, view_Q
 
-__all__ = ["solve_structured_incomplete", "solve_dense_incomplete", "add_view_blocks"]
+__all__ = ["solve_structured_incomplete", "solve_dense_incomplete", "add_view_blocks", "system_rows"]
 
 
 
@@ -91,6 +91,20 @@ def _between_weights(between_weights, n):
     if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
         raise ValueError(f"between_weights must be {n} finite non-negative numbers")
     return w
+
+
+def system_rows(n, labelled, wt, beta):
+    """The rows of the coupled system: ``(U, beta, posL, posU)``, U the between-view samples (weight ``wt`` > 0;
+    none when beta is 0, and beta becomes 0 when there are none), ``posL``/``posU`` (n,) a sample's row among
+    the labelled / between-view rows (-1: none), as :func:`add_view_blocks` takes them."""
+    U = np.flatnonzero(wt > 0) if beta > 0 else np.zeros(0, dtype=np.intp)
+    if U.size == 0:
+        beta = 0.0
+    posL = np.full(n, -1)
+    posL[labelled] = np.arange(len(labelled))
+    posU = np.full(n, -1)
+    posU[U] = np.arange(U.size)
+    return U, beta, posL, posU
 
 
 def add_view_blocks(Qp, idx, c_view, posL, posU, LL, LU, UU):
@@ -135,14 +149,8 @@ def solve_structured_incomplete(K, mask, labelled, Y_L, c, gamma_A, gamma_B, gam
     delta, beta, omega = l * gamma_A, l * gamma_B, l * gamma_W
     w = _between_weights(between_weights, n)
     wt = np.where(counts >= 2, w, 0.0)  # M_{V_i} = 0 for a one-view sample
-    U = np.flatnonzero(wt > 0) if beta > 0 else np.zeros(0, dtype=np.intp)
-    if U.size == 0:
-        beta = 0.0
+    U, beta, posL, posU = system_rows(n, labelled, wt, beta)
     u = U.size
-    posL = np.full(n, -1)
-    posL[labelled] = np.arange(l)
-    posU = np.full(n, -1)
-    posU[U] = np.arange(u)
     S = np.zeros((l + u, l + u))
     factors = []
     for p in range(m):

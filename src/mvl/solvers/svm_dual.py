@@ -95,7 +95,7 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from ..missing_views import combination_weights
-from .incomplete import add_view_blocks
+from .incomplete import add_view_blocks, system_rows
 from .lapack import factor_view, view_Q
 from ..simplex import simplex_gram
 
@@ -255,13 +255,7 @@ def build_svm_dual_incomplete(K, mask, labelled, c, gamma_A, gamma_B, gamma_W, L
     Ct = combination_weights(c, mask)
     beta = float(gamma_B)
     wt = np.where(counts >= 2, 1.0, 0.0)
-    U = np.flatnonzero(wt > 0) if beta > 0 else np.zeros(0, dtype=np.intp)
-    if U.size == 0:
-        beta = 0.0
-    posL = np.full(n, -1)
-    posL[labelled] = np.arange(l)
-    posU = np.full(n, -1)
-    posU[U] = np.arange(U.size)
+    U, beta, posL, posU = system_rows(n, labelled, wt, beta)
     Q_G = np.zeros((l, l))
     Qc_LU = np.zeros((l, U.size))
     Q1 = np.zeros((U.size, U.size))

@@ -184,12 +184,17 @@ class MVLSystem:
                     B[sl[p], sl[q]] -= self.beta * G
                     B[sl[q], sl[p]] -= self.beta * G.T
         if self.L is not None:
-            half = self.laplacian_power // 2
-            for p in range(m):
-                H = self.apply_L(p, Z[p], half) if half else Z[p]
-                G = H.T @ self.apply_L(p, H, 1) if self.laplacian_power % 2 else H.T @ H
-                B[sl[p], sl[p]] += self.omega * 0.5 * (G + G.T)
+            self._add_within_view(B, Z, sl)
         return 0.5 * (B + B.T)
+
+    def _add_within_view(self, B, Z, sl):
+        """Add omega (L_p^(d/2) Z_p)^T (L_p^(d/2) Z_p) (d = ``laplacian_power`` even) or (L_p^((d-1)/2) Z_p)^T L_p
+        (L_p^((d-1)/2) Z_p) (d odd), symmetrised, to the diagonal blocks ``B[sl[p], sl[p]]`` of B = Z^T M Z."""
+        half = self.laplacian_power // 2
+        for p in range(len(Z)):
+            H = self.apply_L(p, Z[p], half) if half else Z[p]
+            G = H.T @ self.apply_L(p, H, 1) if self.laplacian_power % 2 else H.T @ H
+            B[sl[p], sl[p]] += self.omega * 0.5 * (G + G.T)
 
     def projected(self, Z):
         """B = Z^T M Z for block-diagonal Z (a list of m arrays n x r_p), one dense (sum r) x (sum r) matrix.
@@ -233,11 +238,7 @@ class MVLSystem:
                 del X
                 B[sl[p], sl[p]] += 0.5 * (G + G.T)
         elif self.L is not None:
-            half = self.laplacian_power // 2
-            for p in range(m):
-                H = self.apply_L(p, Z[p], half) if half else Z[p]
-                G = H.T @ self.apply_L(p, H, 1) if self.laplacian_power % 2 else H.T @ H
-                B[sl[p], sl[p]] += self.omega * 0.5 * (G + G.T)
+            self._add_within_view(B, Z, sl)
         return 0.5 * (B + B.T)
 
 
