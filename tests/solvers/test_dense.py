@@ -1,11 +1,22 @@
-"""The dense textbook solver (mvl.solvers.dense): the (u+l)m system of eq (67)-(68) built element by element."""
+"""The dense textbook solver (mvl.solvers.dense): the (u+l)m system of eq (67)-(68) built element by element, and
+the minimiser of the objective (eq 10/53) by a stacked least-squares solve."""
 
 from __future__ import annotations
 
 import numpy as np
-from conftest import make_problem, paper_model, pm_one_targets, sample_first
+import pytest
+from conftest import (
+    make_problem,
+    objective_minimiser_values,
+    paper_model,
+    pm_one_targets,
+    random_graph_laplacians,
+    sample_first,
+    solver_values,
+)
 
 import mvl
+from mvl.solvers.dense import solve_dense
 
 MVLLeastSquares = paper_model(mvl.MVLLeastSquares)
 
@@ -54,3 +65,18 @@ def test_dense_solver_satisfies_eq_67_68():
     resid = (B + l * gA * np.eye(N)) @ A - Y_C
     assert np.max(np.abs(resid)) <= 1e-10 * max(1.0, np.max(np.abs(Y_C)))
 
+
+
+@pytest.mark.parametrize("gamma_B,gamma_W,weights", [(0.0, 0.0, None), (0.2, 0.0, None), (0.1, 0.05, None),
+                                                     (0.1, 0.05, "random")])
+def test_dense_solve_minimises_the_regularised_least_squares_objective(gamma_B, gamma_W, weights):
+    """solve_dense's function values equal those of the objective's minimiser by a stacked least-squares solve."""
+    m, n, P = 3, 12, 3
+    K, _, y = make_problem(m, n, P, frac_unlabelled=0.4, seed=31)
+    L = random_graph_laplacians(m, n, seed=32)
+    lab, Y = pm_one_targets(y, P)
+    c = np.array([0.6, -0.3, 0.9])
+    w = None if weights is None else np.random.default_rng(33).uniform(0, 2, n)
+    coef = solve_dense(K, lab, Y, c, 0.05, gamma_B, gamma_W, L, between_weights=w)
+    ref = objective_minimiser_values(K, lab, Y, c, 0.05, gamma_B, gamma_W, L, between_weights=w)
+    np.testing.assert_allclose(solver_values(K, coef), ref, rtol=1e-7, atol=1e-8 * np.abs(ref).max())

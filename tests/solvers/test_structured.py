@@ -5,11 +5,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import gamma_kw, make_problem, paper_model, random_graph_laplacians, rel_diff, sample_first
+from conftest import (
+    gamma_kw,
+    make_problem,
+    objective_minimiser_values,
+    paper_model,
+    pm_one_targets,
+    random_graph_laplacians,
+    rel_diff,
+    sample_first,
+    solver_values,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mvl
+from mvl.solvers.structured import solve_structured
 
 MVLLeastSquares = paper_model(mvl.MVLLeastSquares)  # the paper's model unless a test says otherwise
 
@@ -131,3 +142,22 @@ def test_between_weights_structured_equals_dense(weights, gamma_W):
     with pytest.raises(ValueError, match="between_weights"):
         _ls(*gammas, between_weights=-w - 1).fit(Ks, y)
 
+
+
+@pytest.mark.parametrize("m,P", [(1, 2), (2, 3), (4, 2)])
+@pytest.mark.parametrize("gamma_B,gamma_W,weights", [(0.0, 0.0, None), (0.1, 0.05, None), (0.1, 0.05, "random")])
+def test_structured_solve_minimises_the_regularised_least_squares_objective(m, P, gamma_B, gamma_W, weights):
+    """solve_structured called directly: its function values equal those of the objective's minimiser by a stacked
+    least-squares solve (no eq (68), no package solver)."""
+    n = 13
+    K, _, y = make_problem(m, n, P, frac_unlabelled=0.4, seed=40 + m)
+    L = random_graph_laplacians(m, n, seed=41)
+    lab, Y = pm_one_targets(y, P)
+    c = np.random.default_rng(42).normal(size=m)
+    w = None if weights is None else np.random.default_rng(43).uniform(0, 2, n)
+    info = {}
+    coef = solve_structured(K, lab, Y, c, 0.05, gamma_B, gamma_W, L, info=info, between_weights=w)
+    ref = objective_minimiser_values(K, lab, Y, c, 0.05, gamma_B, gamma_W, L, between_weights=w)
+    assert coef.shape == (m, n, P)
+    np.testing.assert_allclose(solver_values(K, coef), ref, rtol=1e-7, atol=1e-8 * np.abs(ref).max())
+    assert 0.0 < info["rcond"] <= 1.0
