@@ -274,6 +274,23 @@ def job_stats(text):
     return snakemake_log.job_stats(text)
 
 
+# ---------------------------------------------------------------- digits of three classes
+
+
+@pytest.fixture(scope="module")
+def digits3():
+    """60 mfeat digits of three classes, three views (fou, kar, mor), standardised."""
+    from sklearn.preprocessing import StandardScaler
+
+    from mvl.data.embedded import load_mfeat
+
+    ds = load_mfeat(["fou", "kar", "mor"])
+    keep = np.concatenate([np.flatnonzero(ds.y == k)[:20] for k in (1, 4, 7)])
+    X = StandardScaler().fit_transform(np.hstack(ds.views)[keep])
+    y = ds.y[keep]
+    return X, y
+
+
 # ---------------------------------------------------------------- the manifold data of the operator solvers
 
 
