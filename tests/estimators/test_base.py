@@ -5,9 +5,12 @@ data term, the parameter constraints, prediction and score against scikit-learn'
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import pytest
+from conftest import make_problem, sample_first
+from sklearn.metrics import accuracy_score
 
 from mvl import (
     MVML,
@@ -19,8 +22,11 @@ from mvl import (
     OrthogonalMultiViewPerceptron,
 )
 from mvl.estimators.base import (
+    LaplacianOption,
     RegularizationWarning,
+    StrictInterval,
     UnlabelledMarkerWarning,
+    check_swamped,
 )
 
 SEMI = [MVLLeastSquares, MVLLeastSquaresOptC, MVLSVM, MVLBinarySVM]
@@ -102,3 +108,58 @@ def test_mvml_lambda_that_swamps_the_data_warns(digits3):
         warnings.simplefilter("error", RegularizationWarning)
         MVML(views=[76, 64, 6]).fit(X, y)
 
+
+
+def test_strict_interval_refuses_bools_and_non_finite_numbers():
+    positive = StrictInterval(Real, 0, None, closed="neither")
+    for ok in (1e-300, 0.5, 3, np.float32(2.0)):
+        assert positive.is_satisfied_by(ok), ok
+    for bad in (0.0, -1.0, True, np.bool_(True), np.inf, np.nan):
+        assert not positive.is_satisfied_by(bad), bad
+    assert "a finite float" in str(positive)
+    count = StrictInterval(Integral, 1, None, closed="left")
+    assert count.is_satisfied_by(1) and count.is_satisfied_by(np.int64(7))
+    assert not count.is_satisfied_by(True) and not count.is_satisfied_by(0) and not count.is_satisfied_by(1.0)
+
+
+def test_laplacian_option_takes_the_two_names_or_an_array():
+    option = LaplacianOption()
+    assert option.is_satisfied_by("normalized") and option.is_satisfied_by("unnormalized")
+    assert option.is_satisfied_by(np.zeros((3, 3, 2))) and option.is_satisfied_by([[[0.0]]])
+    assert not option.is_satisfied_by("symmetric") and not option.is_satisfied_by(1.0)
+
+
+class _Fitted:
+    classes_ = np.array(["a", "b", "c"])
+
+
+@pytest.mark.parametrize("scores,warns", [
+    (np.full((6, 3), 1e-9), True),                                  # every decision value ~0
+    (np.tile([0.0, 1.0, 0.0], (6, 1)), True),                        # one class for every sample
+    (np.eye(3)[[0, 1, 2, 0, 1, 2]], False),                          # every label reproduced
+    (np.eye(3)[[0, 0, 0, 1, 1, 1]], True),                           # accuracy 2/6: the majority share 2/6
+])
+def test_check_swamped_warns_exactly_when_the_fit_ignores_the_labels(scores, warns):
+    y_enc = np.array([0, 1, 2, 0, 1, 2])
+    accuracy = np.mean(np.argmax(scores, axis=1) == y_enc)
+    assert (accuracy == 1.0) is not warns  # the cases: only the perfect fit is silent
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        check_swamped(_Fitted(), scores, [("gamma_A", 1e3)], y_enc)
+    got = [w for w in rec if issubclass(w.category, RegularizationWarning)]
+    assert len(got) == int(warns)
+    if warns:
+        assert "_Fitted: the regularisation swamps the data term (gamma_A = 1000)" in str(got[0].message)
+
+
+def test_predict_and_score_follow_the_decision_function_and_ignore_unlabelled_samples():
+    K, K_test, y = make_problem(2, 30, 3, frac_unlabelled=0.3, seed=8, t=12)
+    est = MVLLeastSquares(kernel="precomputed", gamma_A=1e-2, gamma_W=1e-2).fit(sample_first(K), y)
+    Kt = sample_first(K_test)
+    scores = est.decision_function(Kt)
+    np.testing.assert_array_equal(est.predict(Kt), est.classes_[np.argmax(scores, axis=1)])
+    y_test = np.random.default_rng(9).integers(0, 3, size=12)
+    y_test[[1, 5, 7]] = -1
+    keep = y_test >= 0
+    assert est.score(Kt, y_test) == pytest.approx(accuracy_score(y_test[keep], est.predict(Kt)[keep]))
+    assert np.isnan(est.score(Kt, np.full(12, -1)))

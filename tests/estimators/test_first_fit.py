@@ -1,6 +1,6 @@
-"""The first fit a user makes: label semantics, warnings instead of silent garbage, clear errors,
-parameter validation, memory estimates, held-out restart selection inside a Pipeline, the MVML model size and
-the data CLI. Every test here failed before the issue was fixed."""
+"""The first fit a user makes: the default graph, parameter validation, memory estimates, held-out restart
+selection inside a Pipeline, the MVML model size and the data CLI (label semantics and the regularisation warning:
+test_base.py; the kernel warnings and errors: test_inputs.py). Every test here failed before the issue was fixed."""
 
 from __future__ import annotations
 
