@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import make_problem, sample_first
+from scipy import sparse
 
 from mvl import (
     MVML,
@@ -21,6 +22,7 @@ from mvl import (
     grid_decision_functions,
 )
 from mvl.estimators.base import DegenerateKernelWarning, IndefiniteKernelWarning
+from mvl.estimators.inputs import is_view_list, lowest_eigenvalue_bound, reject_sparse, take_samples, usable_views
 
 SEMI = [MVLLeastSquares, MVLLeastSquaresOptC, MVLSVM, MVLBinarySVM]
 SUPERVISED = [MVML, KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron]
@@ -100,3 +102,54 @@ def test_constant_feature_view_warns_naming_the_view(kernel, digits3):
                                          r"training (samples|points) is 0"):
         MVLLeastSquares(views=[76, 64, 6], kernel=kernel, bandwidth="median").fit(X, y)
 
+
+
+def test_lowest_eigenvalue_bound_brackets_the_spectrum_and_is_exact_with_n_steps():
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(30, 30))
+    A = 0.5 * (X + X.T)
+    eig = np.linalg.eigvalsh(A)
+    low, high = lowest_eigenvalue_bound(A, n_iter=5)
+    assert eig[0] - 1e-10 <= low and high <= eig[-1] + 1e-10
+    low, high = lowest_eigenvalue_bound(A, n_iter=30)  # n Lanczos steps span the space
+    assert low == pytest.approx(eig[0], rel=1e-8) and high == pytest.approx(eig[-1], rel=1e-8)
+
+
+def test_reject_sparse_refuses_scipy_sparse_input_in_either_form():
+    dense = np.eye(3)
+    reject_sparse(dense)
+    reject_sparse([dense, dense])
+    for bad in (sparse.csr_matrix(dense), [dense, sparse.csc_matrix(dense)]):
+        with pytest.raises(TypeError, match="^Xt: "):
+            reject_sparse(bad, "Xt")
+
+
+def test_a_view_list_is_a_list_of_two_dimensional_arrays():
+    assert is_view_list([np.zeros((4, 2)), np.zeros((4, 3))])
+    assert is_view_list((np.zeros((4, 2)),))
+    assert not is_view_list([[1.0, 2.0], [3.0, 4.0]])  # rows of one matrix
+    assert not is_view_list([])
+    assert not is_view_list(np.zeros((4, 2)))
+
+
+def test_take_samples_selects_rows_in_every_input_form():
+    import pandas as pd
+
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(6, 4))
+    idx = np.array([4, 0, 3])
+    np.testing.assert_array_equal(take_samples(X, idx), X[idx])
+    views = take_samples([X[:, :1], X[:, 1:]], idx)
+    np.testing.assert_array_equal(np.hstack(views), X[idx])
+    frame = pd.DataFrame(X, index=list("abcdef"))
+    assert list(take_samples(frame, idx).index) == ["e", "a", "d"]
+
+
+def test_usable_views_keep_the_test_views_seen_in_training():
+    test_mask = np.array([[True, True, False], [False, True, True], [True, False, False]])
+    train_mask = np.array([[True, False, False], [True, False, True]])  # view 1 never seen in training
+    np.testing.assert_array_equal(usable_views(test_mask, train_mask, "X"),
+                                  test_mask & np.array([True, False, True]))
+    np.testing.assert_array_equal(usable_views(test_mask, None, "X"), test_mask)
+    with pytest.raises(ValueError, match=r"X: test sample\(s\) \[0\] have none"):
+        usable_views(np.array([[False, True, False]]), train_mask, "X")
