@@ -53,7 +53,6 @@ def test_supervised_estimators_treat_minus_one_as_a_class(cls, digits3):
     assert np.mean(est.predict(X[y3 == -1]) == -1) > 0.8
 
 
-
 @pytest.mark.parametrize("cls", SEMI)
 def test_semi_supervised_warn_when_minus_one_may_be_a_class(cls, digits3):
     X, y = digits3
@@ -74,7 +73,6 @@ def test_semi_supervised_warn_when_minus_one_may_be_a_class(cls, digits3):
         _make(cls, views=[76, 64, 6], gamma_B=0.0, gamma_W=0.0).fit(X, ysemi)
 
 
-
 @pytest.mark.parametrize("cls", SEMI)
 def test_an_ordinary_semi_supervised_fit_is_silent(cls, digits3):
     X, y = digits3
@@ -84,7 +82,6 @@ def test_an_ordinary_semi_supervised_fit_is_silent(cls, digits3):
         warnings.simplefilter("error")
         est = _make(cls, views=[76, 64, 6], gamma_W=1e-2).fit(X, ysemi)
     assert est.score(X, y) > 0.9
-
 
 
 @pytest.mark.parametrize("cls", SEMI)
@@ -99,7 +96,6 @@ def test_regularisation_that_swamps_the_data_warns_the_same_in_every_estimator(c
         _make(cls, views=[76, 64, 6], **kw).fit(X, ysemi)
 
 
-
 def test_mvml_lambda_that_swamps_the_data_warns(digits3):
     X, y = digits3
     with pytest.warns(RegularizationWarning, match=SWAMPED.format("MVML") + " lmbda"):
@@ -107,7 +103,6 @@ def test_mvml_lambda_that_swamps_the_data_warns(digits3):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RegularizationWarning)
         MVML(views=[76, 64, 6]).fit(X, y)
-
 
 
 def test_strict_interval_refuses_bools_and_non_finite_numbers():

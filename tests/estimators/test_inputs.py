@@ -41,7 +41,6 @@ def _indefinite(K, lowest=-19.8, seed=0):
     return 0.5 * (out + out.T)
 
 
-
 @pytest.mark.parametrize("cls", SEMI + SUPERVISED)
 def test_indefinite_precomputed_view_warns_with_the_value(cls):
     K, _, y = make_problem(m=2, n=40, P=3, frac_unlabelled=0.0 if cls in SUPERVISED else 0.2, seed=3)
@@ -54,13 +53,11 @@ def test_indefinite_precomputed_view_warns_with_the_value(cls):
     assert true - 1e-9 * abs(true) <= found < 0.9 * true  # a Lanczos upper bound of the lowest eigenvalue, close
 
 
-
 def test_psd_precomputed_views_do_not_warn():
     K, _, y = make_problem(m=3, n=50, P=3, seed=4)
     with warnings.catch_warnings():
         warnings.simplefilter("error", IndefiniteKernelWarning)
         MVLLeastSquares(kernel="precomputed", gamma_W=1e-2).fit(sample_first(K), y)
-
 
 
 def test_grid_warns_for_an_indefinite_view():
@@ -69,7 +66,6 @@ def test_grid_warns_for_an_indefinite_view():
     with pytest.warns(IndefiniteKernelWarning, match=r"view 0 is not positive semi-definite \(lowest eigenvalue "
                                                      r"-3"):
         grid_decision_functions(sample_first(K), y, sample_first(Kt), [1e-3], [0.0], [0.0])
-
 
 
 @pytest.mark.parametrize("bandwidth,what", [(1e300, "2 sigma\\^2 overflows float64"),
@@ -81,12 +77,10 @@ def test_extreme_bandwidth_gives_a_clear_error(bandwidth, what, digits3):
         MVLLeastSquares(views=[76, 64, 6], bandwidth=bandwidth).fit(X, y)
 
 
-
 def test_small_bandwidth_gives_an_identity_kernel_warning(digits3):
     X, y = digits3
     with pytest.warns(DegenerateKernelWarning, match=r"kernel of view 2 is diagonal.*bandwidth 1e-12"):
         MVLLeastSquares(views=[76, 64, 6], bandwidth=[1.0, 1.0, 1e-12]).fit(X, y)
-
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "chi2"])
@@ -101,7 +95,6 @@ def test_constant_feature_view_warns_naming_the_view(kernel, digits3):
     with pytest.raises(ValueError, match=r"view 1: the (median pairwise distance|chi2 scale \('median'\)) of the "
                                          r"training (samples|points) is 0"):
         MVLLeastSquares(views=[76, 64, 6], kernel=kernel, bandwidth="median").fit(X, y)
-
 
 
 def test_lowest_eigenvalue_bound_brackets_the_spectrum_and_is_exact_with_n_steps():

@@ -66,7 +66,6 @@ def test_dense_solver_satisfies_eq_67_68():
     assert np.max(np.abs(resid)) <= 1e-10 * max(1.0, np.max(np.abs(Y_C)))
 
 
-
 @pytest.mark.parametrize("gamma_B,gamma_W,weights", [(0.0, 0.0, None), (0.2, 0.0, None), (0.1, 0.05, None),
                                                      (0.1, 0.05, "random")])
 def test_dense_solve_minimises_the_regularised_least_squares_objective(gamma_B, gamma_W, weights):

@@ -26,11 +26,9 @@ def test_a_direct_solver_answers_the_problem_with_a_result():
     assert np.isnan(get_solver("dense").solve(problem).condition)
 
 
-
 def test_a_solver_without_optc_refuses_the_f_step():
     with pytest.raises(NotImplementedError, match='solver="dense"'):
         get_solver("dense").optc_step(None)
-
 
 
 def test_a_problem_passes_its_three_gammas_as_keywords():

@@ -117,7 +117,6 @@ def test_property_structured_equals_dense(m, P, n_extra, frac, log_gA, gB, gW, s
                                atol=1e-7 * np.max(np.abs(ref)))
 
 
-
 @pytest.mark.parametrize("weights", ["unlabelled", "random", "zeros"])
 @pytest.mark.parametrize("gamma_W", [0.0, 2e-2])
 def test_between_weights_structured_equals_dense(weights, gamma_W):
@@ -141,7 +140,6 @@ def test_between_weights_structured_equals_dense(weights, gamma_W):
         assert np.max(np.abs(a.coef_ - no_b.coef_)) <= 1e-9 * np.max(np.abs(no_b.coef_))
     with pytest.raises(ValueError, match="between_weights"):
         _ls(*gammas, between_weights=-w - 1).fit(Ks, y)
-
 
 
 @pytest.mark.parametrize("m,P", [(1, 2), (2, 3), (4, 2)])
