@@ -135,6 +135,53 @@ def pm_one_targets(y, P):
     return lab, Y
 
 
+def objective_minimiser_values(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, between_weights=None):
+    """The values f (m, n, P) at the training points of the minimiser of eq (10)/(53), times l:
+    sum_i ||y_i - C f(x_i)||^2 + l gamma_A ||f||_K^2 + l gamma_B <f, M_B f> + l gamma_W <f, M_W f>, f = G a,
+    solved as one stacked linear least-squares problem in a (numpy lstsq on the square roots of the quadratic
+    forms by eigh): no normal equations, no eq (68)."""
+    m, n, _ = K.shape
+    P = Y_L.shape[1]
+    N = n * m
+    G = np.zeros((N, N))  # sample-major: index i * m + p
+    for p in range(m):
+        for i in range(n):
+            for j in range(n):
+                G[i * m + p, j * m + p] = K[p, i, j]
+    SC = np.zeros((len(labelled), N))  # a -> C f(x_i) for the labelled i, applied to f
+    for r, i in enumerate(labelled):
+        for p in range(m):
+            SC[r, i * m + p] = c[p]
+    w = np.ones(n) if between_weights is None else np.asarray(between_weights, dtype=float)
+    MB = np.zeros((N, N))
+    for i in range(n):
+        for p in range(m):
+            for q in range(m):
+                MB[i * m + p, i * m + q] = w[i] * ((m if p == q else 0) - 1)
+    MW = np.zeros((N, N))
+    if gamma_W > 0 and L is not None:
+        for p in range(m):
+            for i in range(n):
+                for j in range(n):
+                    MW[i * m + p, j * m + p] = L[p, i, j]
+
+    def root(S):
+        s, V = np.linalg.eigh(0.5 * (S + S.T))
+        return (V * np.sqrt(np.clip(s, 0.0, None))).T
+
+    lw = len(labelled)
+    design = np.vstack([SC @ G, np.sqrt(lw * gamma_A) * root(G), np.sqrt(lw * gamma_B) * root(MB) @ G,
+                        np.sqrt(lw * gamma_W) * root(MW) @ G])
+    target = np.vstack([Y_L, np.zeros((design.shape[0] - len(labelled), P))])
+    a = np.linalg.lstsq(design, target, rcond=None)[0]
+    return (G @ a).reshape(n, m, P).transpose(1, 0, 2)
+
+
+def solver_values(K, coef):
+    """f^p(x_i) = sum_j K^p(x_i, x_j) coef[p, j] for coefficients (m, n, P)."""
+    return np.einsum("pij,pjk->pik", K, coef)
+
+
 def sample_first(K):
     """Per-view arrays (m, n, n) / (m, t, n) of the references -> the estimators' sample-first (n, n, m) / (t, n, m)."""
     return np.ascontiguousarray(np.moveaxis(np.asarray(K), 0, -1))
@@ -225,6 +272,23 @@ def job_stats(text):
     """The first "Job stats" table of a Snakemake run or dry run: {rule: count}, "total" included."""
     assert "Job stats:" in text, text[-3000:]
     return snakemake_log.job_stats(text)
+
+
+# ---------------------------------------------------------------- digits of three classes
+
+
+@pytest.fixture(scope="module")
+def digits3():
+    """60 mfeat digits of three classes, three views (fou, kar, mor), standardised."""
+    from sklearn.preprocessing import StandardScaler
+
+    from mvl.data.embedded import load_mfeat
+
+    ds = load_mfeat(["fou", "kar", "mor"])
+    keep = np.concatenate([np.flatnonzero(ds.y == k)[:20] for k in (1, 4, 7)])
+    X = StandardScaler().fit_transform(np.hstack(ds.views)[keep])
+    y = ds.y[keep]
+    return X, y
 
 
 # ---------------------------------------------------------------- the manifold data of the operator solvers

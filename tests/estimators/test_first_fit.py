@@ -1,6 +1,6 @@
-"""The first fit a user makes: label semantics, warnings instead of silent garbage, clear errors,
-parameter validation, memory estimates, held-out restart selection inside a Pipeline, the MVML model size and
-the data CLI. Every test here failed before the issue was fixed."""
+"""The first fit a user makes: the default graph, parameter validation, memory estimates, held-out restart
+selection inside a Pipeline, the MVML model size and the data CLI (label semantics and the regularisation warning:
+test_base.py; the kernel warnings and errors: test_inputs.py). Every test here failed before the issue was fixed."""
 
 from __future__ import annotations
 
@@ -29,12 +29,6 @@ from mvl import (
     OrthogonalMultiViewPerceptron,
     grid_decision_functions,
 )
-from mvl.estimators.base import (
-    DegenerateKernelWarning,
-    IndefiniteKernelWarning,
-    RegularizationWarning,
-    UnlabelledMarkerWarning,
-)
 from mvl.data.embedded import load_mfeat
 from mvl.memory import InsufficientMemoryError
 
@@ -46,16 +40,6 @@ FAST = {MVLLeastSquaresOptC: dict(n_restarts=3, n_iter=5, random_state=0)}
 
 def _make(cls, **kw):
     return cls(**{**FAST.get(cls, {}), **kw})
-
-
-@pytest.fixture(scope="module")
-def digits3():
-    """60 mfeat digits of three classes, three views (fou, kar, mor), standardised."""
-    ds = load_mfeat(["fou", "kar", "mor"])
-    keep = np.concatenate([np.flatnonzero(ds.y == k)[:20] for k in (1, 4, 7)])
-    X = StandardScaler().fit_transform(np.hstack(ds.views)[keep])
-    y = ds.y[keep]
-    return X, y
 
 
 # ----------------------------------------------------------------------------------------- the default graph
@@ -128,146 +112,6 @@ def test_the_papers_graph_is_one_parameter_away():
     L = np.stack([graph_laplacian(Kp, normalized=True) for Kp in K])  # W = K, dense
     c = MVLLeastSquares(kernel="precomputed", laplacian=sample_first(L)).fit(sample_first(K), y)
     np.testing.assert_allclose(a.coef_, c.coef_, rtol=1e-10, atol=1e-12 * np.abs(c.coef_).max())
-
-
-# ----------------------------------------------------------------------------------------- -1 in the labels
-
-
-@pytest.mark.parametrize("cls", SUPERVISED)
-def test_supervised_estimators_treat_minus_one_as_a_class(cls, digits3):
-    X, y = digits3
-    y3 = np.select([y == 1, y == 4], [-1, 0], 1)  # three classes {-1, 0, 1}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no label warning: -1 is an ordinary class here
-        est = cls(views=[76, 64, 6]).fit(X, y3)
-    np.testing.assert_array_equal(est.classes_, [-1, 0, 1])
-    assert est.score(X, y3) > 0.8  # the samples of class -1 are scored, not skipped
-    assert np.mean(est.predict(X[y3 == -1]) == -1) > 0.8
-
-
-@pytest.mark.parametrize("cls", SEMI)
-def test_semi_supervised_warn_when_minus_one_may_be_a_class(cls, digits3):
-    X, y = digits3
-    y3 = np.select([y == 1, y == 4], [-1, 0], 1)  # meant as {-1, 0, 1}: read as unlabelled + {0, 1}
-    with pytest.warns(UnlabelledMarkerWarning, match=r"20 sample\(s\) labelled -1 are read as unlabelled \(the other "
-                                                     r"labels are \{0, 1\}\).*np\.where\(y == -1, 0, 1\)"):
-        est = _make(cls, views=[76, 64, 6]).fit(X, y3)
-    np.testing.assert_array_equal(est.classes_, [0, 1])
-    # {-1, +1}: one labelled class; the error says that -1 is the unlabelled marker and how to recode
-    ypm = np.where(y == 1, -1, 1)
-    with pytest.raises(ValueError, match=r"one class only \(\[1\]\) and 20 unlabelled \(-1\); -1 marks an unlabelled "
-                                         r"sample here; to fit a binary problem labelled \{-1, \+1\}, recode it"):
-        _make(cls, views=[76, 64, 6]).fit(X, ypm)
-    # unlabelled samples that do not enter the fit (gamma_B = gamma_W = 0)
-    ysemi = y.copy()
-    ysemi[::4] = -1
-    with pytest.warns(UnlabelledMarkerWarning, match="with gamma_B = gamma_W = 0 they do not enter the fit"):
-        _make(cls, views=[76, 64, 6], gamma_B=0.0, gamma_W=0.0).fit(X, ysemi)
-
-
-@pytest.mark.parametrize("cls", SEMI)
-def test_an_ordinary_semi_supervised_fit_is_silent(cls, digits3):
-    X, y = digits3
-    ysemi = y.copy()
-    ysemi[::4] = -1
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        est = _make(cls, views=[76, 64, 6], gamma_W=1e-2).fit(X, ysemi)
-    assert est.score(X, y) > 0.9
-
-
-# ----------------------------------------------------------------------------------------- regularisation
-
-
-SWAMPED = r"{}: the regularisation swamps the data term \(.*\): .*so the model ignores the labels; decrease"
-
-
-@pytest.mark.parametrize("cls", SEMI)
-@pytest.mark.parametrize("which", ["gamma_A", "gamma_B", "gamma_W"])
-def test_regularisation_that_swamps_the_data_warns_the_same_in_every_estimator(cls, which, digits3):
-    X, y = digits3
-    ysemi = y.copy()
-    ysemi[::4] = -1
-    kw = dict(gamma_A=1e-5, gamma_B=1e-6, gamma_W=1e-3, n_neighbors=10)
-    kw[which] = 1e300
-    with pytest.warns(RegularizationWarning, match=SWAMPED.format(cls.__name__)):
-        _make(cls, views=[76, 64, 6], **kw).fit(X, ysemi)
-
-
-def test_mvml_lambda_that_swamps_the_data_warns(digits3):
-    X, y = digits3
-    with pytest.warns(RegularizationWarning, match=SWAMPED.format("MVML") + " lmbda"):
-        MVML(views=[76, 64, 6], lmbda=1e300).fit(X, y)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RegularizationWarning)
-        MVML(views=[76, 64, 6]).fit(X, y)
-
-
-# ----------------------------------------------------------------------------------------- kernels
-
-
-def _indefinite(K, lowest=-19.8, seed=0):
-    """K (n, n) with one eigen-direction turned negative: lowest eigenvalue ``lowest``."""
-    s, V = np.linalg.eigh(K)
-    v = V[:, -1]
-    out = K - (s[-1] - lowest) * np.outer(v, v)
-    return 0.5 * (out + out.T)
-
-
-@pytest.mark.parametrize("cls", SEMI + SUPERVISED)
-def test_indefinite_precomputed_view_warns_with_the_value(cls):
-    K, _, y = make_problem(m=2, n=40, P=3, frac_unlabelled=0.0 if cls in SUPERVISED else 0.2, seed=3)
-    K[1] = _indefinite(K[1])
-    true = np.linalg.eigvalsh(K[1])[0]
-    with pytest.warns(IndefiniteKernelWarning, match=r"view 1 is not positive semi-definite: its lowest eigenvalue is "
-                                                     r"at most (-\d+\.\d+)") as rec:
-        _make(cls, kernel="precomputed").fit(sample_first(K), y)
-    found = float(re.search(r"at most (-[\d.e+]+)", str(rec[0].message)).group(1))
-    assert true - 1e-9 * abs(true) <= found < 0.9 * true  # a Lanczos upper bound of the lowest eigenvalue, close
-
-
-def test_psd_precomputed_views_do_not_warn():
-    K, _, y = make_problem(m=3, n=50, P=3, seed=4)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", IndefiniteKernelWarning)
-        MVLLeastSquares(kernel="precomputed", gamma_W=1e-2).fit(sample_first(K), y)
-
-
-def test_grid_warns_for_an_indefinite_view():
-    K, Kt, y = make_problem(m=2, n=30, P=2, seed=5)
-    K[0] = _indefinite(K[0], lowest=-3.0)
-    with pytest.warns(IndefiniteKernelWarning, match=r"view 0 is not positive semi-definite \(lowest eigenvalue "
-                                                     r"-3"):
-        grid_decision_functions(sample_first(K), y, sample_first(Kt), [1e-3], [0.0], [0.0])
-
-
-@pytest.mark.parametrize("bandwidth,what", [(1e300, "2 sigma\\^2 overflows float64"),
-                                            (1e-300, "2 sigma\\^2 underflows float64 to 0")])
-def test_extreme_bandwidth_gives_a_clear_error(bandwidth, what, digits3):
-    X, y = digits3
-    with pytest.raises(ValueError, match=re.escape(f"bandwidth of view 0 = {bandwidth:g}: ") + what
-                       + r".*median pairwise distance of the training samples of view 0 is \d"):
-        MVLLeastSquares(views=[76, 64, 6], bandwidth=bandwidth).fit(X, y)
-
-
-def test_small_bandwidth_gives_an_identity_kernel_warning(digits3):
-    X, y = digits3
-    with pytest.warns(DegenerateKernelWarning, match=r"kernel of view 2 is diagonal.*bandwidth 1e-12"):
-        MVLLeastSquares(views=[76, 64, 6], bandwidth=[1.0, 1.0, 1e-12]).fit(X, y)
-
-
-@pytest.mark.parametrize("kernel", ["rbf", "chi2"])
-def test_constant_feature_view_warns_naming_the_view(kernel, digits3):
-    X, y = digits3
-    X = np.abs(X) if kernel == "chi2" else X.copy()
-    X[:, 76:140] = 3.0  # view 1 constant
-    with pytest.warns(DegenerateKernelWarning, match=r"kernel of view 1 is constant \(1 everywhere\)"):
-        est = MVLLeastSquares(views=[76, 64, 6], kernel=kernel).fit(X, y)
-    assert est.score(X, y) > 0.9  # the other views carry the fit
-    X[:5, 76] = 5.0  # 5 samples differ from the other 55: most pairs are equal, the median distance is 0
-    with pytest.raises(ValueError, match=r"view 1: the (median pairwise distance|chi2 scale \('median'\)) of the "
-                                         r"training (samples|points) is 0"):
-        MVLLeastSquares(views=[76, 64, 6], kernel=kernel, bandwidth="median").fit(X, y)
 
 
 # ----------------------------------------------------------------------------------------- parameters

@@ -2,7 +2,7 @@
 
 Every estimator option is checked against an independent reference whose Laplacian is built here:
 kNN weights by an explicit loop, L by :func:`mvl.graph.laplacian` of those weights (checked itself
-against scipy's csgraph in test_kernels_graph.py), and L^p by ``np.linalg.matrix_power``.
+against scipy's csgraph in tests/test_graph.py), and L^p by ``np.linalg.matrix_power``.
 
 * m = 1: Laplacian RLS solved directly, a = (J K + l gamma_A I + l gamma_W L^p K)^{-1} J Y;
 * m > 1: the dense (u+l)m system of eq (67)-(68) (``solver="dense"``), which shares no code with the
