@@ -343,3 +343,27 @@ def manifold_labels(manifold):
     y = np.full(300, -1)
     y[manifold["labelled"]] = manifold["y"][manifold["labelled"]]
     return y
+
+
+def random_c(m, rng):
+    """A combination vector with at least one negative entry."""
+    c = rng.uniform(0.2, 1.5, size=m) * rng.choice([-1.0, 1.0], size=m)
+    c[0] = -abs(c[0])
+    return c
+
+
+def fit_precomputed(K, y, solver, **kw):
+    """The paper's MVL-LS fitted on the per-view kernels K (m, n, n) (and an explicit per-view laplacian (m, n, n)),
+    passed to the estimator sample-first with kernel="precomputed"."""
+    import mvl
+
+    if not isinstance(kw.get("laplacian", "normalized"), str):
+        kw["laplacian"] = sample_first(kw["laplacian"])
+    return paper_model(mvl.MVLLeastSquares)(solver=solver, kernel="precomputed", **kw).fit(sample_first(K), y)
+
+
+def precomputed_ls(*gammas, **kw):
+    """The paper's MVL-LS on precomputed kernels; ``gammas``: leading gamma_A, gamma_B, gamma_W."""
+    import mvl
+
+    return paper_model(mvl.MVLLeastSquares)(**gamma_kw(gammas), kernel="precomputed", **kw)

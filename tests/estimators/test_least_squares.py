@@ -19,7 +19,9 @@ import warnings
 import numpy as np
 import pytest
 from conftest import (
-    gamma_kw,
+    fit_precomputed as _fit,
+    precomputed_ls as _ls,
+    random_c as _random_c,
     paper_model,
     make_linear_problem,
     make_problem,
@@ -35,26 +37,6 @@ from mvl import grid_decision_functions
 # ---------------------------------------------------------------- helpers
 
 MVLLeastSquares = paper_model(mvl.MVLLeastSquares)  # the paper's model unless a test says otherwise
-
-
-def _random_c(m, rng):
-    """A combination vector with at least one negative entry."""
-    c = rng.uniform(0.2, 1.5, size=m) * rng.choice([-1.0, 1.0], size=m)
-    c[0] = -abs(c[0])
-    return c
-
-
-def _fit(K, y, solver, **kw):
-    """Fit on the per-view kernels K (m, n, n) (and an explicit per-view laplacian (m, n, n)), passed to the
-    estimator sample-first with kernel="precomputed"."""
-    if not isinstance(kw.get("laplacian", "normalized"), str):
-        kw["laplacian"] = sample_first(kw["laplacian"])
-    return MVLLeastSquares(solver=solver, kernel="precomputed", **kw).fit(sample_first(K), y)
-
-
-def _ls(*gammas, **kw):
-    """MVLLeastSquares on precomputed kernels; ``gammas``: leading gamma_A, gamma_B, gamma_W."""
-    return MVLLeastSquares(**gamma_kw(gammas), kernel="precomputed", **kw)
 
 
 def _two_class(F):
