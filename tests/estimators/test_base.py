@@ -14,13 +14,11 @@ from sklearn.metrics import accuracy_score
 
 from mvl import (
     MVML,
-    KernelMultiViewPerceptron,
-    MVLBinarySVM,
     MVLLeastSquares,
-    MVLLeastSquaresOptC,
-    MVLSVM,
-    OrthogonalMultiViewPerceptron,
 )
+
+from .families import SEMI, SUPERVISED
+from .families import make as _make
 from mvl.estimators.base import (
     LaplacianOption,
     RegularizationWarning,
@@ -29,13 +27,7 @@ from mvl.estimators.base import (
     check_swamped,
 )
 
-SEMI = [MVLLeastSquares, MVLLeastSquaresOptC, MVLSVM, MVLBinarySVM]
-SUPERVISED = [MVML, KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron]
-FAST = {MVLLeastSquaresOptC: dict(n_restarts=3, n_iter=5, random_state=0)}
 
-
-def _make(cls, **kw):
-    return cls(**{**FAST.get(cls, {}), **kw})
 
 
 SWAMPED = r"{}: the regularisation swamps the data term \(.*\): .*so the model ignores the labels; decrease"

@@ -26,20 +26,16 @@ from mvl import (
     MVLLeastSquaresCV,
     MVLLeastSquaresOptC,
     MVLSVM,
-    OrthogonalMultiViewPerceptron,
     grid_decision_functions,
 )
 from mvl.data.embedded import load_mfeat
+
+from .families import SEMI, SUPERVISED
+from .families import make as _make
 from mvl.memory import InsufficientMemoryError
 
-SEMI = [MVLLeastSquares, MVLLeastSquaresOptC, MVLSVM, MVLBinarySVM]
-SUPERVISED = [MVML, KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron]
 ALL = SEMI + SUPERVISED + [MVLLeastSquaresCV]
-FAST = {MVLLeastSquaresOptC: dict(n_restarts=3, n_iter=5, random_state=0)}
 
-
-def _make(cls, **kw):
-    return cls(**{**FAST.get(cls, {}), **kw})
 
 
 # ----------------------------------------------------------------------------------------- the default graph

@@ -12,25 +12,16 @@ from conftest import make_problem, sample_first
 from scipy import sparse
 
 from mvl import (
-    MVML,
-    KernelMultiViewPerceptron,
-    MVLBinarySVM,
     MVLLeastSquares,
-    MVLLeastSquaresOptC,
-    MVLSVM,
-    OrthogonalMultiViewPerceptron,
     grid_decision_functions,
 )
 from mvl.estimators.base import DegenerateKernelWarning, IndefiniteKernelWarning
+
+from .families import SEMI, SUPERVISED
+from .families import make as _make
 from mvl.estimators.inputs import is_view_list, lowest_eigenvalue_bound, reject_sparse, take_samples, usable_views
 
-SEMI = [MVLLeastSquares, MVLLeastSquaresOptC, MVLSVM, MVLBinarySVM]
-SUPERVISED = [MVML, KernelMultiViewPerceptron, OrthogonalMultiViewPerceptron]
-FAST = {MVLLeastSquaresOptC: dict(n_restarts=3, n_iter=5, random_state=0)}
 
-
-def _make(cls, **kw):
-    return cls(**{**FAST.get(cls, {}), **kw})
 
 
 def _indefinite(K, lowest=-19.8, seed=0):
