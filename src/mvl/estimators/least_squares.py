@@ -25,6 +25,7 @@ from .base import (
 from ..exceptions import IllConditionedWarning
 from ..solvers import MVLProblem, SOLVERS, choose_solver, get_solver
 from ..validation import check_combination
+from .poisson_fit import LOSSES, fit_poisson, poisson_decision, resolve_loss
 
 __all__ = ["MVLLeastSquares", "MEMORY_ADVICE", "memory_budget", "sample_and_view_counts", "kept_for_prediction"]
 
@@ -40,6 +41,18 @@ def _holds_nan(X):
         return bool(np.isnan(np.asarray(X, dtype=np.float64)).any())
     except (TypeError, ValueError):
         return False
+
+
+def _n_labelled_classes(y):
+    """The number of distinct labels among the labelled samples of ``y`` (0 if they cannot be told apart here: the
+    validation of the fit reports it)."""
+    if y is None:
+        return 0
+    try:
+        ya = np.asarray(y).ravel()
+        return len(np.unique(ya[~unlabelled_mask(ya)]))
+    except (TypeError, ValueError):
+        return 0
 
 
 MEMORY_ADVICE = ('use solver="cg" (exact, iterative: no n x n factorisation) or solver="nystrom" (approximate, '
@@ -160,6 +173,18 @@ class MVLLeastSquares(MVLClassifier):
         indicator of the unlabelled points gives co-regularization on them (Section 3.4, eq 43-48;
         Sindhwani & Rosenberg 2008, see :mod:`mvl.coreg`).
     {kernel, views, bandwidth}
+    loss : "auto", "squared", "poisson" or "squared+poisson", default "auto"
+        The data term. "squared": the labelled least squares of eq (53), (1/l) sum_j ||y_j - C f(x_j)||^2.
+        "poisson": the centred source term of Poisson learning (Calder et al. 2020) in its place,
+        -(2/l) sum_j <y_j - ybar, C f(x_j)>, ybar the mean target (:mod:`mvl.solvers.poisson`): the low-label
+        remedy of a graph-dominated fit, which otherwise tends to a constant with spikes at the labels.
+        "squared+poisson": both. The Poisson-type terms use one self-tuned 10-NN graph of the concatenated
+        standardised views, L = D - W, for every view (not ``laplacian``, ``n_neighbors``, ``laplacian_power``,
+        ``graph_weights``), gamma_W raised to gamma_A / 1e-5 if smaller with "poisson", solvers "structured" or
+        "dense", complete views, and predict new points by the graph's induction rule
+        (:mod:`mvl.estimators.poisson_fit`). "auto": "poisson" when at most 3 points per class are labelled on
+        average and some are unlabelled, "squared" otherwise (the threshold chosen on validation draws,
+        :data:`mvl.estimators.poisson_fit.AUTO_LABELS_PER_CLASS`).
 
     Attributes
     ----------
@@ -184,6 +209,8 @@ class MVLLeastSquares(MVLClassifier):
         "cg", "graph": iterations and the final relative residual of (68) ("graph": the smaller of it and the
         estimated relative objective error, see ``tol``); the direct solvers: 1 and None.
     {view_attributes}
+    loss_ : str
+        The data term used ("auto" resolved).
     view_mask_ : bool array (n, m) or None
         Which training samples have which view (True: present); None when no view is missing.
 
@@ -240,6 +267,7 @@ class MVLLeastSquares(MVLClassifier):
         "max_memory": [None, POSITIVE],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "loss": [StrOptions(set(LOSSES))],
     }
     _memory_advice = MEMORY_ADVICE
     _missing_views = True
@@ -247,7 +275,7 @@ class MVLLeastSquares(MVLClassifier):
     def __init__(self, *, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, laplacian="normalized",
                  solver="auto", n_neighbors=5, n_classes=None, between_weights=None, laplacian_power=None,
                  graph_weights="kernel", kernel="rbf", views=None, bandwidth=None, n_components=1000, tol=1e-6,
-                 max_iter=500, max_memory=None, random_state=None, verbose=0):
+                 max_iter=500, max_memory=None, random_state=None, verbose=0, loss="squared"):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -268,6 +296,7 @@ class MVLLeastSquares(MVLClassifier):
         self.max_memory = max_memory
         self.random_state = random_state
         self.verbose = verbose
+        self.loss = loss
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -277,6 +306,10 @@ class MVLLeastSquares(MVLClassifier):
         budget = memory_budget(self)
         n, m = sample_and_view_counts(self, X)
         l = n if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
+        self.loss_ = resolve_loss(self.loss, l, _n_labelled_classes(y), n)
+        self._decision_rule = None
+        if self.loss_ != "squared":  # the centred source term (mvl.estimators.poisson_fit)
+            return fit_poisson(self, X, y, self.loss_)
         self.regime_ = None
         regime = None
         if self.n_neighbors is not None and isinstance(self.laplacian, str) and self.gamma_W > 0 and self.gamma_A > 0:
@@ -348,3 +381,10 @@ class MVLLeastSquares(MVLClassifier):
                       np.argmax(problem.Y_L, axis=1))
         return self
 
+    def decision_function(self, X):
+        """Scores of the samples of X: (t,) for two classes (positive: ``classes_[1]``), (t, P) otherwise. After a
+        Poisson-type fit (``loss_``), the outputs of :mod:`mvl.estimators.poisson_fit` (the induction rule for
+        feature views) minus the fitted class shift."""
+        if getattr(self, "_decision_rule", None) is not None:
+            return poisson_decision(self, X)
+        return super().decision_function(X)

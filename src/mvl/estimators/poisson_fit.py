@@ -1,0 +1,153 @@
+"""The Poisson-type data terms of :class:`mvl.MVLLeastSquares` (``loss="poisson"``, ``"squared+poisson"``, and
+``"auto"`` at few labels): the fit and the prediction. The term and its system are derived in
+:mod:`mvl.solvers.poisson`; the graph and the out-of-sample rule are in :mod:`mvl.selftuned_graph`.
+
+**The graph.** One self-tuned k-NN graph (k = :data:`POISSON_NEIGHBORS`) of the concatenated standardised views (or
+of the summed kernels' distance for precomputed kernels), L = D - W, shared by every view's function; this replaces
+the per-view graph of ``laplacian``, ``n_neighbors``, ``laplacian_power`` and ``graph_weights`` (which the Poisson-type
+terms do not read). Chosen on validation draws (``benchmarks/bench_poisson.py validate``, seeds 100-104, never the
+reported ones): per-view graphs, averaged or each view its own, lose 10-15 points on mfeat and multi-view MNIST (a
+view's graph with several components breaks the centred sources); the self-tuned weights beat the Gaussian kernel
+weights on USPST and MNIST and tie on mfeat; k = 10 ~ 5 > 20; L^2 and the normalized Laplacian lose (the latter
+falls to chance at small gamma_A: its null space is not the constants).
+
+**The scale.** With the source term alone the solution depends on gamma_A / gamma_W and gamma_B / gamma_W only.
+The validated ratio is gamma_A / gamma_W = :data:`POISSON_RATIO` (1e-5 ~ 1e-4 best; 1e-3, the package defaults'
+1e-5 / 1e-2, loses 0.4 points on mfeat and 2 on USPST at one label per class, 1e-2 loses 4-8), so ``loss="poisson"``
+raises gamma_W to gamma_A / POISSON_RATIO when it is smaller and scales gamma_B with it (:func:`poisson_gammas`);
+``"squared+poisson"`` takes the gammas as given (its labelled squared term has a scale of its own).
+
+**Prediction.** Feature views: the induction rule of :mod:`mvl.selftuned_graph` (the weighted mean of the training
+outputs at a point's 10 nearest training points; a training point gets its own output). The representer theorem
+also gives out-of-sample values, C f(x) = sum_p c_p K^p(x, X) A_p, but on validation they lost up to 28 points to
+the transductive ones at one label per class (multi-view MNIST: the kernel term is 1e-5 of the graph term, so f is
+shaped by the graph on the training points and the kernel extension off them is nearly flat). Precomputed kernels:
+the representer rule (the induction needs k(x, x) of the new points, which the cross-kernel input does not hold).
+The class of an output is the argmax after the degree-weighted shift of :func:`mvl.solvers.poisson.fit_decision`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..labels import encode_targets
+
+__all__ = ["LOSSES", "AUTO_LABELS_PER_CLASS", "POISSON_NEIGHBORS", "POISSON_RATIO", "POISSON_SOLVERS", "resolve_loss",
+           "poisson_gammas", "fit_poisson", "poisson_decision"]
+
+LOSSES = ("auto", "squared", "poisson", "squared+poisson")
+"""The data terms of MVL-LS: the labelled least squares of eq (53), the centred source term, the two joined, or
+"auto" (:func:`resolve_loss`)."""
+
+AUTO_LABELS_PER_CLASS = 3
+"""``loss="auto"``: the Poisson-type term when the labelled points are at most this many per class on average
+(l / P) and some points are unlabelled, the squared loss otherwise (chosen on validation draws:
+``docs/guide/few_labels.md``)."""
+
+POISSON_NEIGHBORS = 10
+"""k of the Poisson-type fit's self-tuned graph (graphlearning's default; the point itself counted)."""
+
+POISSON_RATIO = 1e-5
+"""The validated gamma_A / gamma_W of the source term (``benchmarks/bench_poisson.py validate``)."""
+
+POISSON_SOLVERS = ("auto", "structured", "dense")
+"""The solvers of the Poisson-type fit: "structured" (:func:`mvl.solvers.poisson.solve_structured`, O(m n^3); "auto"
+is it) and "dense" (the textbook reference, for tests)."""
+
+
+def resolve_loss(loss, n_labelled, n_classes, n):
+    """The data term of a fit: ``loss`` itself, or for "auto" "poisson" when n_labelled / n_classes <=
+    :data:`AUTO_LABELS_PER_CLASS` and n_labelled < n (some points unlabelled), else "squared"."""
+    if loss != "auto":
+        return loss
+    few = n_labelled <= AUTO_LABELS_PER_CLASS * max(n_classes, 1)
+    return "poisson" if few and n_labelled < n else "squared"
+
+
+def poisson_gammas(est, loss):
+    """(gamma_A, gamma_B, gamma_W) of a Poisson-type fit: with ``loss="poisson"`` gamma_W is raised to gamma_A /
+    :data:`POISSON_RATIO` when smaller (the source term alone sees only the ratios; a larger gamma_W, i.e. a smaller
+    ratio, is kept) and gamma_B scaled by the same factor; ``"squared+poisson"``: the gammas as given."""
+    gA, gB, gW = float(est.gamma_A), float(est.gamma_B), float(est.gamma_W)
+    if loss == "poisson" and gW < gA / POISSON_RATIO:
+        scale = gA / POISSON_RATIO / gW if gW > 0 else None
+        gB = gB * scale if scale is not None else gB
+        gW = gA / POISSON_RATIO
+    return gA, gB, gW
+
+
+def fit_poisson(est, X, y, loss):
+    """Fit ``est`` (:class:`mvl.MVLLeastSquares`) with the Poisson-type ``loss``; sets the fitted attributes."""
+    import time
+
+    from ..selftuned_graph import GraphSpace, kernel_distances, selftuned_weights, unnormalized_laplacian
+    from ..solvers.poisson import combined_outputs, fit_decision, solve_dense, solve_structured
+    from ..validation import check_combination
+    from .base import check_swamped
+
+    solver = est.solver
+    if solver not in POISSON_SOLVERS:
+        raise ValueError(f'loss="{loss}" is solved by solver "structured" (or "dense", the textbook reference), not '
+                         f'"{solver}": the cg, graph and nystrom solvers, and missing views, are not implemented for '
+                         'the source term (mvl.solvers.poisson says what each would cost)')
+    K = est._fit_kernels(X)
+    if est.view_mask_ is not None:
+        raise ValueError(f'loss="{loss}" needs complete views (no NaN rows); use loss="squared" with missing views')
+    m, n, _ = K.shape
+    y_enc, labelled = est._fit_labels(y, n)
+    P = len(est.classes_)
+    Y_L = encode_targets(y_enc[labelled], P)
+    if est.kernel == "precomputed":
+        est._graph_space, Z = None, None
+        W = selftuned_weights(None, POISSON_NEIGHBORS, distances=kernel_distances(K))
+    else:
+        est._graph_space = GraphSpace(est._fit_views)
+        Z = est._graph_space.transform(est._fit_views)
+        W = selftuned_weights(Z, POISSON_NEIGHBORS)
+    L, degrees = unnormalized_laplacian(W)
+    c = check_combination(est.c, m)
+    gA, gB, gW = poisson_gammas(est, loss)
+    t0 = time.perf_counter()
+    if solver == "dense":
+        coef = solve_dense(K, labelled, Y_L, c, gA, gB, gW, np.stack([L.toarray()] * m), loss=loss)
+    else:
+        Ls = [L] * m if loss == "poisson" else np.stack([L.toarray()] * m)
+        coef = solve_structured(K, labelled, Y_L, c, gA, gB, gW, Ls, loss=loss)
+    est.fit_seconds_ = time.perf_counter() - t0
+    if not np.all(np.isfinite(coef)):
+        raise FloatingPointError(f"the solution has NaN or inf entries; increase gamma_A (now {gA:g})")
+    F = combined_outputs(K, coef, c)
+    est._decision_rule = fit_decision(F, weights=degrees)
+    est._train_outputs = F
+    est._graph_points = Z
+    est.coef_, est.c_ = coef, c
+    est.n_labelled_ = len(labelled)
+    est.solver_ = "dense" if solver == "dense" else "structured"
+    est.loss_ = loss
+    est.condition_estimate_ = np.nan
+    est.centres_ = None
+    est.n_iter_, est.residual_ = 1, None
+    est._scalable = None
+    check_swamped(est, _two_class(est._decision_rule.scores(F[labelled])),
+                  (("gamma_A", gA), ("gamma_B", gB), ("gamma_W", gW)), y_enc[labelled])
+    return est
+
+
+def _two_class(S):
+    return 0.5 * (S[:, 1] - S[:, 0]) if S.shape[1] == 2 else S
+
+
+def poisson_decision(est, X):
+    """Decision values (t,) or (t, P) of a Poisson-type fit at the points X (module docstring)."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(est)
+    if est._graph_space is None:  # precomputed kernels: the representer rule
+        F = est._outputs(est._test_kernels(X))
+    else:
+        from ..selftuned_graph import knn_induction
+
+        views = est._feature_views(X, reset=False)
+        F = knn_induction(est._graph_points, est._train_outputs, est._graph_space.transform(views),
+                          POISSON_NEIGHBORS)
+    return _two_class(est._decision_rule.scores(F))

@@ -1,0 +1,155 @@
+"""MVL-LS with the Poisson-type data terms (``loss=``, mvl.estimators.poisson_fit): the estimator against the dense
+textbook system on the self-tuned graph built by brute force, its graph limit against graphlearning's Poisson
+learning, the induction rule against a brute-force implementation, and the choice of ``loss="auto"``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mvl import MVLLeastSquares
+from mvl.estimators.poisson_fit import AUTO_LABELS_PER_CLASS, POISSON_NEIGHBORS, poisson_gammas, resolve_loss
+from mvl.solvers.poisson import fit_decision, solve_dense
+
+
+def _data(n=60, P=3, seed=0, labels_per_class=2, spread=3.0):
+    """Two feature views of P Gaussian clusters; ``labels_per_class`` labelled points per class, the rest -1."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % P
+    centres = rng.normal(scale=spread, size=(P, 5))
+    X = centres[y] + rng.normal(size=(n, 5))
+    yy = np.full(n, -1)
+    for c in range(P):
+        yy[np.flatnonzero(y == c)[:labels_per_class]] = c
+    return X, y, yy
+
+
+def _brute_graph(X, k):
+    """The standardised concatenated columns and D - W of graphlearning's self-tuned k-NN weights, plain numpy."""
+    sd = X.std(axis=0)
+    Z = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    D = np.sqrt(((Z[:, None] - Z[None]) ** 2).sum(-1))
+    n = len(Z)
+    W = np.zeros((n, n))
+    for i in range(n):
+        nb = np.argsort(D[i], kind="stable")[:k]  # itself first
+        W[i, nb] = np.exp(-4 * D[i, nb] ** 2 / D[i, nb[-1]] ** 2)
+    W = (W + W.T) / 2
+    np.fill_diagonal(W, 0.0)
+    return Z, np.diag(W.sum(1)) - W, W.sum(1)
+
+
+@pytest.mark.parametrize("loss", ["poisson", "squared+poisson"])
+def test_estimator_solves_the_dense_textbook_system(loss):
+    X, _, yy = _data()
+    gammas = dict(gamma_A=1e-5, gamma_B=1e-2, gamma_W=1.0)  # gamma_A / gamma_W = POISSON_RATIO: used as given
+    est = MVLLeastSquares(views=[3, 2], loss=loss, solver="structured", **gammas).fit(X, yy)
+    dense = MVLLeastSquares(views=[3, 2], loss=loss, solver="dense", **gammas)
+    dense.fit(X, yy)
+    K = np.stack([np.exp(-((v[:, None] - v[None]) ** 2).sum(-1) / (2 * s**2))
+                  for v, s in zip((X[:, :3], X[:, 3:]), est.bandwidths_, strict=True)])
+    _, L, _ = _brute_graph(X, POISSON_NEIGHBORS)
+    labelled = np.flatnonzero(yy >= 0)
+    Y = 2 * np.eye(3)[yy[labelled]] - 1
+    ref = solve_dense(K, labelled, Y, np.full(2, 0.5), 1e-5, 1e-2, 1.0, np.stack([L, L]), loss=loss)
+    scale = np.abs(ref).max()
+    np.testing.assert_allclose(est.coef_, ref, rtol=0, atol=1e-8 * scale)
+    np.testing.assert_allclose(dense.coef_, ref, rtol=0, atol=1e-8 * scale)
+    assert est.loss_ == loss and est.solver_ == "structured" and dense.solver_ == "dense"
+
+
+def test_graph_limit_is_poisson_learning():
+    """One view, gamma_A -> 0: the estimator's transductive predictions are graphlearning's Poisson learning on the
+    same graph (the self-tuned 10-NN graph of the standardised features)."""
+    gl = pytest.importorskip("graphlearning")
+    from sklearn.neighbors import NearestNeighbors
+
+    X, _, yy = _data(n=90, seed=3, labels_per_class=1, spread=1.0)  # overlapping clusters: a connected graph
+    est = MVLLeastSquares(loss="poisson", gamma_A=1e-8, gamma_W=1.0).fit(X, yy)
+    Z, _, _ = _brute_graph(X, POISSON_NEIGHBORS)
+    dist, ind = NearestNeighbors(n_neighbors=POISSON_NEIGHBORS).fit(Z).kneighbors(Z)
+    W = gl.weightmatrix.knn(None, POISSON_NEIGHBORS, knn_data=(ind, dist))
+    labelled = np.flatnonzero(yy >= 0)
+    ref = gl.ssl.poisson(W, tol=1e-12).fit_predict(labelled, yy[labelled])
+    np.testing.assert_array_equal(est.predict(X), ref)
+
+
+def test_poisson_gammas_hold_the_validated_ratio():
+    est = MVLLeastSquares(gamma_A=1e-5, gamma_B=1e-4, gamma_W=1e-2)  # the package defaults' ratio, 1e-3
+    assert poisson_gammas(est, "poisson") == pytest.approx((1e-5, 1e-2, 1.0))
+    assert poisson_gammas(est, "squared+poisson") == (1e-5, 1e-4, 1e-2)
+    est.set_params(gamma_W=10.0)  # a smaller ratio than the validated one is kept
+    assert poisson_gammas(est, "poisson") == (1e-5, 1e-4, 10.0)
+
+
+def test_induction_rule_against_brute_force():
+    X, y, yy = _data(seed=1)
+    train, test = np.arange(60) % 5 != 0, np.arange(60) % 5 == 0
+    est = MVLLeastSquares(views=[3, 2], loss="poisson").fit(X[train], yy[train])
+    Z, _, degrees = _brute_graph(X[train], POISSON_NEIGHBORS)
+    K = np.stack([np.exp(-((v[:, None] - v[None]) ** 2).sum(-1) / (2 * s**2))
+                  for v, s in zip((X[train][:, :3], X[train][:, 3:]), est.bandwidths_, strict=True)])
+    F = np.einsum("pnm,pmk,p->nk", K, est.coef_, est.c_)
+    rule = fit_decision(F, weights=degrees)
+    sd = X[train].std(axis=0)
+    Zt = (X[test] - X[train].mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    expected = []
+    for z in Zt:  # the weighted mean of the outputs at the 10 nearest training points
+        d = np.sqrt(((Z - z) ** 2).sum(1))
+        nb = np.argsort(d, kind="stable")[:POISSON_NEIGHBORS]
+        w = np.exp(-4 * d[nb] ** 2 / d[nb[-1]] ** 2)
+        expected.append(w @ F[nb] / w.sum())
+    np.testing.assert_allclose(est.decision_function(X[test]), rule.scores(np.array(expected)), rtol=1e-9,
+                               atol=1e-12)
+    # a training point gets its own (transductive) output
+    np.testing.assert_allclose(est.decision_function(X[train]), rule.scores(F), rtol=1e-9, atol=1e-12)
+    assert est.score(X[test], y[test]) > 0.9
+
+
+@pytest.mark.parametrize(("labels_per_class", "n_unlabelled", "expected"), [
+    (1, 50, "poisson"), (AUTO_LABELS_PER_CLASS, 50, "poisson"), (AUTO_LABELS_PER_CLASS + 1, 50, "squared"),
+    (1, 0, "squared")])
+def test_auto_loss(labels_per_class, n_unlabelled, expected):
+    P = 4
+    l = labels_per_class * P
+    assert resolve_loss("auto", l, P, l + n_unlabelled) == expected
+    assert resolve_loss("squared", l, P, l + n_unlabelled) == "squared"
+
+
+def test_default_first_fit_with_one_label_per_class_is_poisson_type():
+    X, y, yy = _data(n=90, seed=2, labels_per_class=1)
+    est = MVLLeastSquares(views=[3, 2]).fit(X, yy)
+    assert est.loss_ == "poisson"
+    unl = yy < 0
+    assert np.mean(est.predict(X)[unl] == y[unl]) > 0.9
+
+
+def test_two_classes_decision_is_one_column():
+    X, y, yy = _data(n=40, P=2, seed=4, labels_per_class=1)
+    est = MVLLeastSquares(loss="poisson").fit(X, yy)
+    scores = est.decision_function(X)
+    assert scores.shape == (40,)
+    np.testing.assert_array_equal(est.predict(X), est.classes_[(scores > 0).astype(int)])
+
+
+def test_precomputed_kernels_predict_by_the_representer_rule():
+    X, y, yy = _data(seed=5)
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 50.0)
+    est = MVLLeastSquares(kernel="precomputed", loss="poisson").fit(K, yy)
+    np.testing.assert_allclose(est.decision_function(K),
+                               est._decision_rule.scores(np.einsum("tn,nk->tk", K, est.coef_[0])), atol=1e-12)
+    assert est.score(K, y) > 0.8
+
+
+@pytest.mark.parametrize("solver", ["cg", "graph", "nystrom"])
+def test_unsupported_solvers_say_what_is_supported(solver):
+    X, _, yy = _data()
+    with pytest.raises(ValueError, match='solved by solver "structured"'):
+        MVLLeastSquares(loss="poisson", solver=solver, n_neighbors=5).fit(X, yy)
+
+
+def test_missing_views_are_refused():
+    X, _, yy = _data()
+    X[3, :3] = np.nan
+    with pytest.raises(ValueError, match="complete views"):
+        MVLLeastSquares(views=[3, 2], loss="poisson").fit(X, yy)
