@@ -56,6 +56,15 @@ the configurations every data set ran (multi-view MNIST ran :func:`small_grid` o
 least as good as "uniform" for the chosen graph on USPST and multi-view MNIST (within 0.2 points), "priors" lost
 about 8 points on USPST, whose classes are not balanced while the stratified draws give uniform labelled fractions.
 
+``threshold``: the choice of ``loss="auto"`` (:data:`mvl.estimators.poisson_fit.AUTO_LABELS_PER_CLASS`): on the
+validation seeds 100-104, transductive, MVL-LS with the package defaults and the squared loss against the
+Poisson-type fit (``loss="poisson"``, the estimator's graph and gammas), at l_c = 1, 3, 5, 10 on mfeat, USPST and
+multi-view MNIST (``--per-class`` points per class). The threshold is the largest l_c up to which the Poisson-type
+fit is at least as accurate on every data set.
+
+    nice -n 19 python benchmarks/bench_poisson.py threshold --per-class 150 \
+        --out benchmarks/results/poisson_threshold.csv
+
 Results: ``benchmarks/results/poisson_<protocol>.csv`` (one row per data set, seed, setting, l_c, method and
 decision rule), tables printed.
 """
@@ -385,10 +394,42 @@ def report(datasets, seeds, cfg, decision, inductive_seeds=None, protocols=("tra
     return [r for r in rows if r["method"] != "mvl_poisson" or r["decision"] == decision] if decision else rows
 
 
+def threshold(datasets, seeds, per_class, out_csv=None):
+    """Rows (dataset, seed, l_c, loss, accuracy, seconds) of the estimator with ``loss="squared"`` (package defaults)
+    and ``loss="poisson"`` on the validation draws (module docstring)."""
+    import pandas as pd
+
+    from mvl import MVLLeastSquares
+
+    rows = []
+    for name in datasets:
+        views, y, _ = load(name, per_class if name == "mvmnist" else None)
+        X, sizes = np.hstack(views), [v.shape[1] for v in views]
+        for seed in seeds:
+            for _, lc, lab in draws_of(y, seed):
+                yy = np.full(len(y), -1)
+                yy[lab] = y[lab]
+                unl = yy < 0
+                for loss in ("squared", "poisson"):
+                    t0 = time.perf_counter()
+                    est = MVLLeastSquares(views=sizes, loss=loss).fit(X, yy)
+                    acc = float(np.mean(est.predict(X)[unl] == y[unl]))
+                    rows.append(dict(dataset=name, seed=seed, l_c=lc, loss=loss, accuracy=acc,
+                                     seconds=time.perf_counter() - t0))
+                    print(f"[threshold] {name} seed {seed} l_c={lc} {loss}: {100 * acc:.1f} %", flush=True)
+            if out_csv is not None:
+                out_csv.parent.mkdir(parents=True, exist_ok=True)
+                pd.DataFrame(rows).to_csv(out_csv, index=False)
+    return rows
+
+
 def print_tables(df, protocol):
     import pandas as pd
 
     pd.set_option("display.width", 200)
+    if protocol == "threshold":
+        print((100 * df.groupby(["dataset", "l_c", "loss"]).accuracy.mean().unstack("loss")).round(1).to_string())
+        return
     if protocol == "validate":
         mv = df[df.method == "mvl_poisson"]
         per = mv.groupby(["config", "decision", "dataset"]).accuracy.mean().unstack("dataset")
@@ -410,10 +451,11 @@ def print_tables(df, protocol):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("protocol", choices=["validate", "report"])
+    ap.add_argument("protocol", choices=["validate", "report", "threshold"])
     ap.add_argument("--datasets", nargs="+", default=["mfeat", "uspst", "mvmnist"])
     ap.add_argument("--seeds", nargs="+", type=int, default=None)
-    ap.add_argument("--per-class", type=int, default=300, help="validate: multi-view MNIST points per class")
+    ap.add_argument("--per-class", type=int, default=300,
+                    help="validate, threshold: multi-view MNIST points per class")
     for f in ("graph", "weights", "laplacian", "views"):
         ap.add_argument(f"--{f}", default=getattr(Config, f))
     ap.add_argument("--k", type=int, default=Config.k)
@@ -429,7 +471,9 @@ def main(argv=None):
     import pandas as pd
 
     out = Path(a.out) if a.out else RESULTS / f"poisson_{a.protocol}.csv"
-    if a.protocol == "validate":
+    if a.protocol == "threshold":
+        rows = threshold(a.datasets, a.seeds or list(range(100, 105)), a.per_class, out)
+    elif a.protocol == "validate":
         rows = validate(a.datasets, a.seeds or list(range(100, 105)), a.per_class, a.grid, out)
     else:
         cfg = Config(graph=a.graph, weights=a.weights, k=a.k, power=a.power, laplacian=a.laplacian, views=a.views,
