@@ -146,8 +146,9 @@ def test_poisson_learning_equals_its_linear_system():
 
 
 def test_mvl_ls_method_is_the_estimator_on_the_standardised_views():
-    """fit_method("mvl_ls") is MVLLeastSquares() with the views as feature views, unlabelled points -1, predicting
-    every point; mvl_ls_concat with one view of all features; mvl_ls_graph with the graph-regime setting."""
+    """fit_method("mvl_ls") is MVLLeastSquares(loss="squared") with the views as feature views, unlabelled points -1,
+    predicting every point; mvl_ls_concat with one view of all features; mvl_ls_graph with the graph-regime setting;
+    mvl_poisson with loss="poisson"."""
     from mvl import MVLLeastSquares
 
     X, y = _blobs(25, seed=3, d=4)
@@ -155,8 +156,10 @@ def test_mvl_ls_method_is_the_estimator_on_the_standardised_views():
     labelled = np.array([0, 1, 25, 26, 50, 51])
     yy = np.full(len(y), -1)
     yy[labelled] = y[labelled]
-    for method, sizes, kw in (("mvl_ls", [2, 2], {}), ("mvl_ls_concat", [4], {}),
-                              ("mvl_ls_graph", [2, 2], P.MVL_GRAPH_SETTING)):
+    squared = {"loss": "squared"}
+    for method, sizes, kw in (("mvl_ls", [2, 2], squared), ("mvl_ls_concat", [4], squared),
+                              ("mvl_ls_graph", [2, 2], {**P.MVL_GRAPH_SETTING, **squared}),
+                              ("mvl_poisson", [2, 2], {"loss": "poisson"})):
         pred, solver, _ = P.fit_method(method, views, y, labelled)
         est = MVLLeastSquares(views=sizes, **kw).fit(np.hstack(views), yy)
         assert np.array_equal(pred, est.predict(np.hstack(views))) and solver == est.solver_ == "structured"
@@ -201,12 +204,40 @@ def test_run_peers_rows_on_a_small_subset():
                                                                          ["bns", "laplace", 4]]
 
 
+def test_inductive_rows_score_held_out_points():
+    """The inductive setting: the MVL-LS methods fit on the points outside a stratified held-out fifth (standardised
+    with their own mean and scale) and scored on that fifth; the graph methods give no inductive row."""
+    from mvl import MVLLeastSquares
+
+    views, y = [np.vstack([np.eye(3)[k] + 0.3 * np.random.default_rng(k).normal(size=(20, 3)) for k in range(3)])], \
+        np.repeat(np.arange(3), 20)
+    s = parse_settings({"datasets": ["uspst"], "seeds": [2], "methods": ["mvl_poisson", "laplace"], "n_neighbors": 4,
+                        "labels_per_class": [1], "inductive": True})
+    rows = pd.DataFrame(P.run_peers("uspst", 2, s, (views, y, None)))
+    ind = rows[rows["setting"] == "inductive"]
+    assert ind["method"].tolist() == ["mvl_poisson"] and ind["n"].tolist() == [48]
+    test = P.holdout(y, 2)
+    assert test.sum() == 12 and np.bincount(y[test]).tolist() == [4, 4, 4]
+    tr = views[0][~test]
+    mu, sd = tr.mean(0), tr.std(0)
+    labelled = P.draw_labelled(y[~test], [1], 2)[1]
+    yy = np.full(48, -1)
+    yy[labelled] = y[~test][labelled]
+    est = MVLLeastSquares(loss="poisson").fit((tr - mu) / sd, yy)
+    acc = np.mean(est.predict((views[0][test] - mu) / sd) == y[test])
+    assert ind["accuracy"].iloc[0] == pytest.approx(acc)
+    with pytest.raises(ValueError, match="no out-of-sample"):
+        P.fit_method("laplace", [tr], y[~test], labelled, test_views=[views[0][test]])
+
+
 def test_summary_and_figure(tmp_path):
     rows = [dict(dataset="mfeat", seed=s, n=100, n_views=6, setting="stratified", l_c=lc, n_labelled=10 * lc,
                  method=m, solver="", accuracy=a, seconds=1.0)
             for s, acc in ((0, 0.8), (1, 0.9)) for lc in (1, 5) for m, a in (("mvl_ls", acc), ("laplace", acc - 0.1))]
     rows.append(dict(dataset="uspst", seed=0, n=50, n_views=1, setting="bns", l_c=5, n_labelled=50, method="laplace",
                      solver="", accuracy=0.7, seconds=0.5))
+    rows += [dict(dataset="mfeat", seed=0, n=80, n_views=6, setting="inductive", l_c=lc, n_labelled=10 * lc,
+                  method="mvl_ls", solver="structured", accuracy=0.75, seconds=1.0) for lc in (1, 5)]
     files = []
     for i, chunk in enumerate((rows[:8], rows[8:])):
         f = tmp_path / f"r{i}.csv"

@@ -20,6 +20,8 @@ def test_settings_parse_with_defaults_and_runs():
     s = parse_settings({"datasets": ["mvmnist"], "seeds": [1], "labels_per_class": [2], "methods": ["poisson"],
                 "n_neighbors": 7, "points_per_class": 20})
     assert (s.labels_per_class, s.methods, s.n_neighbors, s.points_per_class) == ((2,), ("poisson",), 7, 20)
+    assert s.inductive is False
+    assert parse_settings({"datasets": ["mfeat"], "seeds": [0], "inductive": True}).inductive is True
 
 
 @pytest.mark.parametrize("section, match", [

@@ -10,20 +10,30 @@ evaluation points: every method has the package defaults or the fixed choice doc
 
 Features: every view standardised (zero mean, unit variance per feature over the n points; no label is used).
 
-- ``mvl_ls``: :class:`mvl.MVLLeastSquares` with the package defaults (5-NN graph with kernel weights, normalized
-  Laplacian squared, Gaussian kernels of median bandwidth, gamma_A = 1e-5, gamma_B = 0, gamma_W = 1e-2), the views
-  as feature views (mfeat 6, multi-view MNIST 4, USPST 1), every point in the training set, the unlabelled ones
-  marked -1 (Algorithm 1; eq 67-68 solved by the "auto" solver, "structured" at these n).
+- ``mvl_ls``: :class:`mvl.MVLLeastSquares` with the squared loss and the package defaults (5-NN graph with kernel
+  weights, normalized Laplacian squared, Gaussian kernels of median bandwidth, gamma_A = 1e-5, gamma_B = 0,
+  gamma_W = 1e-2), the views as feature views (mfeat 6, multi-view MNIST 4, USPST 1), every point in the training
+  set, the unlabelled ones marked -1 (Algorithm 1; eq 67-68 solved by the "auto" solver, "structured" at these n).
 - ``mvl_ls_concat``: the same estimator with the views concatenated into one feature view (one kernel, one graph:
   the graph the graph methods use, up to MVL-LS's own 5-NN and weights), the diagnostic of the per-view graphs.
 - ``mvl_ls_graph``: the same as ``mvl_ls`` with the graph-regime setting (chosen on validation on
   synthetic data at n = 2,000, never on these data): 10-NN, p = 2, gamma_A = 1e-6, gamma_W = 1.
+- ``mvl_poisson``: the same estimator with the Poisson-type data term, ``MVLLeastSquares(loss="poisson")``
+  (:mod:`mvl.estimators.poisson_fit`: one self-tuned 10-NN graph of the concatenated views, L = D - W, shared by
+  every view; gamma_A / gamma_W = 1e-5; the other parameters the package defaults); new points predicted by the
+  graph's induction rule. With the package default ``loss="auto"`` a first fit is this at l_c <= 3 and ``mvl_ls``
+  above.
 - ``laplace`` / ``poisson``: Laplace learning (the harmonic solution of Zhu, Ghahramani & Lafferty 2003:
   L_UU f_U = -L_UL y_L, L = D - W) and Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020), both
   graphlearning 1.7.5 defaults, on the symmetrised k-NN graph (exact neighbours, graphlearning's Gaussian weights
   ``exp(-4 |x_i - x_j|^2 / d_k(x_i)^2)``) of the concatenated standardised views; ``laplace_sum`` / ``poisson_sum`` on
   the sum of the per-view k-NN graphs (data with more than one view).
 - ``labelspreading``: scikit-learn's LabelSpreading, k-NN kernel with the same k, alpha 0.2, max_iter 1000.
+
+Inductive setting (``inductive: true``): per seed a stratified fifth of every class is held out (never in the
+graph, the kernels' bandwidths, the standardisation or the fit); the labelled points are drawn among the rest as
+above; the methods that predict new points (:data:`INDUCTIVE_METHODS`) are fit on the rest and scored on the
+held-out points (setting "inductive").
 
 No paper section for the peers (MVL-LS is Algorithm 1 / Theorem 10 of Minh, Bazzani & Murino 2016).
 """
@@ -37,12 +47,12 @@ import numpy as np
 from . import io
 from .figures import new_figure
 from .runtime import data_options, execute_notebook, logged
-from .peers_settings import PEER_DATASETS, PEER_METHODS, PeersSettings, parse_settings
+from .peers_settings import INDUCTIVE_METHODS, PEER_DATASETS, PEER_METHODS, PeersSettings, parse_settings
 
-__all__ = ["PEER_METHODS", "PEER_DATASETS", "PeersSettings", "parse_settings", "reference_numbers",
+__all__ = ["PEER_METHODS", "INDUCTIVE_METHODS", "PEER_DATASETS", "PeersSettings", "parse_settings", "reference_numbers",
            "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled", "knn_graph", "graph_learning",
-           "fit_method", "run_peers", "write_run", "write_summary", "summarise", "accuracy_figure", "accuracy_table",
-           "peers_run", "peers_summary", "peers_report", "GraphlearningUnavailable"]
+           "fit_method", "holdout", "run_peers", "write_run", "write_summary", "summarise", "accuracy_figure",
+           "accuracy_table", "peers_run", "peers_summary", "peers_report", "GraphlearningUnavailable"]
 
 MVL_GRAPH_SETTING = dict(gamma_A=1e-6, gamma_W=1.0, n_neighbors=10, laplacian_power=2)
 """``mvl_ls_graph``: the graph-regime setting (the others: the package defaults)."""
@@ -65,8 +75,9 @@ def reference_numbers():
     return ref[["dataset", "setting", "l_c", "method", "quoted", "source"]]
 
 
-LABELS = {"mvl_ls": "MVL-LS (package defaults)", "mvl_ls_concat": "MVL-LS (views concatenated, one view)",
-          "mvl_ls_graph": "MVL-LS (10-NN, p = 2, gamma_W = 1)",
+LABELS = {"mvl_ls": "MVL-LS (squared loss, package defaults)",
+          "mvl_ls_concat": "MVL-LS (views concatenated, one view)",
+          "mvl_ls_graph": "MVL-LS (10-NN, p = 2, gamma_W = 1)", "mvl_poisson": "MVL-LS, Poisson-type term",
           "laplace": "Laplace learning", "poisson": "Poisson learning",
           "laplace_sum": "Laplace learning (sum of view graphs)",
           "poisson_sum": "Poisson learning (sum of view graphs)",
@@ -170,24 +181,27 @@ def graph_learning(W, labelled, y_labelled, method="laplace"):
     return classes[model.fit_predict(np.asarray(labelled), codes)]
 
 
-def fit_method(method, views, y, labelled, k=10, graphs=None):
+def fit_method(method, views, y, labelled, k=10, graphs=None, test_views=None):
     """Predicted labels of every point by ``method`` (:data:`PEER_METHODS`) from the labels
     of the points ``labelled``; ``views`` standardised; ``graphs`` a dict caching the k-NN graphs ("concat",
-    "sum": the weight matrix and the seconds it took) over calls with the same points. Returns (predictions, solver
-    or "", seconds of the graph build when the graph came from the cache, else 0: a method's time then always
-    includes its graph)."""
+    "sum": the weight matrix and the seconds it took) over calls with the same points; ``test_views`` (the MVL-LS
+    methods only): predict these points instead. Returns (predictions, solver or "", seconds of the graph build
+    when the graph came from the cache, else 0: a method's time then always includes its graph)."""
     graphs = {} if graphs is None else graphs
     X = np.hstack(views)
     y_lab = y[labelled]
-    if method in ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph"):
+    if method in INDUCTIVE_METHODS:
         from .. import MVLLeastSquares
 
         yy = np.full(len(y), -1, dtype=np.int64)
         yy[labelled] = y_lab
-        extra = MVL_GRAPH_SETTING if method == "mvl_ls_graph" else {}
+        extra = dict(MVL_GRAPH_SETTING if method == "mvl_ls_graph" else {},
+                     loss="poisson" if method == "mvl_poisson" else "squared")
         sizes = [X.shape[1]] if method == "mvl_ls_concat" else [v.shape[1] for v in views]
         est = MVLLeastSquares(views=sizes, **extra).fit(X, yy)
-        return est.predict(X), est.solver_, 0.0
+        return est.predict(X if test_views is None else np.hstack(test_views)), est.solver_, 0.0
+    if test_views is not None:
+        raise ValueError(f"peers method {method!r} has no out-of-sample predictions; one of {INDUCTIVE_METHODS}")
     if method in ("laplace", "poisson", "laplace_sum", "poisson_sum"):
         base, _, how = method.partition("_")
         how = how or "concat"
@@ -207,6 +221,42 @@ def fit_method(method, views, y, labelled, k=10, graphs=None):
     raise ValueError(f"unknown peers method {method!r}; one of {PEER_METHODS}")
 
 
+def holdout(y, seed, fraction=0.2):
+    """Boolean mask of a seeded stratified held-out ``fraction`` of every class (the inductive setting)."""
+    rng = np.random.default_rng([int(seed), 3])
+    mask = np.zeros(len(y), dtype=bool)
+    for c in np.unique(y):
+        idx = rng.permutation(np.flatnonzero(y == c))
+        mask[idx[:round(fraction * len(idx))]] = True
+    return mask
+
+
+def _inductive_rows(dataset, seed, settings, views, y):
+    """The inductive setting of one seed (module docstring): rows as :func:`run_peers`'s, accuracy on the held-out
+    points; ``views`` not yet standardised (the training points' mean and scale are applied to the held-out ones)."""
+    test = holdout(y, seed)
+    tr = [v[~test] for v in views]
+    mean = [v.mean(axis=0) for v in tr]
+    sd = [np.where(v.std(axis=0) > 0, v.std(axis=0), 1.0) for v in tr]
+    train_views = [(v - mu) / s for v, mu, s in zip(tr, mean, sd, strict=True)]
+    test_views = [(v[test] - mu) / s for v, mu, s in zip(views, mean, sd, strict=True)]
+    y_tr = y[~test]
+    rows = []
+    for lc, labelled in draw_labelled(y_tr, settings.labels_per_class, seed).items():
+        for method in settings.methods:
+            if method not in INDUCTIVE_METHODS or (method == "mvl_ls_concat" and len(views) == 1):
+                continue
+            t0 = time.perf_counter()
+            pred, solver, _ = fit_method(method, train_views, y_tr, labelled, settings.n_neighbors,
+                                         test_views=test_views)
+            rows.append(dict(dataset=dataset, seed=int(seed), n=len(y_tr), n_views=len(views), setting="inductive",
+                             l_c=int(lc), n_labelled=len(labelled), method=method, solver=solver,
+                             accuracy=float(np.mean(pred == y[test])), seconds=time.perf_counter() - t0))
+            print(f"[peers] {dataset} seed {seed} inductive l_c={lc}: {method} {100 * rows[-1]['accuracy']:.1f} % "
+                  f"({rows[-1]['seconds']:.1f} s)", flush=True)
+    return rows
+
+
 def run_peers(dataset, seed, settings, data=None):
     """Every (setting, l_c, method) of one seed on one data set: a list of dict rows (dataset, seed, n, n_views,
     setting "stratified" or "bns", l_c, n_labelled, method, solver, accuracy on the unlabelled points, seconds).
@@ -214,7 +264,8 @@ def run_peers(dataset, seed, settings, data=None):
     :func:`load_peer_data` returns them (loaded with the default data options if None)."""
     views, y, bns = load_peer_data(dataset) if data is None else data
     sub = stratified_subset(y, settings.points_per_class, seed)
-    views = [standardise(v[sub]) for v in views]
+    raw = [v[sub] for v in views]
+    views = [standardise(v) for v in raw]
     y = y[sub]
     draws = [("stratified", lc, idx) for lc, idx in draw_labelled(y, settings.labels_per_class, seed).items()]
     if bns is not None and settings.points_per_class is None and seed < len(bns):
@@ -240,6 +291,8 @@ def run_peers(dataset, seed, settings, data=None):
             r = rows[-1]
             print(f"[peers] {dataset} seed {seed} {setting} l_c={lc}: {method} {100 * r['accuracy']:.1f} % "
                   f"({r['seconds']:.1f} s)", flush=True)
+    if getattr(settings, "inductive", False):
+        rows += _inductive_rows(dataset, seed, settings, raw, y)
     return rows
 
 
@@ -273,8 +326,9 @@ def write_summary(inputs, results_out, summary_out):
 
 def accuracy_figure(summary):
     """Accuracy on the unlabelled points against the labelled points per class, one panel per data set, one line
-    per method with the standard deviation over seeds as error bars (USPST's BNS splits as a separate point); the
-    legend below the panels (save with ``bbox_inches="tight"``, :func:`mvl.workflow.figures.save_figure`).
+    per method with the standard deviation over seeds as error bars (USPST's BNS splits as a separate point; the
+    inductive setting's accuracy on held-out points dashed, in the method's colour); the legend below the panels
+    (save with ``bbox_inches="tight"``, :func:`mvl.workflow.figures.save_figure`).
 
     Parameters
     ----------
@@ -303,6 +357,10 @@ def accuracy_figure(summary):
             off = (j - (len(methods) - 1) / 2) * 0.05  # a small shift so that error bars do not hide each other
             ax.errorbar([x_of[v] + off for v in g["l_c"]], g["mean"], yerr=g["std"].fillna(0), marker="o",
                         capsize=3, color=colours[m], label=LABELS[m])
+            h = s[(s["method"] == m) & (s["setting"] == "inductive") & s["l_c"].isin(ticks)].sort_values("l_c")
+            if not h.empty:  # the same method on held-out points: dashed, the same colour
+                ax.errorbar([x_of[v] + off for v in h["l_c"]], h["mean"], yerr=h["std"].fillna(0), marker="^",
+                            capsize=3, color=colours[m], linestyle="--", label=f"{LABELS[m]}, held-out points")
             b = s[(s["method"] == m) & (s["setting"] == "bns")]
             if not b.empty:
                 ax.errorbar([len(ticks) + off], b["mean"], yerr=b["std"].fillna(0), marker="s", capsize=3,

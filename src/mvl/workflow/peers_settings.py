@@ -10,14 +10,16 @@ from typing import NamedTuple
 
 from .sections import SettingsError, as_tuple
 
-__all__ = ["PEER_METHODS", "PEER_DATASETS", "PeersSettings", "parse_settings"]
+__all__ = ["PEER_METHODS", "INDUCTIVE_METHODS", "PEER_DATASETS", "PeersSettings", "parse_settings"]
 
-PEER_METHODS = ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "laplace", "poisson", "laplace_sum", "poisson_sum",
-                "labelspreading")
-"""Methods of the peers study (:mod:`mvl.workflow.peers`): MVL-LS with the package defaults (on the views, and on the
-concatenated views as one view) and with the graph-regime setting, graphlearning's Laplace and Poisson
-learning on the kNN graph of the concatenated views and on the sum of the per-view kNN graphs (``_sum``),
-scikit-learn's LabelSpreading."""
+PEER_METHODS = ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "mvl_poisson", "laplace", "poisson", "laplace_sum",
+                "poisson_sum", "labelspreading")
+"""Methods of the peers study (:mod:`mvl.workflow.peers`): MVL-LS with the squared loss and the package defaults (on
+the views, and on the concatenated views as one view) and with the graph-regime setting, MVL-LS with the Poisson-type
+data term (``loss="poisson"``), graphlearning's Laplace and Poisson learning on the kNN graph of the concatenated
+views and on the sum of the per-view kNN graphs (``_sum``), scikit-learn's LabelSpreading."""
+INDUCTIVE_METHODS = ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "mvl_poisson")
+"""The methods that predict points outside their graph (the inductive setting); the graph methods cannot."""
 PEER_DATASETS = ("mfeat", "uspst", "mvmnist")
 """Data sets of the peers study: UCI Multiple Features (embedded), USPST (Sindhwani's file, the BNS-2006 splits),
 multi-view MNIST (through the data options)."""
@@ -35,6 +37,7 @@ class PeersSettings(NamedTuple):
     methods: tuple
     n_neighbors: int = 10
     points_per_class: int | None = None
+    inductive: bool = False
 
     def runs(self):
         """(dataset, seed) of every job."""
@@ -67,4 +70,5 @@ def parse_settings(sc):
     if ppc is not None and ppc <= max(lcs):
         raise SettingsError(f"peers.points_per_class: {ppc} leaves no unlabelled point of a class at l_c = "
                             f"{max(lcs)} (labels_per_class); use more points per class or null (every point)")
-    return PeersSettings(as_tuple(sc["datasets"]), as_tuple(int(s) for s in sc["seeds"]), lcs, methods, k, ppc)
+    return PeersSettings(as_tuple(sc["datasets"]), as_tuple(int(s) for s in sc["seeds"]), lcs, methods, k, ppc,
+                         bool(sc.get("inductive", False)))
