@@ -153,3 +153,17 @@ def test_missing_views_are_refused():
     X[3, :3] = np.nan
     with pytest.raises(ValueError, match="complete views"):
         MVLLeastSquares(views=[3, 2], loss="poisson").fit(X, yy)
+
+
+@pytest.mark.filterwarnings("ignore:y.*read as unlabelled")  # gamma_W = 0: said by UnlabelledMarkerWarning
+@pytest.mark.parametrize("params", [dict(solver="cg", n_neighbors=5), dict(gamma_W=0.0),
+                                    dict(laplacian=np.zeros((45, 45, 2)))])
+def test_auto_keeps_the_squared_loss_where_the_user_chose_its_settings(params):
+    X, _, yy = _data(n=45, seed=6, labels_per_class=1)
+    assert MVLLeastSquares(views=[3, 2], **params).fit(X, yy).loss_ == "squared"
+
+
+def test_auto_keeps_the_squared_loss_with_missing_views():
+    X, _, yy = _data(n=45, seed=7, labels_per_class=1)
+    X[5, :3] = np.nan
+    assert MVLLeastSquares(views=[3, 2]).fit(X, yy).loss_ == "squared"

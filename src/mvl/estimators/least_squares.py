@@ -25,7 +25,7 @@ from .base import (
 from ..exceptions import IllConditionedWarning
 from ..solvers import MVLProblem, SOLVERS, choose_solver, get_solver
 from ..validation import check_combination
-from .poisson_fit import LOSSES, fit_poisson, poisson_decision, resolve_loss
+from .poisson_fit import LOSSES, auto_supported, fit_poisson, poisson_decision, resolve_loss
 
 __all__ = ["MVLLeastSquares", "MEMORY_ADVICE", "memory_budget", "sample_and_view_counts", "kept_for_prediction"]
 
@@ -183,8 +183,9 @@ class MVLLeastSquares(MVLClassifier):
         ``graph_weights``), gamma_W raised to gamma_A / 1e-5 if smaller with "poisson", solvers "structured" or
         "dense", complete views, and predict new points by the graph's induction rule
         (:mod:`mvl.estimators.poisson_fit`). "auto": "poisson" when at most 3 points per class are labelled on
-        average and some are unlabelled, "squared" otherwise (the threshold chosen on validation draws,
-        :data:`mvl.estimators.poisson_fit.AUTO_LABELS_PER_CLASS`).
+        average, some are unlabelled and the other parameters allow it (solver "auto", "structured" or "dense",
+        gamma_W > 0, ``laplacian`` not an array, complete views), "squared" otherwise (the threshold chosen on
+        validation draws, ``AUTO_LABELS_PER_CLASS`` of :mod:`mvl.estimators.poisson_fit`).
 
     Attributes
     ----------
@@ -275,7 +276,7 @@ class MVLLeastSquares(MVLClassifier):
     def __init__(self, *, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, laplacian="normalized",
                  solver="auto", n_neighbors=5, n_classes=None, between_weights=None, laplacian_power=None,
                  graph_weights="kernel", kernel="rbf", views=None, bandwidth=None, n_components=1000, tol=1e-6,
-                 max_iter=500, max_memory=None, random_state=None, verbose=0, loss="squared"):
+                 max_iter=500, max_memory=None, random_state=None, verbose=0, loss="auto"):
         self.gamma_A = gamma_A
         self.gamma_B = gamma_B
         self.gamma_W = gamma_W
@@ -306,7 +307,8 @@ class MVLLeastSquares(MVLClassifier):
         budget = memory_budget(self)
         n, m = sample_and_view_counts(self, X)
         l = n if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
-        self.loss_ = resolve_loss(self.loss, l, _n_labelled_classes(y), n)
+        supported = self.loss != "auto" or auto_supported(self, _holds_nan(X))
+        self.loss_ = resolve_loss(self.loss, l, _n_labelled_classes(y), n, supported)
         self._decision_rule = None
         if self.loss_ != "squared":  # the centred source term (mvl.estimators.poisson_fit)
             return fit_poisson(self, X, y, self.loss_)

@@ -188,7 +188,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         nn = params.get("n_neighbors")
         return MVLLeastSquares(c=self.c, laplacian=self.laplacian, kernel=self.kernel, views=self.views,
                                bandwidth=self.bandwidth, graph_weights="kernel" if nn is None else self.graph_weights,
-                               **params)
+                               loss="squared", **params)
 
     def _folds(self, y):
         """Labelled-sample splitter (SemiSupervisedCV) and its folds."""

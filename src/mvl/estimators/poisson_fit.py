@@ -33,7 +33,7 @@ import numpy as np
 from ..labels import encode_targets
 
 __all__ = ["LOSSES", "AUTO_LABELS_PER_CLASS", "POISSON_NEIGHBORS", "POISSON_RATIO", "POISSON_SOLVERS", "resolve_loss",
-           "poisson_gammas", "fit_poisson", "poisson_decision"]
+           "auto_supported", "poisson_gammas", "fit_poisson", "poisson_decision"]
 
 LOSSES = ("auto", "squared", "poisson", "squared+poisson")
 """The data terms of MVL-LS: the labelled least squares of eq (53), the centred source term, the two joined, or
@@ -55,13 +55,22 @@ POISSON_SOLVERS = ("auto", "structured", "dense")
 is it) and "dense" (the textbook reference, for tests)."""
 
 
-def resolve_loss(loss, n_labelled, n_classes, n):
+def resolve_loss(loss, n_labelled, n_classes, n, supported=True):
     """The data term of a fit: ``loss`` itself, or for "auto" "poisson" when n_labelled / n_classes <=
-    :data:`AUTO_LABELS_PER_CLASS` and n_labelled < n (some points unlabelled), else "squared"."""
+    :data:`AUTO_LABELS_PER_CLASS`, n_labelled < n (some points unlabelled) and ``supported`` (the fit's other
+    parameters and data allow the Poisson-type term: :func:`auto_supported`), else "squared"."""
     if loss != "auto":
         return loss
     few = n_labelled <= AUTO_LABELS_PER_CLASS * max(n_classes, 1)
-    return "poisson" if few and n_labelled < n else "squared"
+    return "poisson" if few and n_labelled < n and supported else "squared"
+
+
+def auto_supported(est, has_missing_views):
+    """Whether ``loss="auto"`` may choose the Poisson-type term for ``est``: a solver of :data:`POISSON_SOLVERS`, a
+    graph term (gamma_W > 0) built from the data (``laplacian`` a string, not an explicit array), complete views.
+    Otherwise an explicit choice of the user's is for the squared loss, and "auto" keeps it."""
+    return (est.solver in POISSON_SOLVERS and isinstance(est.laplacian, str) and est.gamma_W > 0
+            and not has_missing_views)
 
 
 def poisson_gammas(est, loss):

@@ -132,7 +132,7 @@ def _estimator(sizes, impute=False, bandwidth=None, gamma_B=0.0):
 
     steps = [SimpleImputer(strategy="mean", keep_empty_features=True)] if impute else []
     return make_pipeline(*steps, StandardScaler(), MVLLeastSquares(views=list(sizes), bandwidth=bandwidth,
-                                                                   gamma_B=gamma_B))
+                                                                   gamma_B=gamma_B, loss="squared"))
 
 
 IMPUTED_BANDWIDTH_NOTE = "bandwidth mean"

@@ -172,7 +172,8 @@ def _mvl(class_name):
 
         cls = {"MVLLeastSquares": least_squares.MVLLeastSquares, "MVLSVM": svm.MVLSVM,
                "MVLBinarySVM": svm.MVLBinarySVM}[class_name]
-        return cls(**_gamma_params(gammas), **graph.estimator_params(), kernel="precomputed")
+        extra = {"loss": "squared"} if class_name == "MVLLeastSquares" else {}  # the paper's data term
+        return cls(**_gamma_params(gammas), **graph.estimator_params(), kernel="precomputed", **extra)
     return make
 
 

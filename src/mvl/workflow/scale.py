@@ -261,7 +261,8 @@ def fit_one(method, n, preset="graph", seed=1, labels=5, n_components=1000, tol=
     bws = [hp["bw"] if hp["absolute_bw"] else hp["bw"] * rbf_bandwidth(X[:, off[p]:off[p + 1]], "median")
            for p in range(len(sizes))]
     kw = dict(kernel="rbf", views=sizes, bandwidth=bws, gamma_A=hp["gamma_A"], gamma_B=hp["gamma_B"],
-              gamma_W=hp["gamma_W"], n_neighbors=n_neighbors, laplacian_power=hp["laplacian_power"], random_state=0)
+              gamma_W=hp["gamma_W"], n_neighbors=n_neighbors, laplacian_power=hp["laplacian_power"], random_state=0,
+              loss="squared")
     row = dict(method=method, n=int(n), n_components=int(n_components) if method in CENTRED else 0,
                n_neighbors=n_neighbors if method not in ("labelonly", "ridge") else 0, n_iter=np.nan, residual=np.nan,
                converged=True, unavailable=False)
