@@ -58,6 +58,20 @@ def test_estimator_solves_the_dense_textbook_system(loss):
     assert est.loss_ == loss and est.solver_ == "structured" and dense.solver_ == "dense"
 
 
+def test_unequally_labelled_classes_get_balanced_sources():
+    X, _, yy = _data(seed=8)
+    yy[[3, 6, 9]] = [0, 0, 0]  # class 0: 5 labelled points, classes 1 and 2: 2 each
+    gammas = dict(gamma_A=1e-5, gamma_B=0.0, gamma_W=1.0)
+    est = MVLLeastSquares(views=[3, 2], loss="poisson", **gammas).fit(X, yy)
+    K = np.stack([np.exp(-((v[:, None] - v[None]) ** 2).sum(-1) / (2 * s**2))
+                  for v, s in zip((X[:, :3], X[:, 3:]), est.bandwidths_, strict=True)])
+    _, L, _ = _brute_graph(X, POISSON_NEIGHBORS)
+    labelled = np.flatnonzero(yy >= 0)
+    Y = 2 * np.eye(3)[yy[labelled]] - 1
+    ref = solve_dense(K, labelled, Y, np.full(2, 0.5), 1e-5, 0.0, 1.0, np.stack([L, L]), balanced=True)
+    np.testing.assert_allclose(est.coef_, ref, rtol=0, atol=1e-8 * np.abs(ref).max())
+
+
 def test_graph_limit_is_poisson_learning():
     """One view, gamma_A -> 0: the estimator's transductive predictions are graphlearning's Poisson learning on the
     same graph (the self-tuned 10-NN graph of the standardised features)."""

@@ -145,3 +145,26 @@ def test_decision_rule_applies_the_training_shift_to_new_points():
     np.testing.assert_allclose(decision.shift, [2.0, 4.0 / 3.0])
     new = np.array([[2.5, 2.0], [3.0, 1.5]])
     np.testing.assert_array_equal(decision.predict(new), [1, 0])  # the raw argmax of the first row is 0
+
+
+def test_balanced_sources_give_every_class_the_same_mass():
+    from mvl.solvers.poisson import source_term, source_weights
+
+    Y = 2 * np.eye(3)[[0, 0, 0, 1, 2, 2]] - 1
+    w = source_weights(Y, True)
+    np.testing.assert_allclose(np.bincount([0, 0, 0, 1, 2, 2], weights=w), [2.0, 2.0, 2.0])
+    S = source_term(np.arange(6), Y, 8, balanced=True)
+    np.testing.assert_allclose(S.sum(axis=0), 0.0, atol=1e-12)  # still centred
+    equal = 2 * np.eye(3)[[0, 1, 2, 0, 1, 2]] - 1  # equally labelled classes: Poisson learning's sources
+    np.testing.assert_array_equal(source_term(np.arange(6), equal, 8, True), source_term(np.arange(6), equal, 8))
+
+
+@pytest.mark.parametrize("loss", ["poisson", "squared+poisson"])
+def test_balanced_structured_solves_the_dense_system(loss):
+    K, L, labelled, Y, c = _problem(3, seed=11)
+    assert len(set(np.bincount(np.argmax(Y, 1)))) > 1  # unequal class counts
+    args = (K, labelled, Y, c, 1e-3, 3e-2, 1e-1, L)
+    A = solve_structured(*args, loss=loss, balanced=True)
+    ref = solve_dense(*args, loss=loss, balanced=True)
+    np.testing.assert_allclose(A, ref, rtol=0, atol=1e-9 * np.abs(ref).max())
+    assert not np.allclose(A, solve_structured(*args, loss=loss))

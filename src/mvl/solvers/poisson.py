@@ -59,6 +59,14 @@ F tends to L^+ S / (l gamma_W) plus a constant per class (fixed by 1^T K^{-1} F 
 l gamma_W (F - shift) -> u with shift the degree-weighted mean of F per class; :func:`fit_decision` with
 ``weights=d`` removes exactly that shift before the argmax.
 
+**Class-balanced sources.** Poisson learning's sources give a class with more labelled points more total source
+mass, which biases the solution towards it when the labelled set is not stratified. With ``balanced=True`` source j
+is weighted by w_j = (l / P') / l_k (l_k the labelled points of its class k, P' the classes that have any) and
+centred with the weighted mean: every class then puts the same mass into the graph; with equally labelled classes
+w = 1 and nothing changes. On validation draws of l = 2P and 5P uniformly random labelled points (seeds 100-104) it
+gained 5-12 points (USPST 81.0 -> 88.8, mfeat 86.9 -> 97.1, 1,000 points of multi-view MNIST 77.4 -> 82.5 at l =
+5P). :class:`mvl.MVLLeastSquares` uses it.
+
 **Decision rule and class priors.** The class is the argmax over the P outputs of C f(x) - shift, the shift a
 weighted mean of the training outputs per class (uniform weights by default, the degrees to match Poisson learning);
 the shift is fixed at fit time and applied to new points too. ``class_priors`` follows graphlearning's
@@ -78,8 +86,8 @@ from scipy.linalg import lapack
 
 from .lapack import factor_view, view_Q
 
-__all__ = ["LOSSES", "source_term", "PoissonOperator", "solve_structured", "solve_dense", "combined_outputs",
-           "PoissonDecision", "fit_decision", "graph_degrees"]
+__all__ = ["LOSSES", "source_weights", "source_term", "PoissonOperator", "solve_structured", "solve_dense",
+           "combined_outputs", "PoissonDecision", "fit_decision", "graph_degrees"]
 
 LOSSES = ("poisson", "squared+poisson")
 """The data terms: the centred source term alone, or joined with the labelled least-squares term of eq (53)."""
@@ -90,12 +98,26 @@ def _check_loss(loss):
         raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
 
 
-def source_term(labelled, Y_L, n):
-    """S (n, P): rows y_j - ybar at the labelled points ``labelled`` (ybar the mean of ``Y_L``'s rows), zero
-    elsewhere. Its columns sum to zero (orthogonal to the null space of L = D - W)."""
+def source_weights(Y_L, balanced):
+    """Per-source weights w_j (l,): ones, or with ``balanced`` (l / P') / l_k for a point of class k (the argmax of
+    its target row), l_k the labelled points of class k and P' the classes that have any, so that every class puts
+    the same total weight l / P' into the sources (ones when the classes are equally labelled)."""
     Y_L = np.asarray(Y_L, dtype=np.float64)
+    if not balanced:
+        return np.ones(len(Y_L))
+    k = np.argmax(Y_L, axis=1)
+    counts = np.bincount(k)
+    return (len(Y_L) / np.count_nonzero(counts)) / counts[k]
+
+
+def source_term(labelled, Y_L, n, balanced=False):
+    """S (n, P): rows w_j (y_j - ybar) at the labelled points ``labelled`` (ybar = sum_j w_j y_j / sum_j w_j; w the
+    :func:`source_weights`, ones unless ``balanced``), zero elsewhere. Its columns sum to zero (orthogonal to the
+    null space of L = D - W)."""
+    Y_L = np.asarray(Y_L, dtype=np.float64)
+    w = source_weights(Y_L, balanced)
     S = np.zeros((n, Y_L.shape[1]))
-    S[np.asarray(labelled)] = Y_L - Y_L.mean(axis=0)
+    S[np.asarray(labelled)] = (Y_L - w @ Y_L / w.sum()) * w[:, None]
     return S
 
 
@@ -183,7 +205,7 @@ def _factor_sparse(Kp, Lp, m, gamma_A, beta, gamma_W, p):
     return lu, piv
 
 
-def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, loss="poisson"):
+def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, loss="poisson", balanced=False):
     """Coefficients A (m, n, P) of the Poisson-type problem, view by view (see the module docstring).
 
     Parameters
@@ -202,6 +224,8 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, los
         Per-view Laplacians (for Poisson learning's limit the unnormalised D - W).
     loss : {"poisson", "squared+poisson"}
         The source term alone, or joined with the labelled least-squares term.
+    balanced : bool, default False
+        Class-balanced sources (:func:`source_weights`); False is Poisson learning's.
 
     Returns
     -------
@@ -211,7 +235,7 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, los
     _check_loss(loss)
     m, n, _ = K.shape
     l = len(labelled)
-    S = source_term(labelled, Y_L, n)
+    S = source_term(labelled, Y_L, n, balanced)
     if loss == "poisson":
         return PoissonOperator(K, c, gamma_A, gamma_B, gamma_W, L).solve(S / l)
     from .structured import solve_structured as least_squares_structured
@@ -221,12 +245,13 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, los
                                     gamma_A, gamma_B, gamma_W, L)
 
 
-def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, loss="poisson"):
+def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, loss="poisson", balanced=False):
     """Textbook reference: the full (nm) x (nm) system of the module docstring, sample-major as eq (67)-(68), one LU.
 
     G[x] = sum_p K^p (x) e_p e_p^T (eq 94), M = [J (x) c c^T] + l gamma_B I (x) M_m + l gamma_W sum_p L^p (x)
-    e_p e_p^T (the labelled block only for ``loss="squared+poisson"``), right-hand side (S [+ Y]) (x) c. Memory
-    O((nm)^2): for tests only. Returns coefficients in the layout (m, n, P).
+    e_p e_p^T (the labelled block only for ``loss="squared+poisson"``), right-hand side (S [+ Y]) (x) c, S with
+    the weights of :func:`source_weights` (``balanced``). Memory O((nm)^2): for tests only. Returns coefficients in
+    the layout (m, n, P).
     """
     _check_loss(loss)
     m, n, _ = K.shape
@@ -242,7 +267,11 @@ def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, loss="po
     if gamma_W > 0 and L is not None:
         Mop += l * gamma_W * sum(np.kron(L[p], np.outer(E[p], E[p])) for p in range(m))  # eq (60)
     Ybig = np.zeros((n, Y_L.shape[1]))
-    Ybig[labelled] = Y_L - Y_L.mean(axis=0)  # S
+    w = np.ones(l)
+    if balanced:  # (l / P') / l_k, written out again (the reference does not call source_term)
+        k = np.argmax(Y_L, axis=1)
+        w = np.array([(l / len(set(k))) / np.sum(k == kj) for kj in k])
+    Ybig[labelled] = (Y_L - w @ Y_L / w.sum()) * w[:, None]  # S
     if loss == "squared+poisson":
         J = np.zeros((n, n))
         J[labelled, labelled] = 1.0
