@@ -38,7 +38,7 @@
 #   `mvl.estimators.poisson_fit`): centred sources at the labelled points in place of the labelled squared loss,
 #   one self-tuned 10-NN graph of the concatenated standardised views (L = D - W) shared by every view's function,
 #   gamma_A / gamma_W = 1e-5; new points by the graph's induction rule. The package default `loss="auto"` is this
-#   fit at up to 3 labelled points per class and the squared loss above (chosen on validation draws).
+#   fit at up to 5 labelled points per class and the squared loss above (chosen on validation draws).
 # - Laplace learning (Zhu, Ghahramani & Lafferty 2003) and Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML
 #   2020), graphlearning 1.7.5 with its defaults, on the symmetrised k-NN graph (exact neighbours, Gaussian weights
 #   exp(-4 d^2 / d_k^2)) of the concatenated standardised views, and on the sum of the per-view k-NN graphs.

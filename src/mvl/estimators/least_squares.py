@@ -182,7 +182,7 @@ class MVLLeastSquares(MVLClassifier):
         standardised views, L = D - W, for every view (not ``laplacian``, ``n_neighbors``, ``laplacian_power``,
         ``graph_weights``), gamma_W raised to gamma_A / 1e-5 if smaller with "poisson", solvers "structured" or
         "dense", complete views, and predict new points by the graph's induction rule
-        (:mod:`mvl.estimators.poisson_fit`). "auto": "poisson" when at most 3 points per class are labelled on
+        (:mod:`mvl.estimators.poisson_fit`). "auto": "poisson" when at most 5 points per class are labelled on
         average, some are unlabelled and the other parameters allow it (solver "auto", "structured" or "dense",
         gamma_W > 0, ``laplacian`` not an array, complete views), "squared" otherwise (the threshold chosen on
         validation draws, ``AUTO_LABELS_PER_CLASS`` of :mod:`mvl.estimators.poisson_fit`).

@@ -43,7 +43,7 @@ LOSSES = ("auto", "squared", "poisson", "squared+poisson")
 """The data terms of MVL-LS: the labelled least squares of eq (53), the centred source term, the two joined, or
 "auto" (:func:`resolve_loss`)."""
 
-AUTO_LABELS_PER_CLASS = 3
+AUTO_LABELS_PER_CLASS = 5
 """``loss="auto"``: the Poisson-type term when the labelled points are at most this many per class on average
 (l / P) and some points are unlabelled, the squared loss otherwise (chosen on validation draws:
 ``docs/guide/few_labels.md``)."""

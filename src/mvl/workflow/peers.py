@@ -21,7 +21,7 @@ Features: every view standardised (zero mean, unit variance per feature over the
 - ``mvl_poisson``: the same estimator with the Poisson-type data term, ``MVLLeastSquares(loss="poisson")``
   (:mod:`mvl.estimators.poisson_fit`: one self-tuned 10-NN graph of the concatenated views, L = D - W, shared by
   every view; gamma_A / gamma_W = 1e-5; the other parameters the package defaults); new points predicted by the
-  graph's induction rule. With the package default ``loss="auto"`` a first fit is this at l_c <= 3 and ``mvl_ls``
+  graph's induction rule. With the package default ``loss="auto"`` a first fit is this at l_c <= 5 and ``mvl_ls``
   above.
 - ``laplace`` / ``poisson``: Laplace learning (the harmonic solution of Zhu, Ghahramani & Lafferty 2003:
   L_UU f_U = -L_UL y_L, L = D - W) and Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020), both
