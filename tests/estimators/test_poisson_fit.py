@@ -171,7 +171,8 @@ def test_missing_views_are_refused():
 
 @pytest.mark.filterwarnings("ignore:y.*read as unlabelled")  # gamma_W = 0: said by UnlabelledMarkerWarning
 @pytest.mark.parametrize("params", [dict(solver="cg", n_neighbors=5), dict(gamma_W=0.0),
-                                    dict(laplacian=np.zeros((45, 45, 2)))])
+                                    dict(laplacian=np.zeros((45, 45, 2))), dict(n_neighbors=7),
+                                    dict(laplacian_power=1), dict(between_weights=np.ones(45))])
 def test_auto_keeps_the_squared_loss_where_the_user_chose_its_settings(params):
     X, _, yy = _data(n=45, seed=6, labels_per_class=1)
     assert MVLLeastSquares(views=[3, 2], **params).fit(X, yy).loss_ == "squared"
@@ -181,3 +182,9 @@ def test_auto_keeps_the_squared_loss_with_missing_views():
     X, _, yy = _data(n=45, seed=7, labels_per_class=1)
     X[5, :3] = np.nan
     assert MVLLeastSquares(views=[3, 2]).fit(X, yy).loss_ == "squared"
+
+
+def test_auto_keeps_the_squared_loss_with_precomputed_kernels():
+    X, _, yy = _data(n=45, seed=9, labels_per_class=1)
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 50.0)
+    assert MVLLeastSquares(kernel="precomputed").fit(K, yy).loss_ == "squared"

@@ -183,9 +183,10 @@ class MVLLeastSquares(MVLClassifier):
         ``graph_weights``), gamma_W raised to gamma_A / 1e-5 if smaller with "poisson", solvers "structured" or
         "dense", complete views, and predict new points by the graph's induction rule
         (:mod:`mvl.estimators.poisson_fit`). "auto": "poisson" when at most 5 points per class are labelled on
-        average, some are unlabelled and the other parameters allow it (solver "auto", "structured" or "dense",
-        gamma_W > 0, ``laplacian`` not an array, complete views), "squared" otherwise (the threshold chosen on
-        validation draws, ``AUTO_LABELS_PER_CLASS`` of :mod:`mvl.estimators.poisson_fit`).
+        average, some are unlabelled and the other parameters allow it (feature views, solver "auto",
+        "structured" or "dense", gamma_W > 0, the graph parameters at their defaults, complete views), "squared"
+        otherwise (the threshold chosen on validation draws, ``AUTO_LABELS_PER_CLASS`` of
+        :mod:`mvl.estimators.poisson_fit`).
 
     Attributes
     ----------

@@ -37,7 +37,7 @@ import numpy as np
 from ..labels import encode_targets
 
 __all__ = ["LOSSES", "AUTO_LABELS_PER_CLASS", "POISSON_NEIGHBORS", "POISSON_RATIO", "POISSON_SOLVERS", "resolve_loss",
-           "auto_supported", "poisson_gammas", "fit_poisson", "poisson_decision"]
+           "auto_supported", "GRAPH_PARAMETERS", "poisson_gammas", "fit_poisson", "poisson_decision"]
 
 LOSSES = ("auto", "squared", "poisson", "squared+poisson")
 """The data terms of MVL-LS: the labelled least squares of eq (53), the centred source term, the two joined, or
@@ -70,11 +70,27 @@ def resolve_loss(loss, n_labelled, n_classes, n, supported=True):
 
 
 def auto_supported(est, has_missing_views):
-    """Whether ``loss="auto"`` may choose the Poisson-type term for ``est``: a solver of :data:`POISSON_SOLVERS`, a
-    graph term (gamma_W > 0) built from the data (``laplacian`` a string, not an explicit array), complete views.
-    Otherwise an explicit choice of the user's is for the squared loss, and "auto" keeps it."""
-    return (est.solver in POISSON_SOLVERS and isinstance(est.laplacian, str) and est.gamma_W > 0
+    """Whether ``loss="auto"`` may choose the Poisson-type term for ``est``: feature views (the validated graph and
+    induction rule; with precomputed kernels the graph would come from the kernels' distance and new points from the
+    representer rule, neither validated), a solver of :data:`POISSON_SOLVERS`, a graph term (gamma_W > 0) built from
+    the data with the default graph parameters (:data:`GRAPH_PARAMETERS` untouched: the Poisson-type terms use a graph
+    of their own), complete views. Otherwise the user's setting is one of the squared loss, and "auto" keeps it."""
+    graph_untouched = all(_is_default(est, name) for name in GRAPH_PARAMETERS)
+    return (est.kernel != "precomputed" and est.solver in POISSON_SOLVERS and graph_untouched and est.gamma_W > 0
             and not has_missing_views)
+
+
+GRAPH_PARAMETERS = ("laplacian", "n_neighbors", "laplacian_power", "graph_weights", "between_weights")
+"""The squared loss's graph parameters, which the Poisson-type terms replace by their own graph: set to anything but
+its default, one of them keeps ``loss="auto"`` on the squared loss."""
+
+
+def _is_default(est, name):
+    import inspect
+
+    default = inspect.signature(type(est).__init__).parameters[name].default
+    value = getattr(est, name)
+    return isinstance(value, (str, int, type(None))) and value == default and type(value) is type(default)
 
 
 def poisson_gammas(est, loss):
