@@ -4,7 +4,8 @@ What unlabelled data add
 
 Accuracy against the number of labelled samples per class, with and without 50 unlabelled samples per class,
 on the six views of the embedded digits. The unlabelled samples enter through the graph Laplacian of each view
-(``gamma_W``) and, optionally, the between-view term (``gamma_B``).
+(``gamma_W``) and, optionally, the between-view term (``gamma_B``); with the default ``loss="auto"`` and at most 5
+labelled samples per class, through the Poisson-type term on one graph of all the views (the guide's "Few labels").
 """
 
 import matplotlib.pyplot as plt
