@@ -97,6 +97,23 @@ bandwidths_ : list or None
     Per-view sigma ("rbf") or scale ("chi2") computed at fit.
 view_columns_ : list of arrays
     Column indices of each view (feature matrix input).""",
+    "solve_attributes": """\
+solver_ : str
+    The solver used ("auto" resolved).
+n_iter_ : int, or array (P,) with one per binary problem (MVLBinarySVM)
+    Iterations of the solve: 1 for a direct solve ("structured", "dense", "nystrom"), conjugate-gradient
+    iterations for "cg" and "graph"; MVL-LS-optC: iterations of the alternation of the kept restart; the SVMs:
+    the dual solver's iterations (SMO block updates, ADMM / L-BFGS-B / APG iterations).
+residual_ : float, or array (P,) with one per binary problem (MVLBinarySVM)
+    The final residual of the system solved, measured at the returned coefficients (never an estimate):
+    MVL-LS with "structured", "dense", "cg" or "graph", the true relative residual ||r - (B + l gamma_A I) a|| /
+    ||r|| of Theorem 10's system (68), the largest over the output columns; "nystrom", that of its restricted
+    system; MVL-LS-optC, that of the f-step that gave the returned coefficients; the SVMs, the largest violation
+    of the dual's optimality (KKT) conditions, Lemma 31, at the returned alpha (``kkt_violation_``).
+converged_ : bool, or array (P,) with one per binary problem (MVLBinarySVM)
+    Whether the solve met its stopping rule (``tol``; always for a direct solve); False comes with a
+    ConvergenceWarning that says why (max_iter reached, or a conjugate-gradient breakdown on an indefinite
+    kernel) and what to do.""",
     "mvl_references": """\
 References
 ----------

@@ -342,6 +342,13 @@ class MVLClassifier(MultiViewClassifier):
         problem.basis, problem.centres = NystromBasis(kernels, centres, mask, view_centres), centres
         return problem
 
+    def _set_solve_attributes(self, n_iter, residual, converged):
+        """The fitted attributes every solver of every estimator sets alike: ``n_iter_``, ``residual_`` (the true
+        relative residual of the system solved) and ``converged_``; a scalar, or one per binary problem."""
+        self.n_iter_ = n_iter if np.ndim(n_iter) else int(n_iter)
+        self.residual_ = residual if np.ndim(residual) else float(residual)
+        self.converged_ = converged if np.ndim(converged) else bool(converged)
+
     def _gammas(self):
         """gamma_A, gamma_B, gamma_W (eq 10, 53) as float64, by name: the solvers' keyword arguments."""
         return {"gamma_A": float(self.gamma_A), "gamma_B": float(self.gamma_B), "gamma_W": float(self.gamma_W)}

@@ -24,6 +24,7 @@ from .base import (
 )
 from ..exceptions import IllConditionedWarning
 from ..solvers import MVLProblem, SOLVERS, choose_solver, get_solver
+from ..solvers.residual import direct_residual
 from ..validation import check_combination
 
 __all__ = ["MVLLeastSquares", "MEMORY_ADVICE", "memory_budget", "sample_and_view_counts", "kept_for_prediction"]
@@ -171,8 +172,6 @@ class MVLLeastSquares(MVLClassifier):
     fit_seconds_ : float
     condition_estimate_ : float
         1-norm condition estimate of the factored systems (structured solver; NaN for cg and nystrom).
-    solver_ : str
-        The solver used ("auto" resolved).
     regime_ : float or None
         solver="auto" between "cg" and "graph" (feature views, 5,000-20,000 points, a kNN graph): the measured
         graph-regime size :func:`mvl.solvers.auto.measured_regime` (the fraction of the kernels' trace that
@@ -180,9 +179,7 @@ class MVLLeastSquares(MVLClassifier):
         "graph" when >= 1 (:data:`mvl.solvers.auto.GRAPH_REGIME`); None when not measured.
     centres_ : array (M,) or None
         "nystrom": indices of the training points that carry the coefficients (``coef_`` is then (m, M, P)).
-    n_iter_, residual_ : int, float or None
-        "cg", "graph": iterations and the final relative residual of (68) ("graph": the smaller of it and the
-        estimated relative objective error, see ``tol``); the direct solvers: 1 and None.
+    {solve_attributes}
     {view_attributes}
     view_mask_ : bool array (n, m) or None
         Which training samples have which view (True: present); None when no view is missing.
@@ -317,7 +314,8 @@ class MVLLeastSquares(MVLClassifier):
         self.c_ = c
         self.n_labelled_ = len(labelled)
         self.centres_ = None
-        self.n_iter_, self.residual_ = 1, None  # a direct solve
+        residual = result.residual if result.residual is not None else direct_residual(problem, coef)
+        self._set_solve_attributes(result.n_iter, residual, result.converged)
         self._check_regularization(K, labelled, y_enc[labelled], mask)
         return self
 
@@ -327,7 +325,7 @@ class MVLLeastSquares(MVLClassifier):
         problem = self.operator_problem(X, y, solver, budget)
         result = solver.solve(problem)
         coef, c, labelled = result.coef, problem.c, problem.labelled
-        self.n_iter_, self.residual_ = result.n_iter, result.residual
+        self._set_solve_attributes(result.n_iter, result.residual, result.converged)
         self.centres_ = result.centres
         if not result.converged:
             from sklearn.exceptions import ConvergenceWarning
