@@ -32,7 +32,8 @@ import inspect
 import re
 import textwrap
 
-__all__ = ["PARAMETERS", "SECTIONS", "default_text", "fill_parameters", "parameter_entry", "shared_parameters"]
+__all__ = ["PARAMETERS", "SECTIONS", "AUTO_GAMMA_B", "default_text", "fill_parameters", "parameter_entry",
+           "shared_parameters"]
 
 PARAMETERS = {
     # ---------------------------------------------------------------- the MVL estimators
@@ -85,6 +86,14 @@ sigma of "rbf" or the scale s of "chi2": a rule over the pairwise (chi2) distanc
 samples, or a value, or one of these per view. None: "median" for "rbf", "mean" for "chi2" (Gehler &
 Nowozin 2009). A view whose kernel comes out constant or diagonal gives a DegenerateKernelWarning."""),
 }
+
+AUTO_GAMMA_B = ('float >= 0 or "auto"', """\
+Between-view consistency weight (gamma_B <f, M_B f>, eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6);
+0 leaves the between-view term out. "auto": 0 on complete views; when training views are missing,
+:data:`mvl.estimators.base.INCOMPLETE_GAMMA_B` (3e-4, chosen on validation draws), since the between-view
+term is then what carries the labels to the samples and views without labels (``gamma_B_`` holds the value
+used). gamma_B = 0 with a view that no labelled sample has warns (RegularizationWarning).""")
+"""The ``gamma_B`` entry of MVL-LS, whose default "auto" adapts to incomplete views."""
 
 SECTIONS = {
     # whole entries, placed at the entries' indentation
@@ -187,7 +196,11 @@ def fill_parameters(descriptions):
     return fill
 
 
-def shared_parameters(obj):
+def shared_parameters(obj=None, **overrides):
     """Class (or function) decorator: fill the placeholders of its docstring with the shared parameters
-    :data:`PARAMETERS` and the shared entries :data:`SECTIONS` (:func:`fill_parameters`). Returns ``obj``."""
-    return fill_parameters({**PARAMETERS, **SECTIONS})(obj)
+    :data:`PARAMETERS` and the shared entries :data:`SECTIONS` (:func:`fill_parameters`). Returns ``obj``.
+    With keyword arguments only (``@shared_parameters(gamma_B=AUTO_GAMMA_B)``) those (type, description) pairs
+    replace the shared ones of the same name for this class."""
+    if obj is None:
+        return fill_parameters({**PARAMETERS, **SECTIONS, **overrides})
+    return fill_parameters({**PARAMETERS, **SECTIONS, **overrides})(obj)

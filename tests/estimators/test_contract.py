@@ -23,8 +23,6 @@ TODAY = [
     ("degenerate_kernel", r"-(cg|nystrom|graph)-|-incomplete$",
      "bandwidth 1e-12 (identity kernel): chance accuracy, decision values 0, no DegenerateKernelWarning (given by "
      "the direct solvers on complete views only)"),
-    ("unseen_view_gamma_B0", None, "test points with only the view no labelled sample has get decision 0 and the "
-                                   "first class, no warning"),
     ("n_neighbors_ge_n", None, "n_neighbors >= n silently builds a complete graph"),
     ("view_in_one_sample", None, "a view present in one sample silently gets bandwidth 1.0"),
     ("partial_nan", r"-graph-|OptC-(cg|nystrom)-", "'need complete views': the partial NaN (view 0 of sample 7) "
