@@ -414,7 +414,10 @@ def _newton_refine(Q_G, Q_S, A, U, newton_max, cg_maxiter=100, cg_rtol=1e-3):
         for _ in range(cg_maxiter):
             Hp = apply_qs(p @ Qc, P)
             Hp *= 0.5 * mask
-            step = rr / float(np.sum(p * Hp))
+            pHp = float(np.sum(p * Hp))
+            if not pHp > 0.0:  # CG breakdown: Q_G indefinite on the free set (an indefinite kernel); keep x so far
+                break
+            step = rr / pHp
             x += step * p
             r -= step * Hp
             rr_new = float(np.sum(r * r))
