@@ -106,8 +106,8 @@ class MVLLeastSquaresCV(MultiViewClassifier):
     gammas_B : sequence of float >= 0, or "auto", default "auto"
         Between-view weights (eq 53-58). Each value > 0 costs one n x n Cholesky and an O(m n^3) product per
         grid point (gamma_B = 0 points share the eigendecompositions); add 1e-6 (the paper's value) if wanted.
-        "auto": (0,) on complete views; :data:`INCOMPLETE_GAMMAS_B` when training views are missing, where the
-        between-view term is what carries the labels across views.
+        "auto": (0,) on complete views; :data:`mvl.estimators.model_selection.INCOMPLETE_GAMMAS_B` when training
+        views are missing, where the between-view term is what carries the labels across views.
     gammas_W : sequence of float >= 0, default (0.0, 1e-4, 1e-2, 1.0)
         Within-view (manifold) weights (eq 53, 60-64); 0 leaves the graph out (the supervised MVL-LS when
         gamma_B = 0).
