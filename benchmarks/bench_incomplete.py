@@ -15,7 +15,7 @@ q = 1/3; there the absence itself tells the class apart, so it is easier, not ha
 - mean imputation: ``SimpleImputer(strategy="mean")`` after the scaler (the training means);
 - best single view: one view (mean imputation of its missing rows), the best of the 6 on the test set (optimistic).
 
-``--gamma-B`` sets the between-view weight (default 0, the estimator's default); with views missing it is the term
+``--gamma-B`` sets the between-view weight (default "auto", the estimator's default); with views missing it is the term
 that carries the labels across views at the unlabelled samples (:mod:`mvl.solvers.incomplete`). ``--sweep`` selects it:
 incomplete-fit accuracy for gamma_B in {0, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3} at q = 0.4 and 0.6 on 3 validation draws
 (seeds disjoint from the reported draws' seeds). Fit time: the ``fit()`` wall time, incomplete / complete within one
@@ -187,7 +187,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--draws", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="one draw")
-    ap.add_argument("--gamma-B", type=float, default=0.0)
+    ap.add_argument("--gamma-B", type=lambda v: v if v == "auto" else float(v), default="auto",
+                    help='gamma_B of every MVL-LS fit: a number, or "auto" (the estimator\'s default)')
     ap.add_argument("--l-c", type=int, default=5)
     ap.add_argument("--u-c", type=int, default=50)
     ap.add_argument("--qs", type=float, nargs="+", default=[0.0, 0.2, 0.4, 0.6])
@@ -255,7 +256,7 @@ def main(argv=None):
             print(f"draw {d} {name:24s} incomplete {r['incomplete'][-1]:.4f} complete {acc_complete:.4f} "
                   f"imputation {r['mean imputation'][-1]:.4f} single {max(single):.4f} "
                   f"fit {t_inc:.2f} s / {t_complete:.2f} s", flush=True)
-    print(f"\nmfeat, l_c = {args.l_c}, u_c = {args.u_c}, {draws} draw(s), gamma_B = {args.gamma_B:g}; "
+    print(f"\nmfeat, l_c = {args.l_c}, u_c = {args.u_c}, {draws} draw(s), gamma_B = {args.gamma_B}; "
           "accuracy in % (mean +- std over draws); fit-time ratio incomplete / complete (median)")
     print("| pattern | missing | incomplete (mvl) | complete | mean imputation | best single view | fit ratio |")
     print("|---|---|---|---|---|---|---|")

@@ -134,6 +134,27 @@ def test_single_threaded_blas_restores_the_setting():
     assert [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"] == before
 
 
+def test_blas_threads_reads_the_live_setting_without_rescanning_libraries(monkeypatch):
+    """blas_threads (called by every sparse product through default_threads) agrees with threadpoolctl's own
+    report, follows a threadpool_limits block, and does not walk the loaded libraries again (threadpool_info)."""
+    import threadpoolctl
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    counts = [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"]
+    expected = max(counts) if counts else 1
+    blocks.blas_threads()  # the controller exists from here on
+
+    def scan(*args, **kwargs):
+        raise AssertionError("threadpool_info called again")
+
+    monkeypatch.setattr(threadpoolctl, "threadpool_info", scan)
+    assert blocks.blas_threads() == expected
+    with threadpool_limits(limits=1, user_api="blas"):
+        assert blocks.blas_threads() == 1
+    assert blocks.blas_threads() == expected
+    assert 1 <= blocks.default_threads() <= expected
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 def test_pool_works_in_a_forked_child():
     """A child forked after the pool exists must not wait on the parent's (dead) threads."""

@@ -32,7 +32,8 @@ import inspect
 import re
 import textwrap
 
-__all__ = ["PARAMETERS", "SECTIONS", "default_text", "fill_parameters", "parameter_entry", "shared_parameters"]
+__all__ = ["PARAMETERS", "SECTIONS", "AUTO_GAMMA_B", "default_text", "fill_parameters", "parameter_entry",
+           "shared_parameters"]
 
 PARAMETERS = {
     # ---------------------------------------------------------------- the MVL estimators
@@ -86,6 +87,14 @@ samples, or a value, or one of these per view. None: "median" for "rbf", "mean" 
 Nowozin 2009). A view whose kernel comes out constant or diagonal gives a DegenerateKernelWarning."""),
 }
 
+AUTO_GAMMA_B = ('float >= 0 or "auto"', """\
+Between-view consistency weight (gamma_B <f, M_B f>, eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6);
+0 leaves the between-view term out. "auto": 0 on complete views; when training views are missing,
+:data:`mvl.estimators.base.INCOMPLETE_GAMMA_B` (3e-4, chosen on validation draws), since the between-view
+term is then what carries the labels to the samples and views without labels (``gamma_B_`` holds the value
+used). gamma_B = 0 with a view that no labelled sample has warns (RegularizationWarning).""")
+"""The ``gamma_B`` entry of MVL-LS, whose default "auto" adapts to incomplete views."""
+
 SECTIONS = {
     # whole entries, placed at the entries' indentation
     "view_attributes": """\
@@ -97,6 +106,23 @@ bandwidths_ : list or None
     Per-view sigma ("rbf") or scale ("chi2") computed at fit.
 view_columns_ : list of arrays
     Column indices of each view (feature matrix input).""",
+    "solve_attributes": """\
+solver_ : str
+    The solver used ("auto" resolved).
+n_iter_ : int, or array (P,) with one per binary problem (MVLBinarySVM)
+    Iterations of the solve: 1 for a direct solve ("structured", "dense", "nystrom"), conjugate-gradient
+    iterations for "cg" and "graph"; MVL-LS-optC: iterations of the alternation of the kept restart; the SVMs:
+    the dual solver's iterations (SMO block updates, ADMM / L-BFGS-B / APG iterations).
+residual_ : float, or array (P,) with one per binary problem (MVLBinarySVM)
+    The final residual of the system solved, measured at the returned coefficients (never an estimate):
+    MVL-LS with "structured", "dense", "cg" or "graph", the true relative residual ||r - (B + l gamma_A I) a|| /
+    ||r|| of Theorem 10's system (68), the largest over the output columns; "nystrom", that of its restricted
+    system; MVL-LS-optC, that of the f-step that gave the returned coefficients; the SVMs, the largest violation
+    of the dual's optimality (KKT) conditions, Lemma 31, at the returned alpha (``kkt_violation_``).
+converged_ : bool, or array (P,) with one per binary problem (MVLBinarySVM)
+    Whether the solve met its stopping rule (``tol``; always for a direct solve); False comes with a
+    ConvergenceWarning that says why (max_iter reached, or a conjugate-gradient breakdown on an indefinite
+    kernel) and what to do.""",
     "mvl_references": """\
 References
 ----------
@@ -170,7 +196,11 @@ def fill_parameters(descriptions):
     return fill
 
 
-def shared_parameters(obj):
+def shared_parameters(obj=None, **overrides):
     """Class (or function) decorator: fill the placeholders of its docstring with the shared parameters
-    :data:`PARAMETERS` and the shared entries :data:`SECTIONS` (:func:`fill_parameters`). Returns ``obj``."""
-    return fill_parameters({**PARAMETERS, **SECTIONS})(obj)
+    :data:`PARAMETERS` and the shared entries :data:`SECTIONS` (:func:`fill_parameters`). Returns ``obj``.
+    With keyword arguments only (``@shared_parameters(gamma_B=AUTO_GAMMA_B)``) those (type, description) pairs
+    replace the shared ones of the same name for this class."""
+    if obj is None:
+        return fill_parameters({**PARAMETERS, **SECTIONS, **overrides})
+    return fill_parameters({**PARAMETERS, **SECTIONS, **overrides})(obj)

@@ -144,12 +144,21 @@ def gemm(a, b, c, trans_a=False, trans_b=False, alpha=1.0, beta=0.0):
                b.ctypes.data, _i(ldb), ctypes.byref(ctypes.c_double(beta)), c.ctypes.data, _i(ldc))
 
 
-def blas_threads():
-    """Threads the loaded BLAS libraries may use (the largest of their settings; 1 if unknown)."""
-    try:
-        from threadpoolctl import threadpool_info
+def _controller():
+    """The process's threadpoolctl controller, made once: finding the loaded libraries costs milliseconds (it walks
+    the shared objects), reading a library's thread setting through it microseconds."""
+    if _state["controller"] is None:
+        from threadpoolctl import ThreadpoolController
 
-        counts = [d.get("num_threads") or 1 for d in threadpool_info() if d.get("user_api") == "blas"]
+        _state["controller"] = ThreadpoolController()
+    return _state["controller"]
+
+
+def blas_threads():
+    """Threads the loaded BLAS libraries may use (the largest of their current settings, read live, so a
+    ``threadpool_limits`` block counts; 1 if unknown)."""
+    try:
+        counts = [lib.num_threads or 1 for lib in _controller().lib_controllers if lib.user_api == "blas"]
         return max(counts) if counts else 1
     except Exception:  # noqa: BLE001
         return 1
@@ -162,11 +171,7 @@ def single_threaded_blas():
     Besides letting :func:`map_threads` own the cores, this keeps OpenBLAS's worker threads asleep: after
     a multithreaded call they busy-wait for a while, and would take a core from the next threaded step.
     """
-    if _state["controller"] is None:
-        from threadpoolctl import ThreadpoolController
-
-        _state["controller"] = ThreadpoolController()
-    with _state["controller"].limit(limits=1, user_api="blas"):
+    with _controller().limit(limits=1, user_api="blas"):
         yield
 
 

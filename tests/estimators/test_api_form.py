@@ -52,6 +52,7 @@ DIFFERENT = {
     # parameters whose name is shared but whose meaning differs between the estimators (each documents its own)
     "c": "learned by optC; the grid's fixed c in the CV; the SVMs' and MVL-LS's fixed c",
     "solver": "each estimator's own solvers",
+    "gamma_B": "MVL-LS's default \"auto\" adapts to incomplete views; the other estimators take a number",
     "tol": "each solver's own stopping rule",
     "max_iter": "CG iterations in MVL-LS, dual iterations in the SVMs",
     "n_components": "MVL-LS: one fit; optC: shared by every restart",

@@ -495,3 +495,32 @@ def test_nan_never_silent(monkeypatch):
         _ls(1e-5).fit(sample_first(K), y)
 
 
+
+
+def test_gamma_B_auto_is_0_on_complete_views_and_couples_incomplete_ones():
+    """gamma_B="auto" (the default): the fit of gamma_B = 0 on complete views (equal coefficients), of
+    INCOMPLETE_GAMMA_B when training views are missing; gamma_B = 0 set explicitly with a view that no labelled
+    sample has warns, naming the view and gamma_B."""
+    from mvl import MVLLeastSquares as LS
+    from mvl.estimators.base import INCOMPLETE_GAMMA_B
+    from mvl.exceptions import RegularizationWarning
+
+    from .contract_cases import VIEWS, Cell, build, problem
+
+    X, y, _, _, _ = problem("complete")
+    auto, zero = LS(views=VIEWS).fit(X, y), LS(views=VIEWS, gamma_B=0.0).fit(X, y)
+    assert auto.gamma_B == "auto" and auto.gamma_B_ == 0.0
+    np.testing.assert_array_equal(auto.coef_, zero.coef_)
+    X, y, _, _, _ = problem("incomplete")
+    for solver in ("structured", "cg"):
+        auto = LS(views=VIEWS, solver=solver, random_state=0).fit(X, y)
+        ref = LS(views=VIEWS, solver=solver, random_state=0, gamma_B=INCOMPLETE_GAMMA_B).fit(X, y)
+        assert auto.gamma_B_ == INCOMPLETE_GAMMA_B > 0
+        np.testing.assert_array_equal(auto.coef_, ref.coef_)
+    est, X, y, Xt, yt, _ = build(Cell("MVLLeastSquares", "structured", "incomplete", "unseen_view_gamma_B0"))
+    with pytest.warns(RegularizationWarning, match=r"view 1 has no labelled sample.*gamma_B > 0"):
+        est.fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RegularizationWarning)
+        coupled = est.set_params(gamma_B="auto").fit(X, y)  # the default couples the views: no warning
+    assert coupled.score(Xt, yt) > 0.6

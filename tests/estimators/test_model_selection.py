@@ -101,3 +101,16 @@ def test_hold_out_validation_and_defaults(semi):
     # cv=None: StratifiedKFold(min(5, smallest class count)) = 4 folds here
     assert MVLLeastSquaresCV(views=[76, 64, 6], gammas_A=(1e-4,), gammas_W=(1e-2,), graphs=((5, 2),)).fit(
         X, y).n_splits_ == 4
+
+
+def test_gammas_B_auto_tries_coupling_on_incomplete_views_only():
+    from mvl.estimators.model_selection import INCOMPLETE_GAMMAS_B
+
+    from .contract_cases import VIEWS, problem
+
+    kw = dict(views=VIEWS, gammas_A=(1e-3,), gammas_W=(0.0,), graphs=((5, 1),), cv=3)
+    for views, want in (("complete", (0.0,)), ("incomplete", INCOMPLETE_GAMMAS_B)):
+        X, y, _, _, _ = problem(views)
+        cv = MVLLeastSquaresCV(**kw).fit(X, y)
+        assert tuple(cv.cv_results_["param_gamma_B"]) == tuple(want)
+    assert any(g > 0 for g in INCOMPLETE_GAMMAS_B)

@@ -4,6 +4,8 @@ convergence warning."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from conftest import make_problem, random_graph_laplacians
@@ -95,3 +97,25 @@ def test_max_iter_reached_warns_with_sklearns_convergence_warning(solver):
     with pytest.warns(ConvergenceWarning, match="increase max_iter"):
         _, n_iter, viol = solve_dual(dual.Q_G, y[lab], 4, solver, tol=1e-8, max_iter=2)
     assert viol > 1e-8 and n_iter <= 2
+
+
+def test_admm_on_an_indefinite_q_g_raises_its_penalty_instead_of_failing():
+    """An indefinite kernel makes Q_G indefinite: ADMM's factor c1/2 Q_G + rho I then fails at the default rho; the
+    penalty is raised by twice the gradient's Lipschitz constant (eigenvalues by numpy) and the iteration runs to a
+    KKT point of the box QP."""
+    K, _, y = make_problem(2, 40, 4, frac_unlabelled=0.2, seed=12)
+    K[0] -= 3.0 * np.eye(K.shape[1])
+    lab = np.flatnonzero(y >= 0)
+    dual = build_svm_dual(K, lab, np.array([0.5, 0.5]), 1e-4, 0.0, 0.0)
+    c1 = 4 / 3
+    lam = np.linalg.eigvalsh(dual.Q_G)[0]
+    rho = svm_module._admm_penalty(dual.Q_G, 4)
+    assert lam < 0 and np.linalg.eigvalsh(0.5 * c1 * dual.Q_G + rho * np.eye(len(lab)))[0] < 0
+    shifted = svm_module._indefinite_penalty(dual.Q_G, c1, rho)
+    eig = np.linalg.eigvalsh(dual.Q_G)
+    assert shifted == pytest.approx(rho + c1 * np.abs(eig).max(), rel=1e-9)
+    assert np.linalg.eigvalsh(0.5 * c1 * dual.Q_G + shifted * np.eye(len(lab)))[0] > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        alpha, n_iter, viol = solve_dual(dual.Q_G, y[lab], 4, "admm", tol=1e-6)
+    assert np.all(np.isfinite(alpha)) and n_iter >= 1 and viol <= 1e-6

@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
-from ..docstrings import shared_parameters
+from ..docstrings import AUTO_GAMMA_B, shared_parameters
 from .base import (
     StrictInterval,
     COUNT,
@@ -24,6 +24,7 @@ from .base import (
 )
 from ..exceptions import IllConditionedWarning
 from ..solvers import MVLProblem, SOLVERS, choose_solver, get_solver
+from ..solvers.residual import direct_residual
 from ..validation import check_combination
 from .poisson_fit import LOSSES, auto_supported, fit_poisson, poisson_decision, resolve_loss
 
@@ -124,15 +125,16 @@ def kept_for_prediction(est, kernels, centres=None):
     return ViewKernels(views, kernels.kind, kernels.scales, max_memory=0)
 
 
-@shared_parameters
+@shared_parameters(gamma_B=AUTO_GAMMA_B)
 class MVLLeastSquares(MVLClassifier):
     """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
 
     Semi-supervised: samples labelled -1 (or None/NaN in object arrays) are unlabelled and enter through the
     graph (gamma_W) and the between-view term (gamma_B). The defaults are the validation study's choice
     (``benchmarks/study_defaults.py``): a 5-NN graph with kernel weights, the normalized Laplacian squared,
-    gamma_A = 1e-5, gamma_B = 0, gamma_W = 1e-2; ``n_neighbors=None`` gives the paper's dense graph. To select
-    the graph and the gammas by cross-validation, use :class:`mvl.MVLLeastSquaresCV`.
+    gamma_A = 1e-5, gamma_B = 0 (3e-4 on incomplete views, ``gamma_B="auto"``), gamma_W = 1e-2;
+    ``n_neighbors=None`` gives the paper's dense graph. To select the graph and the gammas by cross-validation, use
+    :class:`mvl.MVLLeastSquaresCV`.
 
     Parameters
     ----------
@@ -198,18 +200,16 @@ class MVLLeastSquares(MVLClassifier):
     fit_seconds_ : float
     condition_estimate_ : float
         1-norm condition estimate of the factored systems (structured solver; NaN for cg and nystrom).
-    solver_ : str
-        The solver used ("auto" resolved).
     regime_ : float or None
         solver="auto" between "cg" and "graph" (feature views, 5,000-20,000 points, a kNN graph): the measured
         graph-regime size :func:`mvl.solvers.auto.measured_regime` (the fraction of the kernels' trace that
         ``n_components`` Nystrom centres miss, on 500 sampled points, times (gamma_B m + gamma_W 2^k) / gamma_A),
         "graph" when >= 1 (:data:`mvl.solvers.auto.GRAPH_REGIME`); None when not measured.
+    gamma_B_ : float
+        The gamma_B of the fit (``gamma_B="auto"`` resolved).
     centres_ : array (M,) or None
         "nystrom": indices of the training points that carry the coefficients (``coef_`` is then (m, M, P)).
-    n_iter_, residual_ : int, float or None
-        "cg", "graph": iterations and the final relative residual of (68) ("graph": the smaller of it and the
-        estimated relative objective error, see ``tol``); the direct solvers: 1 and None.
+    {solve_attributes}
     {view_attributes}
     loss_ : str
         The data term used ("auto" resolved).
@@ -241,7 +241,9 @@ class MVLLeastSquares(MVLClassifier):
     samples, ``centres_`` is their union and ``coef_[p]`` is zero at the other views' centres); "graph" needs complete
     views ("auto" then picks "cg"); scikit-learn's
     ``StandardScaler`` passes the NaN through in a ``Pipeline``. With views missing, gamma_B > 0 carries the labels
-    across views at the unlabelled samples: 1e-4 on mfeat (``benchmarks/bench_incomplete.py``).
+    across views at the unlabelled samples: ``gamma_B="auto"`` (the default) takes
+    :data:`mvl.estimators.base.INCOMPLETE_GAMMA_B` then (chosen on validation draws,
+    ``benchmarks/bench_incomplete.py --sweep``), 0 on complete views.
 
     {mvl_references}
 
@@ -261,6 +263,7 @@ class MVLLeastSquares(MVLClassifier):
     # solver's, one per line
     _parameter_constraints: dict = {
         **MVLClassifier._parameter_constraints,
+        "gamma_B": [*MVLClassifier._parameter_constraints["gamma_B"], StrOptions({"auto"})],
         "solver": [StrOptions(set(SOLVERS) | {"auto"})],
         "between_weights": [None, "array-like"],
         "n_components": [COUNT],
@@ -274,7 +277,7 @@ class MVLLeastSquares(MVLClassifier):
     _memory_advice = MEMORY_ADVICE
     _missing_views = True
 
-    def __init__(self, *, gamma_A=1e-5, gamma_B=0.0, gamma_W=1e-2, c=None, laplacian="normalized",
+    def __init__(self, *, gamma_A=1e-5, gamma_B="auto", gamma_W=1e-2, c=None, laplacian="normalized",
                  solver="auto", n_neighbors=5, n_classes=None, between_weights=None, laplacian_power=None,
                  graph_weights="kernel", kernel="rbf", views=None, bandwidth=None, n_components=1000, tol=1e-6,
                  max_iter=500, max_memory=None, random_state=None, verbose=0, loss="auto"):
@@ -322,7 +325,7 @@ class MVLLeastSquares(MVLClassifier):
 
                 if _holds_nan(X):
                     return None  # incomplete views: "graph" needs complete views
-                self.regime_ = measured_regime(self._fit_kernel_operator(X, 0), self.gamma_A, self.gamma_B,
+                self.regime_ = measured_regime(self._fit_kernel_operator(X, 0), self.gamma_A, self._gamma_B(),
                                                self.gamma_W, self._laplacian_power(), self.n_components,
                                                self.random_state)
                 return self.regime_
@@ -353,7 +356,8 @@ class MVLLeastSquares(MVLClassifier):
         self.c_ = c
         self.n_labelled_ = len(labelled)
         self.centres_ = None
-        self.n_iter_, self.residual_ = 1, None  # a direct solve
+        residual = result.residual if result.residual is not None else direct_residual(problem, coef)
+        self._set_solve_attributes(result.n_iter, residual, result.converged)
         self._check_regularization(K, labelled, y_enc[labelled], mask)
         return self
 
@@ -363,7 +367,7 @@ class MVLLeastSquares(MVLClassifier):
         problem = self.operator_problem(X, y, solver, budget)
         result = solver.solve(problem)
         coef, c, labelled = result.coef, problem.c, problem.labelled
-        self.n_iter_, self.residual_ = result.n_iter, result.residual
+        self._set_solve_attributes(result.n_iter, result.residual, result.converged)
         self.centres_ = result.centres
         if not result.converged:
             from sklearn.exceptions import ConvergenceWarning
@@ -380,7 +384,7 @@ class MVLLeastSquares(MVLClassifier):
         self.fit_seconds_ = time.perf_counter() - t0
         # the decision values on the labelled samples (t = l rows of kernels, no n x n array)
         check_swamped(self, self.decision_function(take_samples(X, labelled)),
-                      (("gamma_A", self.gamma_A), ("gamma_B", self.gamma_B), ("gamma_W", self.gamma_W)),
+                      (("gamma_A", self.gamma_A), ("gamma_B", self.gamma_B_), ("gamma_W", self.gamma_W)),
                       np.argmax(problem.Y_L, axis=1))
         return self
 

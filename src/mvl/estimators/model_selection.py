@@ -26,7 +26,7 @@ from .base import StrictInterval, MultiViewClassifier, encode_labels, take_sampl
 from ..solvers.grid import grid_decision_functions
 from .least_squares import MVLLeastSquares
 
-__all__ = ["MVLLeastSquaresCV", "SemiSupervisedCV"]
+__all__ = ["MVLLeastSquaresCV", "SemiSupervisedCV", "INCOMPLETE_GAMMAS_B"]
 
 
 class SemiSupervisedCV:
@@ -74,6 +74,11 @@ class SemiSupervisedCV:
         return f"SemiSupervisedCV(cv={self.cv!r})"
 
 
+INCOMPLETE_GAMMAS_B = (0.0, 1e-5, 1e-4, 1e-3)
+"""The gamma_B values of ``gammas_B="auto"`` on incomplete views: no coupling, and the range that the validation
+sweep of :data:`mvl.estimators.base.INCOMPLETE_GAMMA_B` covers (``benchmarks/bench_incomplete.py --sweep``)."""
+
+
 @shared_parameters
 class MVLLeastSquaresCV(MultiViewClassifier):
     """MVL-LS (Algorithm 1) with the graph and (gamma_A, gamma_B, gamma_W) selected by cross-validation.
@@ -98,9 +103,11 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         (``benchmarks/study_defaults.py`` selected 1e-5 most often). Values below 1e-5 can leave
         (gamma_W L^p K + gamma_A I) nearly singular when a kernel is only numerically PSD (e.g. a float32
         linear Gram matrix); the grid, which clips the kernel's eigenvalues at 0, and the refit then disagree.
-    gammas_B : sequence of float >= 0, default (0.0,)
+    gammas_B : sequence of float >= 0, or "auto", default "auto"
         Between-view weights (eq 53-58). Each value > 0 costs one n x n Cholesky and an O(m n^3) product per
         grid point (gamma_B = 0 points share the eigendecompositions); add 1e-6 (the paper's value) if wanted.
+        "auto": (0,) on complete views; :data:`mvl.estimators.model_selection.INCOMPLETE_GAMMAS_B` when training
+        views are missing, where the between-view term is what carries the labels across views.
     gammas_W : sequence of float >= 0, default (0.0, 1e-4, 1e-2, 1.0)
         Within-view (manifold) weights (eq 53, 60-64); 0 leaves the graph out (the supervised MVL-LS when
         gamma_B = 0).
@@ -158,7 +165,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
     _parameter_constraints: dict = {
         **MultiViewClassifier._parameter_constraints,
         "gammas_A": ["array-like"],
-        "gammas_B": ["array-like"],
+        "gammas_B": ["array-like", StrOptions({"auto"})],
         "gammas_W": ["array-like"],
         "graphs": ["array-like"],
         "graph_weights": [StrOptions({"kernel", "binary"})],
@@ -168,7 +175,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
     }
     _semi_supervised = True
 
-    def __init__(self, *, gammas_A=(1e-5, 1e-4, 1e-3, 1e-2), gammas_B=(0.0,), gammas_W=(0.0, 1e-4, 1e-2, 1.0),
+    def __init__(self, *, gammas_A=(1e-5, 1e-4, 1e-3, 1e-2), gammas_B="auto", gammas_W=(0.0, 1e-4, 1e-2, 1.0),
                  graphs=((5, 2), (10, 2), (5, 4), (10, 4)), graph_weights="kernel", laplacian="normalized", c=None,
                  cv=None, kernel="rbf", views=None, bandwidth=None):
         self.gammas_A = gammas_A
@@ -182,6 +189,12 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         self.kernel = kernel
         self.views = views
         self.bandwidth = bandwidth
+
+    def _gammas_B(self, incomplete):
+        """The gamma_B values of the grid: ``gammas_B``, with "auto" resolved for complete or incomplete views."""
+        if isinstance(self.gammas_B, str):  # "auto"
+            return INCOMPLETE_GAMMAS_B if incomplete else (0.0,)
+        return self.gammas_B
 
     def _estimator(self, **params):
         """An MVLLeastSquares with this estimator's input, combination and graph settings."""
@@ -272,7 +285,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         graphs = [(None if n_neighbors is None else int(n_neighbors), int(laplacian_power))
                   for n_neighbors, laplacian_power in self.graphs]
         gA, gB, gW = (np.atleast_1d(np.asarray(g, dtype=np.float64)).tolist()
-                      for g in (self.gammas_A, self.gammas_B, self.gammas_W))
+                      for g in (self.gammas_A, self._gammas_B(incomplete), self.gammas_W))
         folds = self._folds(y)
         shape = (len(graphs), len(gA), len(gB), len(gW))
         scores = np.empty(shape + (len(folds),))

@@ -80,6 +80,7 @@ import numpy as np
 from scipy.linalg import blas, lapack
 
 from sklearn.base import _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import column_or_1d
 
@@ -99,6 +100,8 @@ from .base import (
 from ..missing_views import combination_weights
 from .least_squares import MEMORY_ADVICE, kept_for_prediction, memory_budget, sample_and_view_counts
 from ..solvers import MVLProblem, choose_solver, get_solver, solver_names
+from ..solvers.problem import breakdown_message
+from ..solvers.residual import direct_residual
 from ..solvers.optc import OptCSystem, incomplete_c_objective, incomplete_c_step, qr_triangle, restart_outputs
 from ..solvers.sphere import sphere_least_squares
 
@@ -164,6 +167,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         The training samples held out by ``validation_fraction``.
     best_restart_ : index of the kept restart
     restart_c_ : (n_restarts, m) final c of every restart
+    {solve_attributes}
     {view_attributes}
 
     See Also
@@ -262,12 +266,18 @@ class MVLLeastSquaresOptC(MVLClassifier):
         step = solver.optc_step(problem)
         centres = None  # the centres that carry the coefficients ("nystrom"), from the f-step's result
 
-        def fstep(c, state):
+        last = {}  # restart -> the result of its latest f-step (the one that gave its coefficients)
+        breakdown = []
+
+        def fstep(c, state, r):
             nonlocal centres
             FL, state, result = step(c, state)
             centres = result.centres
+            last[r] = result
             if not result.converged:
                 self._cg_unconverged = max(getattr(self, "_cg_unconverged", 0.0), result.residual)
+                if (result.info or {}).get("breakdown") is not None:
+                    breakdown.append(result)
             return FL, state
 
         rng = np.random.default_rng(self.random_state)
@@ -283,7 +293,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         for r in range(self.n_restarts):
             state, prev = None, np.inf
             for it in range(self.n_iter):
-                FL, state = fstep(C[r], state)
+                FL, state = fstep(C[r], state, r)
                 E = Y_L - np.tensordot(C[r], FL, axes=(0, 0))
                 J_f = float(np.sum(Y_L * E)) / l
                 Ab[:, :m] = FL.transpose(0, 2, 1).reshape(m, -1).T  # (P, l) order, as the last column
@@ -296,12 +306,12 @@ class MVLLeastSquaresOptC(MVLClassifier):
                 if it > 0 and prev - J <= self.tol * abs(prev):
                     break
                 prev = J
-            FL, state = fstep(C[r], state)
+            FL, state = fstep(C[r], state, r)
             final_obj[r] = float(np.sum(Y_L * (Y_L - np.tensordot(C[r], FL, axes=(0, 0))))) / l
             coefs.append(state)
-        if self._cg_unconverged:
-            from sklearn.exceptions import ConvergenceWarning
-
+        if breakdown:
+            warnings.warn(breakdown_message(solver.name, breakdown[0]), ConvergenceWarning, stacklevel=3)
+        elif self._cg_unconverged:
             warnings.warn(f'solver="{solver.name}": some f-steps stopped at cg_max_iter with relative residual up to '
                           f'{self._cg_unconverged:.2e} > cg_tol = {self.cg_tol:g}', ConvergenceWarning, stacklevel=3)
         self._scalable = kept_for_prediction(self, problem.kernels, centres)
@@ -321,6 +331,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(final_obj))):
             raise FloatingPointError(f"optC produced NaN or inf (gamma_A = {self.gamma_A!r}); increase gamma_A")
         self._set_restarts(C, best, history, final_obj, scores)
+        self._set_solve_attributes(self._outer_iterations(), last[best].residual, last[best].converged)
         self.fit_seconds_ = time.perf_counter() - t0
         if check:  # decision values on the labelled samples (l rows of kernels, no n x n array)
             check_swamped(self, self.decision_function(take_samples(X, labelled)),
@@ -522,9 +533,15 @@ class MVLLeastSquaresOptC(MVLClassifier):
                                      "or check K")
         self.fit_seconds_ = time.perf_counter() - t0
         self._set_restarts(C, best, history, final_obj, scores)
+        problem = MVLProblem(K, labelled, Y_all, C[best], **self._gammas(), laplacians=L, mask=mask)
+        self._set_solve_attributes(self._outer_iterations(), direct_residual(problem, self.coef_), True)
         self.n_labelled_ = len(labelled)
         self._check_regularization(K, labelled, y_enc[labelled], mask)
         return self
+
+    def _outer_iterations(self):
+        """Iterations of the alternation of the kept restart (its objective history up to where it stopped)."""
+        return max(1, int(np.count_nonzero(~np.isnan(self.objective_history_[self.best_restart_]))))
 
     def _set_restarts(self, C, best, history, final_obj, scores):
         """The fitted attributes of the restarts (both fit paths): c_ of the kept one, every restart's c, objective
@@ -557,6 +574,9 @@ class MVLLeastSquaresOptC(MVLClassifier):
         problem = self.operator_problem(X, y, solver, budget, c=self.c_, missing=False, tol=self.cg_tol,
                                         max_iter=self.cg_max_iter)
         result = solver.solve(problem)
+        if not result.converged:
+            warnings.warn(solver.unconverged_message(result, self.cg_tol), ConvergenceWarning, stacklevel=3)
+        self._set_solve_attributes(self.n_iter_, result.residual, result.converged)
         coef, labelled = result.coef, problem.labelled
         self._scalable = kept_for_prediction(self, problem.kernels, result.centres)
         self.centres_ = result.centres

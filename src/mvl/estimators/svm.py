@@ -172,10 +172,7 @@ class MVLSVM(_SVMBase):
         a = -1/2 [M_reg (I (x) c) (x) S] vec(alpha) of eq (77), a_p (n, P-1) the view-p part.
     code_matrix_ : array (P-1, P)
         The simplex coding S; C f(v) = (P-1)/P S h(v) since S S^T = P/(P-1) I.
-    n_iter_ : int
-        SMO block updates or ADMM / L-BFGS-B / APG iterations.
-    solver_ : str
-        The solver used ("auto" resolved).
+    {solve_attributes}
     kkt_violation_ : float
         Largest violation of Lemma 31 at the returned alpha (<= tol unless max_iter was hit).
     dual_objective_ : float
@@ -220,7 +217,7 @@ class MVLSVM(_SVMBase):
         # coef_[p] = a_p S = -1/2 A_p alpha^T S^T S (eq 77, 83)
         coef = -0.5 * dual.coefficients(apply_qs(alpha, P).T)
         self.dual_coef_ = alpha
-        self.n_iter_ = n_iter
+        self._set_solve_attributes(n_iter, viol, viol <= tol)
         self.kkt_violation_ = viol
         self.dual_objective_ = dual_objective(dual.Q_G, alpha)
         self.code_matrix_ = S
@@ -247,10 +244,9 @@ class MVLBinarySVM(_SVMBase):
     coef_ : array (m, n, P)
         Per-view coefficients: column k gives C f_k(v) = sum_p c_p K^p(v, x) coef_[p][:, k];
         by eq (38), coef_[p][:, k] = 1/2 A_p diag(y^k) beta_k with y^k = +-1.
-    n_iter_, kkt_violation_, dual_objective_ : arrays (P,)
+    {solve_attributes}
+    kkt_violation_, dual_objective_ : arrays (P,)
         Per binary problem, as in :class:`MVLSVM`.
-    solver_ : str
-        The solver of the binary problems ("auto" resolved: "smo").
     {fit_attributes}
     {view_attributes}
 
@@ -303,7 +299,7 @@ class MVLBinarySVM(_SVMBase):
         self.solver_ = solver
         coef = -0.5 * dual.coefficients(W)  # -1/2 A_p (S alpha)^T = 1/2 A_p diag(y) beta (eq 38)
         self.dual_coef_ = beta
-        self.n_iter_ = n_iter
+        self._set_solve_attributes(n_iter, viol.copy(), viol <= tol)
         self.kkt_violation_ = viol
         self.dual_objective_ = obj
         return self._finish(K, labelled, classes, c, coef, t0, y_enc)

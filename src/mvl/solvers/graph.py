@@ -85,7 +85,7 @@ import numpy as np
 from scipy import linalg, sparse
 from scipy.sparse import linalg as sla
 
-from .problem import Solver, SolverResult
+from .problem import Solver, SolverResult, breakdown_message
 
 __all__ = ["GraphSolver", "sparse_operator", "point_clusters", "GraphPreconditioner", "VecchiaPreconditioner",
            "CLUSTER_SIZE",
@@ -343,6 +343,11 @@ def solve_graph(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose
     ``shift``: the epsilon of M_eps = M + epsilon I (default ``1e-10 max |diag M|``, module docstring); its bias is
     removed by refinement against the unshifted (68), so the answer is that of M. Every output column runs its own
     CG recurrence, in lockstep so that one kernel pass (``ViewKernels.matmul``) serves them all.
+
+    **Breakdown.** CG on the pencil needs p^T A_eps p > 0 and s^T z > 0 (A_eps and the preconditioner positive
+    definite, which they are when every view's kernel is positive semi-definite). When either fails or is not
+    finite (an indefinite precomputed kernel), the iteration stops at the last iterate with ``info["breakdown"]``
+    its iteration and ``info["converged"]`` False: never a zero step reported as convergence.
     """
     if preconditioner not in PRECONDITIONERS:
         raise ValueError(f"preconditioner must be one of {PRECONDITIONERS}, got {preconditioner!r}")
@@ -371,7 +376,7 @@ def solve_graph(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose
 
     x = np.zeros_like(r) if x0 is None else np.array(x0, dtype=np.float64, copy=True)
     u = np.zeros_like(r) if x0 is None else kernels.matmul(x)  # u = K x, carried along (no extra kernel pass)
-    it, refinements = 0, 0
+    it, refinements, breakdown = 0, 0, None
     energy_error, energy_ok = np.inf, False
     while True:
         rho = r - T(x, u)  # the true residual of (68) at x
@@ -399,6 +404,9 @@ def solve_graph(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose
             Kp = kernels.matmul(p)
             Ap = Kp + delta * Minv(p)
             pAp = _dots(p, Ap)
+            if not np.all(np.isfinite(pAp)) or np.any((pAp <= 0) & (sz != 0)) or np.any(sz < 0):
+                breakdown = it + 1  # the pencil (or the preconditioner) is not positive definite: stop here
+                break
             alpha = np.divide(sz, pAp, out=np.zeros(P), where=pAp > 0)
             terms.append(alpha * sz)
             d += alpha * p
@@ -428,13 +436,14 @@ def solve_graph(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose
         # never; a refinement round: the shift's bias and the first round's error, estimated together)
         if round_ok and refinements > 1:
             energy_ok = bool(np.all(np.sum(terms, axis=0) <= tol * scale2))
-        if it >= max_iter:
+        if it >= max_iter or breakdown is not None:
             break
     if it > 0:  # the verdict from a true kernel pass, not the carried u (it drifts by rounding)
         res = _norms(r - T(x, kernels.matmul(x))) / rnorm
-    converged = bool(res.max() <= tol or energy_ok)
+    converged = bool(res.max() <= tol or energy_ok) and breakdown is None
     info = dict(n_iter=it, residual=float(res.max()), energy_error=energy_error, converged=converged,
-                refinements=refinements, setup_seconds=Q.seconds, fill=Q.fill, clusters=Q.n_clusters,
+                breakdown=breakdown, refinements=refinements, setup_seconds=Q.seconds, fill=Q.fill,
+                clusters=Q.n_clusters,
                 seconds=time.perf_counter() - t0)
     return x, info
 
@@ -461,10 +470,11 @@ class GraphSolver(Solver):
     def solve(self, problem):
         coef, info = solve_graph(problem.system, problem.kernels, None, tol=float(problem.tol),
                                  max_iter=int(problem.max_iter), verbose=problem.verbose, random_state=problem.seed)
-        return SolverResult(coef, info["n_iter"], min(info["residual"], info["energy_error"]), info["converged"],
-                            info=info)
+        return SolverResult(coef, info["n_iter"], info["residual"], info["converged"], info=info)
 
     def unconverged_message(self, result, tol):
+        if result.info.get("breakdown") is not None:
+            return breakdown_message(self.name, result)
         return (f'solver="graph" stopped after max_iter = {result.n_iter} iterations at estimated relative objective '
                 f'error {result.info["energy_error"]:.2e} and relative residual {result.info["residual"]:.2e}, both > '
                 f'tol = {tol:g}; {self.advice}')
@@ -479,6 +489,6 @@ class GraphSolver(Solver):
             a, info = solve_graph(system.with_c(c), kernels, None, tol=float(problem.tol),
                                   max_iter=int(problem.max_iter), x0=state, verbose=problem.verbose, factors=factors)
             return (np.einsum("pln,pnk->plk", KL, a), a,
-                    SolverResult(a, info["n_iter"], info["residual"], info["converged"]))
+                    SolverResult(a, info["n_iter"], info["residual"], info["converged"], info=info))
 
         return step

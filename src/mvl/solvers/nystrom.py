@@ -62,20 +62,30 @@ def split_blocks(vec, sizes):
     return [vec[off[p]:off[p + 1]] for p in range(len(sizes))]
 
 
-def solve_nystrom(system, basis):
-    """Coefficients on the centres, (m, M, P): the Nystrom-restricted problem (module docstring) solved directly."""
+def solve_nystrom(system, basis, info=None):
+    """Coefficients on the centres, (m, M, P): the Nystrom-restricted problem (module docstring) solved directly.
+    ``info`` (a dict) receives ``residual``: the largest relative residual ||g - (B + delta I) w|| / ||g|| over the
+    output columns of the restricted system solved (one product with B)."""
     B = system.projected(basis.Z)
     fac = factor_spd(B, system.delta)
+
+    def solve(g):
+        w = solve_factored(fac, g)
+        if info is not None:
+            gnorm = np.linalg.norm(g, axis=0)
+            gnorm[gnorm == 0] = 1.0
+            info["residual"] = float(np.max(np.linalg.norm(g - B @ w - system.delta * w, axis=0) / gnorm))
+        return w
     if system.mask is not None:  # g_p = Z_p[L]^T C~_p Y_L; view p's coefficients on its own centres
         g = np.vstack([basis.Z[p][system.labelled].T @ (system.Ct[system.labelled, p][:, None] * system.Y_L)
                        for p in range(system.m)])
-        w = solve_factored(fac, g)
+        w = solve(g)
         out = np.zeros((system.m, len(basis.centres), system.P))
         for p, (V, wp) in enumerate(zip(basis.V, split_blocks(w, basis.sizes), strict=True)):
             out[p, basis.view_pos[p]] = V @ wp
         return out
     g = np.vstack([system.c[p] * (basis.Z[p][system.labelled].T @ system.Y_L) for p in range(system.m)])
-    w = solve_factored(fac, g)
+    w = solve(g)
     return np.stack([V @ wp for V, wp in zip(basis.V, split_blocks(w, basis.sizes), strict=True)])
 
 
@@ -114,7 +124,9 @@ class NystromSolver(Solver):
     optc = True
 
     def solve(self, problem):
-        return SolverResult(solve_nystrom(problem.system, problem.basis), centres=problem.centres)
+        info = {}
+        coef = solve_nystrom(problem.system, problem.basis, info)
+        return SolverResult(coef, residual=info["residual"], centres=problem.centres)
 
     def optc_step(self, problem):
         system, basis = problem.system, problem.basis
@@ -123,9 +135,11 @@ class NystromSolver(Solver):
 
         def step(c, state):
             solve_B, U = engine.solver(c)
-            parts = split_blocks(solve_B(U @ system.Y_L), basis.sizes)
+            g = U @ system.Y_L
+            w = solve_B(g)
+            parts = split_blocks(w, basis.sizes)
             coef = np.stack([basis.V[p] @ parts[p] for p in range(m)])
-            return np.stack([engine.ZL[p] @ parts[p] for p in range(m)]), coef, SolverResult(coef,
-                                                                                              centres=problem.centres)
+            result = SolverResult(coef, residual=engine.residual(U, g, w), centres=problem.centres)
+            return np.stack([engine.ZL[p] @ parts[p] for p in range(m)]), coef, result
 
         return step

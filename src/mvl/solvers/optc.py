@@ -54,6 +54,24 @@ class OptCNystrom:
 
         return solve, U
 
+    def residual(self, U, g, w):
+        """The largest relative residual ||g - (B(c) + delta I) w|| / ||g|| over the columns, B(c) + delta I =
+        (B_0 + delta I) + U U^T applied through the stored factorisation of B_0 + delta I (two triangular
+        products, no R x R copy)."""
+        (f, lower), chol = self.fac
+        if chol:
+            t = blas.dtrmm(1.0, f, w, lower=int(lower), trans_a=int(lower))  # R w (R upper: B_0 + delta I = R^T R)
+            Aw = blas.dtrmm(1.0, f, t, lower=int(lower), trans_a=int(not lower))
+        else:  # the LU fallback of factor_spd: (B_0 + delta I) = P L U
+            lu_, piv = f, lower
+            Aw = np.tril(lu_, -1) @ (np.triu(lu_) @ w) + np.triu(lu_) @ w
+            for i in range(len(piv) - 1, -1, -1):  # undo LAPACK's row interchanges
+                if piv[i] != i:
+                    Aw[[i, piv[i]]] = Aw[[piv[i], i]]
+        gnorm = np.linalg.norm(g, axis=0)
+        gnorm[gnorm == 0] = 1.0
+        return float(np.max(np.linalg.norm(g - Aw - U @ (U.T @ w), axis=0) / gnorm))
+
 
 class OptCSystem:
     """Everything of Theorem 10 that does not depend on c, for one (data, gammas).

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MVLProblem", "SolverResult", "Solver"]
+__all__ = ["MVLProblem", "SolverResult", "Solver", "breakdown_message", "BREAKDOWN_ADVICE"]
 
 
 @dataclass
@@ -82,7 +82,10 @@ class MVLProblem:
 @dataclass
 class SolverResult:
     """A solver's answer: ``coef`` (m, n, P), or (m, M, P) on ``centres``; ``n_iter`` (1 for a direct solve),
-    ``residual`` (the iterative solvers' final relative residual of (68), None for a direct solve), ``converged``,
+    ``residual`` (the true relative residual of the system solved at ``coef``, the largest over the output columns:
+    (68) for "cg" and "graph", the Nystrom-restricted system for "nystrom"; None where the solver leaves it to the
+    caller, :func:`mvl.solvers.residual.direct_residual` for the direct solvers), ``converged`` (False: stopped at
+    max_iter, or broke down, ``info["breakdown"]``),
     ``condition`` (the 1-norm condition estimate of the factored systems, NaN where not estimated) and ``centres``
     (the Nystrom centres that carry ``coef``, None otherwise)."""
 
@@ -119,7 +122,9 @@ class Solver:
         raise NotImplementedError
 
     def unconverged_message(self, result, tol):
-        """The warning of an iterative solve that stopped at max_iter with ``result``."""
+        """The warning of an iterative solve that stopped at max_iter, or broke down, with ``result``."""
+        if (result.info or {}).get("breakdown") is not None:
+            return breakdown_message(self.name, result)
         return (f'solver="{self.name}" stopped after max_iter = {result.n_iter} iterations at relative residual '
                 f'{result.residual:.2e} > tol = {tol:g}; {self.advice}')
 
@@ -130,3 +135,18 @@ class Solver:
 
     def __repr__(self):
         return f"{type(self).__name__}()"
+
+
+BREAKDOWN_ADVICE = ("check the kernels (a precomputed Gram matrix must be symmetric positive semi-definite; "
+                    "mvl.estimators.inputs.lowest_eigenvalue_bound bounds a view's lowest eigenvalue: clip the "
+                    "negative eigenvalues or add a multiple of the identity) or use solver=\"structured\", which "
+                    "factors the system directly")
+"""What to do when a conjugate-gradient solver breaks down (the warning's last words)."""
+
+
+def breakdown_message(name, result):
+    """The warning of a CG solve that broke down (``result.info["breakdown"]`` the iteration)."""
+    return (f'solver="{name}": conjugate-gradient breakdown at iteration {result.info["breakdown"]} (a curvature '
+            f"p'Ap or r'z <= 0): the operator is not positive definite, so a view's kernel is indefinite (an "
+            f"indefinite precomputed kernel?); the coefficients are not the solution (relative residual "
+            f"{result.residual:.2e}); {BREAKDOWN_ADVICE}")

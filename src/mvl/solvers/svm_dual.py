@@ -414,7 +414,10 @@ def _newton_refine(Q_G, Q_S, A, U, newton_max, cg_maxiter=100, cg_rtol=1e-3):
         for _ in range(cg_maxiter):
             Hp = apply_qs(p @ Qc, P)
             Hp *= 0.5 * mask
-            step = rr / float(np.sum(p * Hp))
+            pHp = float(np.sum(p * Hp))
+            if not pHp > 0.0:  # CG breakdown: Q_G indefinite on the free set (an indefinite kernel); keep x so far
+                break
+            step = rr / pHp
             x += step * p
             r -= step * Hp
             rr_new = float(np.sum(r * r))
@@ -595,7 +598,8 @@ def _gradient_blas(Q_G, A):
 
 
 def _max_violation(G, A, U):
-    return max(0.0, float(np.max(_violation(G, A, U))))
+    v = float(np.max(_violation(G, A, U)))
+    return max(0.0, v) if np.isfinite(v) else np.inf  # NaN (a diverged iterate) never passes the stopping rule
 
 
 def _admm_penalty(Q_G, P):
@@ -621,6 +625,18 @@ def _factor_admm(Q_G, c1, rho):
     if info != 0:
         raise np.linalg.LinAlgError(f"c1/2 Q_G + rho I is not positive definite (dpotrf info {info})")
     return cf
+
+
+def _indefinite_penalty(Q_G, c1, rho):
+    """The ADMM penalty for an indefinite Q_G (an indefinite kernel, which the estimators warn about): rho plus
+    twice the Lipschitz constant L = c1/2 max |eigenvalue of Q_G| of the dual's gradient. Then the x-step's
+    c1/2 Q_G + rho I is positive definite, and rho >= 2 L is the penalty under which ADMM on a non-convex quadratic
+    with a convex constraint converges to a stationary point (Hong, Luo & Razaviyayn 2016): a point of the box
+    satisfying the KKT conditions of Lemma 31, the same stopping rule as on a positive semi-definite Q_G."""
+    l = Q_G.shape[0]
+    ends = linalg.eigvalsh(Q_G, subset_by_index=[0, 0], check_finite=False)[0], \
+        linalg.eigvalsh(Q_G, subset_by_index=[l - 1, l - 1], check_finite=False)[0]
+    return rho + c1 * float(max(abs(ends[0]), abs(ends[1])))
 
 
 def _admm(Q_G, U, A0, tol, max_iter, rho=None, relax=1.6, check_every=10):
@@ -653,7 +669,11 @@ def _admm(Q_G, U, A0, tol, max_iter, rho=None, relax=1.6, check_every=10):
     if viol <= tol:
         return Z, 0, viol
     rho = _admm_penalty(Q_G, P) if rho is None else float(rho)
-    cf = _factor_admm(Q_G, c1, rho)
+    try:
+        cf = _factor_admm(Q_G, c1, rho)
+    except np.linalg.LinAlgError:  # Q_G indefinite (an indefinite kernel): raise rho (_indefinite_penalty)
+        rho = _indefinite_penalty(Q_G, c1, rho)
+        cf = _factor_admm(Q_G, c1, rho)
     Uu = G
     Uu /= -rho  # u = -grad D(z) / rho
     W = np.empty_like(Z)

@@ -102,7 +102,7 @@ def _mvl(solver):
         est = MVLLeastSquares(solver=solver, **extra, **ctx.kw).fit(ctx.X, ctx.ytr)
         info = {}
         if solver in ("cg", "graph"):
-            info = dict(n_iter=est.n_iter_, residual=est.residual_, converged=est.residual_ <= ctx.tol)
+            info = dict(n_iter=est.n_iter_, residual=est.residual_, converged=est.converged_)
         return est.predict(ctx.Xt), info
 
     return fit
