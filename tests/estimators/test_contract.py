@@ -15,11 +15,6 @@ from .contract_cases import cells, expected, run
 # What happens today where a cell misses the contract: (input class, regex over "estimator-solver-views" or None for
 # every cell of the class, what happens instead).
 TODAY = [
-    ("string_marker_minus1", None, "numpy stores -1 in a string array as '-1', which becomes a class: every "
-                                   "prediction is '-1'; no warning (the SVMs blame the regularisation)"),
-    ("string_marker_none", None, "None in a '<U3' array is stored as 'Non', a class: every prediction is 'Non', "
-                                 "no UnlabelledMarkerWarning"),
-    ("string_marker_empty", None, "'' becomes a class: every prediction is '', no UnlabelledMarkerWarning"),
     ("degenerate_kernel", r"-(cg|nystrom|graph)-|-incomplete$",
      "bandwidth 1e-12 (identity kernel): chance accuracy, decision values 0, no DegenerateKernelWarning (given by "
      "the direct solvers on complete views only)"),
