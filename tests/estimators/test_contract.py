@@ -15,9 +15,6 @@ from .contract_cases import cells, expected, run
 # What happens today where a cell misses the contract: (input class, regex over "estimator-solver-views" or None for
 # every cell of the class, what happens instead).
 TODAY = [
-    ("degenerate_kernel", r"-(cg|nystrom|graph)-|-incomplete$",
-     "bandwidth 1e-12 (identity kernel): chance accuracy, decision values 0, no DegenerateKernelWarning (given by "
-     "the direct solvers on complete views only)"),
     ("unseen_view_gamma_B0", None, "test points with only the view no labelled sample has get decision 0 and the "
                                    "first class, no warning"),
     ("indefinite_kernel", r"SVM-admm-", "numpy LinAlgError from ADMM's Cholesky factor ('c1/2 Q_G + rho I is not "
@@ -25,18 +22,8 @@ TODAY = [
     ("indefinite_breakdown", None, "no breakdown reported: cg runs to max_iter (ConvergenceWarning without the "
                                    "cause), graph takes zero steps and reports convergence with zero coefficients"),
     ("n_neighbors_ge_n", None, "n_neighbors >= n silently builds a complete graph"),
-    ("view_in_one_sample", None, "a view present in one sample silently gets bandwidth 1.0"),
     ("rank_deficient_linear", r"-cg-", "predictions exact, but cg runs to max_iter on the rank-deficient linear "
                                        "kernel and warns ConvergenceWarning"),
-    ("partial_nan", r"-graph-|OptC-(cg|nystrom)-", "'need complete views': the partial NaN (view 0 of sample 7) "
-                                                   "is not named"),
-    ("partial_nan", r"^(MVML|KernelMultiViewPerceptron|OrthogonalMultiViewPerceptron)-",
-     "scikit-learn's generic 'Input X contains NaN', naming no view or sample"),
-    ("inf", None, "scikit-learn's generic 'Input X contains infinity', naming no view or sample"),
-    ("overflowing_distance", None, "the overflowing distance is reported as a median distance of 0 or a bandwidth "
-                                   "of inf ('are all training points equal?')"),
-    ("missing_views_unsupported", None, "scikit-learn's generic 'Input X contains NaN' instead of 'missing views "
-                                        "are not supported here; use MVLLeastSquares or MVLSVM'"),
     ("attributes", None, "converged_ missing everywhere; residual_ None for the direct solvers and the SVMs; "
                          "n_iter_ None for optC"),
 ]
