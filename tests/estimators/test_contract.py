@@ -21,7 +21,6 @@ TODAY = [
                                         "positive definite') after the IndefiniteKernelWarning"),
     ("indefinite_breakdown", None, "no breakdown reported: cg runs to max_iter (ConvergenceWarning without the "
                                    "cause), graph takes zero steps and reports convergence with zero coefficients"),
-    ("n_neighbors_ge_n", None, "n_neighbors >= n silently builds a complete graph"),
     ("rank_deficient_linear", r"-cg-", "predictions exact, but cg runs to max_iter on the rank-deficient linear "
                                        "kernel and warns ConvergenceWarning"),
     ("attributes", None, "converged_ missing everywhere; residual_ None for the direct solvers and the SVMs; "
