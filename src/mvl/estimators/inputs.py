@@ -475,8 +475,9 @@ def _first(flags, k=5):
 
 
 def _overflow_limit(d):
-    """The largest feature magnitude M of a d-feature view whose kernel stays in float64: squared distances up to
-    d (2 M)^2 and a bandwidth of their order squared again (2 sigma^2), with a factor 4 to spare."""
+    """The largest feature magnitude M of a d-feature view whose kernel stays in float64: squared distances (and
+    2 sigma^2 for a bandwidth of their order) up to 4 d M^2 < 2 d (2 M)^2, inner products up to d M^2; M^2 <= max /
+    (16 d) keeps a factor 2 to spare."""
     return float(np.sqrt(np.finfo(np.float64).max / (16.0 * max(d, 1))))
 
 
