@@ -338,3 +338,20 @@ def test_within_view_operator_and_penalty_eq_60_64():
     got = graph.apply_within_view(L, F).transpose(1, 0, 2).ravel()
     np.testing.assert_allclose(got, np.kron(Lbig, np.eye(P)) @ F.transpose(1, 0, 2).ravel(), rtol=1e-12,
                                atol=1e-12)
+
+
+def test_more_neighbours_than_other_samples_warns_and_builds_the_complete_graph():
+    import warnings
+
+    from mvl.exceptions import RegularizationWarning
+
+    X = np.arange(6.0)[:, None]
+    K = np.exp(-np.subtract.outer(X[:, 0], X[:, 0]) ** 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RegularizationWarning)
+        complete = knn_weights(K, 5)  # n - 1 = 5 others: complete, as asked
+        sparse_complete = sparse_knn_weights(ViewKernels([X], "rbf", [1.0]), 0, 5)
+    with pytest.warns(RegularizationWarning, match=r"n_neighbors = 9 >= n = 6 samples of the graph"):
+        np.testing.assert_array_equal(knn_weights(K, 9), complete)
+    with pytest.warns(RegularizationWarning, match=r"n_neighbors = 6 >= n = 6"):
+        assert (sparse_knn_weights(ViewKernels([X], "rbf", [1.0]), 0, 6) != sparse_complete).nnz == 0

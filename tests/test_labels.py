@@ -32,3 +32,57 @@ def test_the_hold_out_takes_a_fraction_of_every_class_and_leaves_one():
     assert np.sum(codes[held] == 0) == 3 and np.sum(codes[held] == 1) == 1
     with pytest.raises(ValueError, match="class 'b' has 1 labelled"):
         stratified_holdout(np.array([0, 0, 1]), 0.5, np.random.default_rng(0), np.array(["a", "b"]))
+
+
+def test_minus_one_in_a_string_array_marks_unlabelled_samples():
+    y = np.array(["ant", "bee", "cat", "ant"])
+    y[1] = -1  # numpy stores the text '-1'
+    assert unlabelled_mask(y).tolist() == [False, True, False, False]
+    assert unlabelled_mask(y.astype("S")).tolist() == [False, True, False, False]
+    assert unlabelled_mask(np.array(["a", "-1"], dtype=object)).tolist() == [False, True]
+    assert not unlabelled_mask(y, missing_only=True).any()
+    classes, y_enc, _ = encode_labels(y, 4)
+    assert classes.tolist() == ["ant", "cat"] and y_enc.tolist() == [0, -1, 1, 0]
+    # supervised: '-1' is a class like any other
+    assert encode_labels(y, 4, unlabelled=False)[0].tolist() == ["-1", "ant", "cat"]
+
+
+@pytest.mark.parametrize("marker,stored", [(None, "Non"), ("", ""), (float("nan"), "nan")])
+def test_a_marker_a_string_array_cannot_hold_warns_and_names_the_fix(marker, stored):
+    from mvl.exceptions import UnlabelledMarkerWarning
+
+    y = np.array(["ant", "bee", "cat", "ant", "bee"])
+    y[[1, 4]] = marker
+    assert y[1] == stored
+    with pytest.warns(UnlabelledMarkerWarning, match=rf"2 sample\(s\) have the label '{stored}'.*None.*object"):
+        classes, _, _ = encode_labels(y, 5)
+    assert stored in classes.tolist()  # read as a class, as the warning says
+
+
+@pytest.mark.parametrize("width,stored", [(1, "N"), (2, "No"), (4, "None")])
+def test_the_stored_none_is_cut_to_the_array_width(width, stored):
+    from mvl.exceptions import UnlabelledMarkerWarning
+
+    y = np.array(["a" * width, "b" * width, "a" * width])
+    y[2] = None
+    assert y[2] == stored
+    with pytest.warns(UnlabelledMarkerWarning, match=f"'{stored}'"):
+        encode_labels(y, 3)
+
+
+def test_ordinary_labels_and_object_arrays_do_not_warn():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        encode_labels(np.array(["Yes", "No", "Yes"]), 3)  # 'No' in a '<U3' array is not a cut 'None'
+        encode_labels(np.array([0, -1, 1, 2]), 4)
+        encode_labels(np.array(["a", "Non", None], dtype=object), 3)  # object: 'Non' is a class
+
+
+def test_pandas_missing_values_mark_unlabelled_samples():
+    pd = pytest.importorskip("pandas")
+    for y in (pd.Series(pd.Categorical(["a", "b", None, "a"])), pd.Series(["a", "b", None, "a"], dtype="string"),
+              pd.Series(["a", "b", np.nan, "a"])):
+        classes, y_enc, _ = encode_labels(y, 4)
+        assert classes.tolist() == ["a", "b"] and y_enc.tolist() == [0, 1, -1, 0]

@@ -1,6 +1,7 @@
 """The README and the user guide: their code examples run as written, the README stays short and its links exist."""
 
 import re
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,3 +101,16 @@ def test_benchmark_tables_match_their_result_files():
     text = (ROOT / "benchmarks" / "README.md").read_text()
     assert "<!-- bench-table:" in text
     assert module.render_readme(text) == text, "run python docs/_ext/bench_tables.py"
+
+
+def test_unlabelled_marker_examples_run(capsys):
+    """The user guide's ways of marking unlabelled samples (integers, numpy strings, object arrays, pandas
+    categoricals) run as written and give the same labelled samples."""
+    path = GUIDE / "estimators.md"
+    blocks = _blocks(path, "## Marking unlabelled samples")
+    assert len(blocks) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        exec(compile(blocks[0], str(path), "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["[3 7] 12"] + ["['cat' 'dog'] 12"] * 3

@@ -35,6 +35,7 @@ from .validation import check_multiview_kernels
 __all__ = [
     "auto_neighbors",
     "exact_neighbours_method",
+    "warn_complete_graph",
     "GRAPH_WEIGHTS",
     "laplacian",
     "knn_mask",
@@ -128,15 +129,33 @@ def check_graph_weights(weights, n_neighbors, name="weights", knn_name="n_neighb
     return weights
 
 
+def warn_complete_graph(n_neighbors, n):
+    """:class:`mvl.exceptions.RegularizationWarning` when a kNN graph of n >= 2 samples is asked for
+    ``n_neighbors`` >= n neighbours: a sample has n - 1 others, so the graph connects every pair (the complete
+    graph, built as n_neighbors = n - 1), which is seldom what was meant."""
+    if n < 2 or int(n_neighbors) < n:
+        return
+    import warnings
+
+    from .exceptions import RegularizationWarning
+
+    warnings.warn(f"n_neighbors = {int(n_neighbors)} >= n = {n} samples of the graph: a sample has {n - 1} others, so "
+                  f"the kNN graph connects every pair (the complete graph, as n_neighbors = {n - 1}); use a smaller "
+                  "n_neighbors for a local graph, or n_neighbors=None for the dense graph W = K",
+                  RegularizationWarning, stacklevel=3)
+
+
 def knn_mask(S, n_neighbors):
     """Edges of the symmetrised k-nearest-neighbour graph of a similarity matrix ``S`` (n, n), as a boolean
     (n, n) array: i ~ j if j is among the ``n_neighbors`` samples j != i with the largest S[i, j], or i among
     those of j. ``n_neighbors`` >= n - 1 connects every pair. Similarities only need their order: a kernel
-    matrix, or minus the squared distances (the kNN graphs of :mod:`mvl.coreg`)."""
+    matrix, or minus the squared distances (the kNN graphs of :mod:`mvl.coreg`); ``n_neighbors`` >= n warns
+    (:func:`warn_complete_graph`)."""
     S = np.array(S, dtype=np.float64)
     if S.ndim != 2 or S.shape[0] != S.shape[1]:
         raise ValueError(f"K must be square, got shape {S.shape}")
     n = S.shape[0]
+    warn_complete_graph(n_neighbors, n)
     k = min(int(n_neighbors), n - 1)
     S[np.diag_indices(n)] = -np.inf
     idx = np.argpartition(-S, kth=k - 1, axis=1)[:, :k] if k > 0 else np.empty((n, 0), int)
@@ -380,6 +399,7 @@ def sparse_knn_weights(kernels, i, n_neighbors, weights="kernel", algorithm="aut
     if algorithm not in ("auto", "exact", "hnsw"):
         raise ValueError(f'algorithm must be "auto", "exact" or "hnsw", got {algorithm!r}')
     n = kernels.n
+    warn_complete_graph(n_neighbors, n)
     k = min(int(n_neighbors), n - 1)  # the number of neighbours of each point (all others when n_neighbors >= n)
     if k < 1:
         return sparse.csr_matrix((n, n))

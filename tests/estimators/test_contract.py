@@ -15,25 +15,6 @@ from .contract_cases import cells, expected, run
 # What happens today where a cell misses the contract: (input class, regex over "estimator-solver-views" or None for
 # every cell of the class, what happens instead).
 TODAY = [
-    ("string_marker_minus1", None, "numpy stores -1 in a string array as '-1', which becomes a class: every "
-                                   "prediction is '-1'; no warning (the SVMs blame the regularisation)"),
-    ("string_marker_none", None, "None in a '<U3' array is stored as 'Non', a class: every prediction is 'Non', "
-                                 "no UnlabelledMarkerWarning"),
-    ("string_marker_empty", None, "'' becomes a class: every prediction is '', no UnlabelledMarkerWarning"),
-    ("degenerate_kernel", r"-(cg|nystrom|graph)-|-incomplete$",
-     "bandwidth 1e-12 (identity kernel): chance accuracy, decision values 0, no DegenerateKernelWarning (given by "
-     "the direct solvers on complete views only)"),
-    ("n_neighbors_ge_n", None, "n_neighbors >= n silently builds a complete graph"),
-    ("view_in_one_sample", None, "a view present in one sample silently gets bandwidth 1.0"),
-    ("partial_nan", r"-graph-|OptC-(cg|nystrom)-", "'need complete views': the partial NaN (view 0 of sample 7) "
-                                                   "is not named"),
-    ("partial_nan", r"^(MVML|KernelMultiViewPerceptron|OrthogonalMultiViewPerceptron)-",
-     "scikit-learn's generic 'Input X contains NaN', naming no view or sample"),
-    ("inf", None, "scikit-learn's generic 'Input X contains infinity', naming no view or sample"),
-    ("overflowing_distance", None, "the overflowing distance is reported as a median distance of 0 or a bandwidth "
-                                   "of inf ('are all training points equal?')"),
-    ("missing_views_unsupported", None, "scikit-learn's generic 'Input X contains NaN' instead of 'missing views "
-                                        "are not supported here; use MVLLeastSquares or MVLSVM'"),
 ]
 
 

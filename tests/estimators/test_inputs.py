@@ -137,3 +137,93 @@ def test_usable_views_keep_the_test_views_seen_in_training():
     np.testing.assert_array_equal(usable_views(test_mask, None, "X"), test_mask)
     with pytest.raises(ValueError, match=r"X: test sample\(s\) \[0\] have none"):
         usable_views(np.array([[False, True, False]]), train_mask, "X")
+
+
+def _blobs(n=40, seed=0):
+    """Two classes, two views of 3 and 2 features; -1 marks the second half of each class as unlabelled."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    X = rng.normal(size=(n, 5)) + 3.0 * y[:, None]
+    y_semi = y.copy()
+    y_semi[np.arange(n) % (n // 2) >= 5] = -1
+    return X, y_semi, y
+
+
+@pytest.mark.parametrize("bad,what", [(np.inf, "infinity: view {} of sample\\(s\\) {} has inf"),
+                                      (np.nan, "NaN: view {} of sample\\(s\\) {} has NaN in some but not all")])
+def test_bad_values_name_the_view_and_the_sample_at_predict_and_in_a_view_list(bad, what):
+    X, y, _ = _blobs()
+    est = MVLLeastSquares(views=[3, 2]).fit(X, y)
+    Xt = X[:8].copy()
+    Xt[6, 4] = bad
+    with pytest.raises(ValueError, match=what.format(1, r"\[6\]")):
+        est.predict(Xt)
+    Xb = X.copy()
+    Xb[[3, 9], 0] = bad
+    with pytest.raises(ValueError, match=what.format(0, r"\[3, 9\]")):
+        MVLLeastSquares().fit([Xb[:, :3], Xb[:, 3:]], y)
+
+
+@pytest.mark.parametrize("cls", SUPERVISED)
+def test_a_missing_view_names_the_estimators_that_take_it(cls):
+    X, _, y = _blobs()
+    X[[2, 5], 3:] = np.nan
+    with pytest.raises(ValueError, match=rf"view 1 of sample\(s\) \[2, 5\] is missing.*not supported by "
+                                         rf"{cls.__name__}: use MVLLeastSquares or MVLSVM"):
+        _make(cls, views=[3, 2]).fit(X, y)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "chi2"])
+def test_features_whose_distances_overflow_are_refused_below_the_limit_they_pass(kernel):
+    from mvl.estimators.inputs import _overflow_limit
+
+    X, y, _ = _blobs()
+    X = np.abs(X)
+    big = X.copy()
+    big[:, :3] *= 1e160
+    with pytest.raises(ValueError, match=r"view 0: feature values up to \d\.\d+e\+160 overflow float64.*rescale"):
+        MVLLeastSquares(views=[3, 2], kernel=kernel).fit(big, y)
+    ok = X.copy()
+    ok[:, :3] *= 0.5 * _overflow_limit(3) / X[:, :3].max()
+    assert np.isfinite(MVLLeastSquares(views=[3, 2], kernel=kernel).fit(ok, y).decision_function(ok)).all()
+
+
+@pytest.mark.parametrize("solver", ["structured", "cg"])
+def test_a_view_in_one_sample_needs_a_numeric_bandwidth(solver):
+    X, y, _ = _blobs()
+    X[1:, :3] = np.nan  # view 0 only in sample 0
+    with pytest.raises(ValueError, match=r"view 0 is present in 1 sample only \(of 40 training samples\): its "
+                                         r"bandwidth rule 'median'"):
+        MVLLeastSquares(views=[3, 2], solver=solver).fit(X, y)
+    est = MVLLeastSquares(views=[3, 2], solver=solver, bandwidth=[2.0, "median"]).fit(X, y)
+    assert est.bandwidths_[0] == 2.0
+
+
+@pytest.mark.parametrize("solver", ["structured", "cg", "nystrom", "graph"])
+def test_the_identity_kernel_warning_names_the_view_on_every_path(solver):
+    X, y, y_full = _blobs(60)
+    kw = dict(views=[3, 2], solver=solver, n_components=20, max_iter=50, random_state=0)
+    with pytest.warns(DegenerateKernelWarning, match=r"kernel of view 1 is diagonal.*bandwidth 1e-12"):
+        MVLLeastSquares(bandwidth=["median", 1e-12], **kw).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateKernelWarning)
+        MVLLeastSquares(**kw).fit(X, y)
+    if solver in ("structured", "cg"):  # incomplete views: the samples that have the view
+        Xi = X.copy()
+        Xi[::4, :3] = np.nan
+        with pytest.warns(DegenerateKernelWarning, match=r"kernel of view 0 is diagonal"):
+            MVLLeastSquares(bandwidth=[1e-12, "median"], **kw).fit(Xi, y)
+
+
+def test_the_sampled_identity_test_reads_a_few_rows_of_the_view():
+    from mvl.estimators.inputs import _sampled_state
+    from mvl.kernel_blocks import ViewKernels
+
+    X = np.random.default_rng(0).normal(size=(200, 2))
+    kernels = ViewKernels([X, X], "rbf", [1e-12, 1.0])
+    assert _sampled_state(kernels, 0) == ("diagonal", None)
+    assert _sampled_state(kernels, 1) is None
+    present = np.zeros(200, dtype=bool)
+    present[:3] = True
+    assert _sampled_state(kernels, 0, present) == ("diagonal", None)
+    assert _sampled_state(kernels, 0, present & (np.arange(200) < 1)) is None  # one sample: nothing to compare

@@ -74,7 +74,7 @@ class MultiViewInput:
     def _feature_views(self, X, reset):
         """Per-view feature arrays of X (2-D matrix with ``views``, or a list of per-view arrays)."""
         if _is_view_list(X):
-            arrays = [check_array(v, dtype=np.float64, input_name=f"X[{p}]", ensure_all_finite=self._finite())
+            arrays = [check_array(v, dtype=np.float64, input_name=f"X[{p}]", ensure_all_finite=False)
                       for p, v in enumerate(X)]
             sizes = {a.shape[0] for a in arrays}
             if len(sizes) != 1:
@@ -91,19 +91,55 @@ class MultiViewInput:
                 if dims != self.view_n_features_:
                     raise ValueError(f"X: views with {dims} features, but the model was fitted on "
                                      f"{self.view_n_features_}")
+            self._check_feature_values(arrays, "X")
             return arrays
         if not reset and self._view_list:
             raise ValueError("X: the model was fitted on a list of per-view arrays; pass such a list")
-        Xa = self._validate_X(X, reset, dtype=np.float64, ensure_all_finite=self._finite())
+        Xa = self._validate_X(X, reset, dtype=np.float64, ensure_all_finite=False)
         if reset:
             self._view_list = False
             self.view_columns_ = self._view_columns(Xa.shape[1])
             self.view_n_features_ = tuple(len(c) for c in self.view_columns_)
-        return [Xa[:, c] for c in self.view_columns_]
+        views = [Xa[:, c] for c in self.view_columns_]
+        self._check_feature_values(views, "X")
+        return views
 
-    def _finite(self):
-        """scikit-learn's ``ensure_all_finite``: NaN passes where it can mark a missing view."""
-        return "allow-nan" if self._missing_views else True
+    def _check_feature_values(self, views, name):
+        """The value checks of feature views, naming the view and the first samples: inf, NaN in some but not all
+        of a view's features, a whole view NaN (a missing view) where the estimator takes none
+        (``_missing_views``), and values so large that the squared distances (or inner products) of the kernel
+        overflow float64. Two passes per view (its max and min) when every value is finite."""
+        from ..missing_views import PARTIAL_NAN
+
+        for p, V in enumerate(views):
+            if V.size == 0:
+                continue
+            hi, lo = float(V.max()), float(V.min())  # NaN propagates
+            if not (np.isfinite(hi) and np.isfinite(lo)):
+                inf = np.isinf(V).any(axis=1)
+                if inf.any():
+                    raise ValueError(f"Input {name} contains infinity: view {p} of sample(s) {_first(inf)} has inf "
+                                     "values; replace them (e.g. clip to a finite range) or drop these samples")
+                nan = np.isnan(V)
+                whole = nan.all(axis=1)
+                partial = nan.any(axis=1) & ~whole
+                if partial.any():
+                    raise ValueError(f"Input {name} contains NaN: view {p} of sample(s) {_first(partial)} has NaN "
+                                     f"in some but not all of its {V.shape[1]} features; {PARTIAL_NAN}")
+                if not self._missing_views:
+                    raise ValueError(f"Input {name} contains NaN: view {p} of sample(s) {_first(whole)} is missing "
+                                     f"(NaN across the view); missing views are not supported by "
+                                     f"{type(self).__name__}: use MVLLeastSquares or MVLSVM (they take incomplete "
+                                     "views), or impute the features (e.g. sklearn.impute.SimpleImputer)")
+                if whole.all():
+                    continue
+                present = V[~whole]
+                hi, lo = float(present.max()), float(present.min())
+            big = max(hi, -lo)
+            if big > _overflow_limit(V.shape[1]):
+                raise ValueError(f"view {p}: feature values up to {big:.3g} overflow float64 in the squared distances "
+                                 f"(and inner products) between samples of the {self.kernel} kernel; rescale the "
+                                 "view, e.g. with sklearn.preprocessing.StandardScaler")
 
     def _view_kernel(self, p, Xp, Z):
         """Kernel of view p between new features Z and the training features Xp (fitted ``bandwidths_``)."""
@@ -166,7 +202,7 @@ class MultiViewInput:
                     out = np.empty((idx.size, idx.size))
                     if idx.size < 2:  # no pairwise distance to set a bandwidth rule on
                         rules = list(rules)
-                        rules[p] = 1.0 if isinstance(rules[p], str) else rules[p]
+                        rules[p] = _lone_view_bandwidth(kind, rules[p], p, idx.size, n)
                 constant = Xp.shape[0] > 1 and not np.any(np.ptp(Xp, axis=0))
                 if kind == "rbf":
                     D = squared_distances(Xp, Xp)
@@ -192,8 +228,9 @@ class MultiViewInput:
             K = check_multiview_kernels(K, name="X")
         self.n_views_ = K.shape[0]
         self.n_train_ = K.shape[1]
-        if getattr(self, "view_mask_", None) is None:
-            _check_degenerate(K, self.bandwidths_)
+        mask = getattr(self, "view_mask_", None)
+        _check_degenerate([_view_state(Kp, None if mask is None else np.flatnonzero(mask[:, p]))
+                           for p, Kp in enumerate(K)], self.bandwidths_)
         return K
 
     def _check_memory(self, nbytes, what):
@@ -247,7 +284,8 @@ class MultiViewInput:
             if mask is not None:  # the view's own samples S_p set its scale (as the structured path)
                 Xp = Xv[mask[:, p]]
                 if Xp.shape[0] < 2:
-                    scales.append(None if kind == "linear" else 1.0 if isinstance(rules[p], str) else float(rules[p]))
+                    scales.append(None if kind == "linear" else
+                                  float(_lone_view_bandwidth(kind, rules[p], p, Xp.shape[0], n)))
                     continue
             if np.ptp(Xp, axis=0).max(initial=0.0) == 0.0 and kind != "linear":
                 raise ValueError(f"view {p} is constant (every sample has the same features): its kernel carries no "
@@ -267,11 +305,14 @@ class MultiViewInput:
         self._fit_views = views
         self.n_views_ = len(views)
         self.n_train_ = n
+        kernels = ViewKernels(views, kind, scales, max_memory=max_memory)
+        _check_degenerate([_sampled_state(kernels, p, None if mask is None else mask[:, p])
+                           for p in range(len(views))], self.bandwidths_)
         if mask is not None:
             from ..missing_views import MaskedViewKernels
 
-            return MaskedViewKernels(ViewKernels(views, kind, scales, max_memory=max_memory), mask)
-        return ViewKernels(views, kind, scales, max_memory=max_memory)
+            return MaskedViewKernels(kernels, mask)
+        return kernels
 
     def _test_kernels(self, X, name="X", presence=False):
         """Test-vs-train kernels in the solvers' layout (m, t, n). ``presence``: return (kernels, mask), the mask
@@ -414,6 +455,32 @@ def _check_bandwidth_value(b, name):
     return float(b)
 
 
+def _lone_view_bandwidth(kind, rule, p, count, n):
+    """The bandwidth of view p present in ``count`` < 2 of the n training samples: a number is kept; a distance
+    rule has no distance to work on: with one sample that is an error (the view could not be fitted as asked), with
+    none any value (the view carries f^p = 0 and is not used)."""
+    if not isinstance(rule, str) or kind == "linear":
+        return rule
+    if count == 1:
+        raise ValueError(f"view {p} is present in 1 sample only (of {n} training samples): its bandwidth rule "
+                         f"{rule!r} needs the distances between at least 2 samples that have the view; give the view "
+                         "to more samples, drop it, or set its bandwidth to a number")
+    return 1.0
+
+
+def _first(flags, k=5):
+    """The first ``k`` indices where ``flags`` is True, as text ('[7]', '[0, 3, 4, 8, 9] ...')."""
+    idx = np.flatnonzero(flags).tolist()
+    return f"{idx[:k]}{' ...' if len(idx) > k else ''}"
+
+
+def _overflow_limit(d):
+    """The largest feature magnitude M of a d-feature view whose kernel stays in float64: squared distances (and
+    2 sigma^2 for a bandwidth of their order) up to 4 d M^2 < 2 d (2 M)^2, inner products up to d M^2; M^2 <= max /
+    (16 d) keeps a factor 2 to spare."""
+    return float(np.sqrt(np.finfo(np.float64).max / (16.0 * max(d, 1))))
+
+
 def _refuse_missing_scalable():
     from ..solvers import SOLVERS
 
@@ -505,30 +572,65 @@ def _check_positive_semidefinite(K, rel_tol=1e-6):
                           "eigenvalues or add a multiple of the identity", IndefiniteKernelWarning, stacklevel=4)
 
 
-def _check_degenerate(K, bandwidths=None):
+def _view_state(K, idx=None):
+    """("constant", value), ("diagonal", None) or None for one view's kernel K (n, n), restricted to the samples
+    ``idx`` that have the view if given; None for fewer than 2 samples. The first row is tested (O(n)) before the
+    whole block is read."""
+    if idx is not None and idx.size == K.shape[0]:
+        idx = None
+    n = K.shape[0] if idx is None else idx.size
+    if n < 2:
+        return None
+    row = K[0] if idx is None else K[idx[0], idx]
+    v = row[0]
+    if not np.all(row == v) and (row[1] != 0 or not v):
+        return None
+
+    def block():
+        return K if idx is None else K[np.ix_(idx, idx)]
+
+    if np.all(row == v):
+        return ("constant", float(v)) if np.all(block() == v) else None
+    off = np.array(block(), copy=True)
+    off[np.diag_indices(n)] = 0.0
+    return None if np.any(off) else ("diagonal", None)
+
+
+def _sampled_state(kernels, p, present=None, n_rows=16):
+    """("diagonal", None) when ``n_rows`` evenly spread training samples of view p (those of ``present``, the
+    samples that have the view, if given) have no non-zero kernel value with any other sample of the view, else
+    None: :func:`_view_state`'s identity test on a few kernel rows (O(n_rows n d) per view, no n x n array; the
+    diagonal is not read)."""
+    base = getattr(kernels, "base", kernels)  # the unmasked operator: its rows, restricted to ``present`` below
+    cols = np.arange(base.n) if present is None else np.flatnonzero(present)
+    if cols.size < 2:
+        return None
+    pos = np.unique(np.linspace(0, cols.size - 1, min(n_rows, cols.size)).astype(np.intp))
+    R = np.array(base.rows(p, cols[pos]), dtype=np.float64)[:, cols]
+    R[np.arange(pos.size), pos] = 0.0  # not the diagonal (a Gaussian tile's may round to 0 for a tiny sigma)
+    return None if np.any(R) else ("diagonal", None)
+
+
+def _check_degenerate(states, bandwidths=None):
     """Warn for each view whose kernel is constant (it carries no information about the samples; Appendix C's
     K = 1 is such a case) or the identity (no two samples are alike: a bandwidth far below the distances);
-    refuse when every view's kernel is zero (every output would be 0: one class)."""
-    if K.shape[1] < 2:
+    refuse when every view's kernel is zero (every output would be 0: one class). ``states``: one
+    :func:`_view_state` (or :func:`_sampled_state`) per view."""
+    const = [s is not None and s[0] == "constant" for s in states]
+    if not any(s is not None for s in states):
         return
-    flat = K.reshape(K.shape[0], -1)
-    # a constant view has a constant first row: test that (O(n)) before the whole matrix
-    const = np.array([bool(np.all(Kp[0] == Kp[0, 0])) and bool(np.all(f == f[0]))
-                      for Kp, f in zip(K, flat, strict=True)])
-    if const.all() and not np.any(flat[:, 0]):
+    if all(const) and not any(s[1] for s in states):
         raise ValueError("every view's kernel is zero: every output would be 0 and the model would predict one "
                          "class; check the kernels (or the bandwidth)")
     for p in np.flatnonzero(const):
-        warnings.warn(f"the kernel of view {p} is constant ({flat[p, 0]:g} everywhere): this view carries no "
+        warnings.warn(f"the kernel of view {p} is constant ({states[p][1]:g} everywhere): this view carries no "
                       "information about the samples" + (" (nor does any other view: the model predicts one "
-                      "class)" if const.all() else ""), DegenerateKernelWarning, stacklevel=4)
-    for p, Kp in enumerate(K):
-        if const[p] or Kp[0, 1] != 0 or not np.any(Kp[0, 0]):
+                      "class)" if all(const) else ""), DegenerateKernelWarning, stacklevel=4)
+    for p, state in enumerate(states):
+        if state is None or state[0] != "diagonal":
             continue
-        off = Kp.copy()
-        off[np.diag_indices(Kp.shape[0])] = 0.0
-        if not np.any(off):
-            bw = "" if bandwidths is None else f" (bandwidth {bandwidths[p]:g} is far below the distances)"
-            warnings.warn(f"the kernel of view {p} is diagonal: no two training samples are alike in this view"
-                          f"{bw}, and new samples get zero kernel values, so this view predicts nothing",
-                          DegenerateKernelWarning, stacklevel=4)
+        b = None if bandwidths is None else bandwidths[p]
+        bw = "" if b is None else f" (bandwidth {b:g} is far below the distances)"
+        warnings.warn(f"the kernel of view {p} is diagonal: no two training samples are alike in this view"
+                      f"{bw}, and new samples get zero kernel values, so this view predicts nothing",
+                      DegenerateKernelWarning, stacklevel=4)
