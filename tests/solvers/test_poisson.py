@@ -168,3 +168,33 @@ def test_balanced_structured_solves_the_dense_system(loss):
     ref = solve_dense(*args, loss=loss, balanced=True)
     np.testing.assert_allclose(A, ref, rtol=0, atol=1e-9 * np.abs(ref).max())
     assert not np.allclose(A, solve_structured(*args, loss=loss))
+
+
+@pytest.mark.parametrize("loss", ["poisson", "squared+poisson"])
+def test_residual_equals_numpy_residual_of_the_textbook_system(loss):
+    """residual(): the relative residual of the source-term system, against numpy's on the dense sample-major
+    (nm) x (nm) matrix written out here from eq (54), (60), (94), at arbitrary coefficients and at the solution."""
+    from mvl.solvers.poisson import residual, source_term
+
+    K, L, labelled, Y_L, c = _problem(3, seed=2)
+    m, n, _ = K.shape
+    l, gA, gB, gW = len(labelled), 1e-3, 1e-2, 0.5
+    E = np.eye(m)
+    G = sum(np.kron(K[p], np.outer(E[p], E[p])) for p in range(m))
+    M = l * gB * np.kron(np.eye(n), m * np.eye(m) - np.ones((m, m)))
+    M += l * gW * sum(np.kron(L[p], np.outer(E[p], E[p])) for p in range(m))
+    rhs = source_term(labelled, Y_L, n, balanced=True)
+    if loss == "squared+poisson":
+        J = np.zeros((n, n))
+        J[labelled, labelled] = 1.0
+        M += np.kron(J, np.outer(c, c))
+        rhs[labelled] += Y_L
+    B = M @ G + l * gA * np.eye(n * m)
+    b = np.kron(rhs, c[:, None])
+    A = np.random.default_rng(5).normal(size=(m, n, Y_L.shape[1]))
+    a = A.transpose(1, 0, 2).reshape(n * m, -1)
+    want = np.linalg.norm(b - B @ a) / np.linalg.norm(b)
+    got = residual(K, labelled, Y_L, c, A, gA, gB, gW, L, loss=loss, balanced=True)
+    assert got == pytest.approx(want, rel=1e-10)
+    A = solve_dense(K, labelled, Y_L, c, gA, gB, gW, L, loss=loss, balanced=True)
+    assert residual(K, labelled, Y_L, c, A, gA, gB, gW, L, loss=loss, balanced=True) < 1e-10

@@ -97,7 +97,7 @@ def poisson_gammas(est, loss):
     """(gamma_A, gamma_B, gamma_W) of a Poisson-type fit: with ``loss="poisson"`` gamma_W is raised to gamma_A /
     :data:`POISSON_RATIO` when smaller (the source term alone sees only the ratios; a larger gamma_W, i.e. a smaller
     ratio, is kept) and gamma_B scaled by the same factor; ``"squared+poisson"``: the gammas as given."""
-    gA, gB, gW = float(est.gamma_A), float(est.gamma_B), float(est.gamma_W)
+    gA, gB, gW = float(est.gamma_A), float(est._gamma_B()), float(est.gamma_W)
     if loss == "poisson" and gW < gA / POISSON_RATIO:
         scale = gA / POISSON_RATIO / gW if gW > 0 else None
         gB = gB * scale if scale is not None else gB
@@ -110,7 +110,7 @@ def fit_poisson(est, X, y, loss):
     import time
 
     from ..selftuned_graph import GraphSpace, kernel_distances, selftuned_weights, unnormalized_laplacian
-    from ..solvers.poisson import combined_outputs, fit_decision, solve_dense, solve_structured
+    from ..solvers.poisson import combined_outputs, fit_decision, residual, solve_dense, solve_structured
     from ..validation import check_combination
     from .base import check_swamped
 
@@ -135,6 +135,7 @@ def fit_poisson(est, X, y, loss):
         W = selftuned_weights(Z, POISSON_NEIGHBORS)
     L, degrees = unnormalized_laplacian(W)
     c = check_combination(est.c, m)
+    est.gamma_B_ = est._gamma_B()
     gA, gB, gW = poisson_gammas(est, loss)
     t0 = time.perf_counter()
     if solver == "dense":
@@ -142,6 +143,7 @@ def fit_poisson(est, X, y, loss):
     else:
         Ls = [L] * m if loss == "poisson" else np.stack([L.toarray()] * m)
         coef = solve_structured(K, labelled, Y_L, c, gA, gB, gW, Ls, loss=loss, balanced=True)
+    res = residual(K, labelled, Y_L, c, coef, gA, gB, gW, [L] * m, loss=loss, balanced=True)
     est.fit_seconds_ = time.perf_counter() - t0
     if not np.all(np.isfinite(coef)):
         raise FloatingPointError(f"the solution has NaN or inf entries; increase gamma_A (now {gA:g})")
@@ -155,7 +157,7 @@ def fit_poisson(est, X, y, loss):
     est.loss_ = loss
     est.condition_estimate_ = np.nan
     est.centres_ = None
-    est.n_iter_, est.residual_ = 1, None
+    est.n_iter_, est.residual_, est.converged_ = 1, res, bool(np.isfinite(res))
     est._scalable = None
     check_swamped(est, _two_class(est._decision_rule.scores(F[labelled])),
                   (("gamma_A", gA), ("gamma_B", gB), ("gamma_W", gW)), y_enc[labelled])

@@ -283,6 +283,38 @@ def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, loss="po
     return a.reshape(n, m, -1).transpose(1, 0, 2).copy()
 
 
+def residual(K, labelled, Y_L, c, A, gamma_A, gamma_B, gamma_W, L=None, loss="poisson", balanced=False):
+    """True relative residual ||b - B a|| / ||b|| of the system of the module docstring (sample-major, eq 67-68 with
+    the source term) at the coefficients ``A`` (m, n, P), from m kernel products and the sparse or dense Laplacians:
+    per view p, (B a)_p = l gamma_B (m K^p A_p - T) + l gamma_W L^p K^p A_p + l gamma_A A_p [+ c_p J C f] with
+    T = sum_q K^q A_q (eq 54, 60) and b_p = c_p (S [+ Y]). No (nm) x (nm) array."""
+    _check_loss(loss)
+    m, n, _ = K.shape
+    l = len(labelled)
+    labelled = np.asarray(labelled)
+    Y_L = np.asarray(Y_L, dtype=np.float64)
+    c = np.asarray(c, dtype=np.float64)
+    KA = np.stack([K[p] @ A[p] for p in range(m)])
+    T = KA.sum(axis=0)
+    rhs = source_term(labelled, Y_L, n, balanced)
+    Cf = None
+    if loss == "squared+poisson":
+        rhs[labelled] += Y_L
+        Cf = np.tensordot(c, KA, axes=1)[labelled]
+    num = den = 0.0
+    for p in range(m):
+        r = l * gamma_A * A[p] - c[p] * rhs
+        if m > 1 and gamma_B:
+            r += l * gamma_B * (m * KA[p] - T)
+        if gamma_W and L is not None:
+            r += l * gamma_W * (L[p] @ KA[p])
+        if Cf is not None:
+            r[labelled] += c[p] * Cf
+        num += float(np.sum(r * r))
+        den += float(np.sum((c[p] * rhs) ** 2))
+    return float(np.sqrt(num / den)) if den > 0 else float(np.sqrt(num))
+
+
 def combined_outputs(K_cross, A, c):
     """C f(x) = sum_p c_p K^p(x, X) A[p] for kernels ``K_cross`` (m, t, n) between t points and the n training
     points; (t, P)."""
