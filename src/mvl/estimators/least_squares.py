@@ -336,7 +336,8 @@ class MVLLeastSquares(MVLClassifier):
         if not np.all(np.isfinite(coef)):
             raise FloatingPointError(f'solver="{solver.name}" produced NaN or inf; increase gamma_A '
                                      f'(now {self.gamma_A!r})')
-        self._scalable = kept_for_prediction(self, problem.kernels, result.centres)
+        rows = (result.info or {}).get("prediction_kernels")  # a solver's own kernel rows (vecchia_direct)
+        self._scalable = kept_for_prediction(self, problem.kernels, result.centres) if rows is None else rows
         self.coef_ = coef
         self.c_ = c
         self.n_labelled_ = len(labelled)
