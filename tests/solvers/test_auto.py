@@ -22,9 +22,13 @@ def test_the_regime_is_measured_only_when_the_choice_depends_on_it():
         raise AssertionError("measured although the choice does not depend on it")
 
     assert choose_solver("auto", "rbf", 2000, 3, 30, 1e12, regime=never) == "structured"
-    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=never) == "nystrom"
-    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=lambda: GRAPH_REGIME) == "graph"
+    assert choose_solver("auto", "precomputed", 100_000, 3, 30, 1e12, regime=never) == "structured"
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=lambda: GRAPH_REGIME) == "vecchia_direct"
     assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=lambda: 0.5 * GRAPH_REGIME) == "cg"
+    # beyond AUTO_CG_MAX too: the graph regime takes the sparse solver, not the Nystrom restriction
+    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=lambda: GRAPH_REGIME) == "vecchia_direct"
+    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=lambda: 0.5 * GRAPH_REGIME) == "nystrom"
+    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=lambda: None) == "nystrom"
 
 
 @pytest.mark.parametrize("m,expected", [(1, 0.01 * 4 / 1e-4), (3, (1e-3 * 3 + 0.01 * 4) / 1e-4)])
