@@ -378,7 +378,7 @@ def test_auto_chooses_the_sparse_solver_in_the_graph_regime(data, monkeypatch):
     small = MVLLeastSquares(**dict(kw, max_memory=None), **GRAPH_KW).fit(X, y)
     assert small.solver_ == "structured" and small.regime_ is None  # nothing measured
     monkeypatch.setattr(mvl.solvers.auto, "AUTO_STRUCTURED_MAX", 100)
-    est = MVLLeastSquares(**kw, **GRAPH_KW).fit(X, y)
+    est = MVLLeastSquares(**dict(kw, max_memory=1e8), **GRAPH_KW).fit(X, y)  # the sparse solver's memory fits
     assert est.solver_ == "vecchia_direct"
     # 240 points < 500 sampled: every point, so the exact trace fraction on the estimator's draw (random_state 0)
     assert est.regime_ == pytest.approx(_dense_missed(data["K"], 120, 0) * 4e6, rel=1e-8) and est.regime_ >= 1

@@ -294,7 +294,8 @@ class MVLLeastSquares(MVLClassifier):
                                                self.random_state)
                 return self.regime_
 
-        name = choose_solver(self.solver, self.kernel, n, m, l, budget, regime)
+        name = choose_solver(self.solver, self.kernel, n, m, l, budget, regime,
+                             None if regime is None else (self._graph(n)[1], self._laplacian_power()))
         self.solver_ = name
         solver = get_solver(name)
         if solver.operator:

@@ -3,6 +3,8 @@ regime of the graph term (:func:`choose_solver`, :func:`measured_regime`)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import linalg
 
@@ -10,7 +12,7 @@ from .dense import dense_bytes  # noqa: F401  (the memory estimates sit beside t
 from .structured import structured_bytes
 
 __all__ = ["choose_solver", "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME", "NYSTROM_SAMPLE", "regime_ratio",
-           "nystrom_missed", "measured_regime"]
+           "nystrom_missed", "measured_regime", "vecchia_direct_bytes", "GraphRegimeFallbackWarning"]
 
 
 #: solver="auto" on feature views: the structured solver up to this many training points (if its memory fits),
@@ -23,7 +25,29 @@ AUTO_STRUCTURED_MAX = 5000
 AUTO_CG_MAX = 20000
 
 
-def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
+class GraphRegimeFallbackWarning(UserWarning):
+    """solver="auto" measured the graph regime but cannot take "vecchia_direct" (its sparse factorisation would
+    not fit the memory budget): the fallback ("cg" may stall, "nystrom" cannot follow the graph) is named with the
+    measurement."""
+
+
+#: Bytes per entry of the sparse operator M and Vecchia's factors in a "vecchia_direct" fit, fill and the data
+#: included: measured peak RSS / entries on graph6 (10-NN, L^2, q = 20; benchmarks/README.md): 1.5 GB at 32,000
+#: points, 4.5 GB at 100,000.
+VECCHIA_BYTES_PER_ENTRY = 125.0
+
+
+def vecchia_direct_bytes(n, m, n_neighbors, laplacian_power):
+    """Estimated peak memory of solver="vecchia_direct": :data:`VECCHIA_BYTES_PER_ENTRY` times the entries of M
+    (about 1.2 k^p per row of each view's (L)^p, k = ``n_neighbors``, p = ``laplacian_power``, at most n) and of
+    Vecchia's factors (2 q per row, q = 20)."""
+    from .vecchia import VECCHIA_NEIGHBOURS
+
+    row = min(float(n), 1.2 * float(n_neighbors) ** int(laplacian_power)) + 2 * VECCHIA_NEIGHBOURS
+    return VECCHIA_BYTES_PER_ENTRY * m * n * row
+
+
+def choose_solver(solver, kernel, n, m, l, max_memory, regime=None, graph=None):
     """The solver "auto" stands for: precomputed kernels -> "structured"; feature views -> "structured" while
     n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``; beyond, in the graph regime "vecchia_direct" at
     every n (one sparse factorisation; "cg" does not converge there, "nystrom"'s low-rank class cannot follow the
@@ -32,7 +56,9 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
     :func:`mvl.solvers.auto.measured_regime` (graph regime iff >= :data:`mvl.solvers.auto.GRAPH_REGIME`), or a
     function of no arguments that computes it, called only when the choice depends on it; None when there is no
     sparse graph term (or incomplete views: MVLLeastSquares does not measure then, the graph solvers need complete
-    views)."""
+    views). ``graph``: (n_neighbors, laplacian_power) of the kNN graphs; when :func:`vecchia_direct_bytes` exceeds
+    ``max_memory`` the graph regime falls back to "cg" / "nystrom" with a :class:`GraphRegimeFallbackWarning` that
+    states the measured regime."""
     if solver != "auto":
         return solver
     if kernel == "precomputed":
@@ -41,9 +67,17 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
         return "structured"
     if callable(regime):
         regime = regime()
+    fallback = "cg" if n <= AUTO_CG_MAX else "nystrom"
     if regime is not None and regime >= GRAPH_REGIME:
-        return "vecchia_direct"
-    return "cg" if n <= AUTO_CG_MAX else "nystrom"
+        need = None if graph is None else vecchia_direct_bytes(n, m, *graph)
+        if need is None or need <= max_memory:
+            return "vecchia_direct"
+        warnings.warn(f'solver="auto": the graph regime (measured {regime:.3g} >= {GRAPH_REGIME:g}), where "cg" '
+                      f'stalls and "nystrom" cannot follow the graph, but "vecchia_direct" would need ~'
+                      f'{need / 1e9:.1f} GB with {graph[0]}-NN graphs and Laplacian power {graph[1]} (budget '
+                      f'{max_memory / 1e9:.1f} GB); falling back to "{fallback}". Use fewer neighbours (e.g. '
+                      'n_neighbors=10) or a larger max_memory.', GraphRegimeFallbackWarning, stacklevel=3)
+    return fallback
 
 
 GRAPH_REGIME = 1.0
