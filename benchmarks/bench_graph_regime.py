@@ -9,12 +9,15 @@ gamma_W = 1, 10-NN graphs, normalized Laplacian squared). Each method at each n 
 (wall time of fit + predict; peak RSS and CPU time of that process by ``resource.getrusage``: on a shared machine
 the CPU time, summed over threads and including the data and graphs, is the steadier measure):
 
+- ``auto`` / ``auto-share``: ``MVLLeastSquares(solver="auto")`` as a new user would (the solver it picks in the
+  CSV's ``solver`` column, ``regime``), at the preset's gamma_A or at the rule's
+  (:func:`mvl.solvers.vecchia_direct.share_gamma_A`, its time included); held-out predictions by ``predict``.
 - ``vecchia``: the preset's gamma_A = 1e-6; ``vecchia-share``: gamma_A from
   :func:`mvl.solvers.vecchia_direct.share_gamma_A` at that n (its Vecchia factors reused by the fit, its time
   included). Held-out predictions by the kriging rule.
 - ``structured`` / ``structured-share``: the exact solver (dense, n <= ~10,000) at the same gamma_A (the rule's
-  time not included); the CSV's ``agreement`` column is the share of held-out points on which ``vecchia`` and
-  ``structured`` (and the ``-share`` pair) predict the same class.
+  time not included); the CSV's ``agreement`` column is the share of held-out points on which ``auto`` or
+  ``vecchia`` and ``structured`` (and the ``-share`` pairs) predict the same class.
 - ``laplace``: graphlearning's Laplace learning on the 10-NN graph of the concatenated views (transductive: the
   held-out points in the graph, unlabelled); ``labelonly``: MVL-LS on the 30 labelled points alone.
 
@@ -22,6 +25,8 @@ How to run
 ----------
     python benchmarks/bench_graph_regime.py --sizes 8000 --methods vecchia vecchia-share structured structured-share
     python benchmarks/bench_graph_regime.py --sizes 32000 100000 --methods vecchia-share laplace labelonly
+    python benchmarks/bench_graph_regime.py --sizes 8000 --methods auto-share structured-share laplace labelonly
+    python benchmarks/bench_graph_regime.py --sizes 32000 100000 --methods auto-share laplace labelonly
 
 Rows are appended to ``--out`` (default benchmarks/results/graph_regime.csv) with the host's load average at the
 start of each run (the machine may be shared: times are then upper bounds).
@@ -40,7 +45,7 @@ import time
 
 import numpy as np
 
-METHODS = ("vecchia", "vecchia-share", "structured", "structured-share", "laplace", "labelonly")
+METHODS = ("auto", "auto-share", "vecchia", "vecchia-share", "structured", "structured-share", "laplace", "labelonly")
 KW = dict(kernel="rbf", bandwidth=[1.0] * 3, gamma_A=1e-6, gamma_B=0.0, gamma_W=1.0, n_neighbors=10,
           laplacian_power=2, random_state=0)
 
@@ -55,6 +60,20 @@ def run_one(method, n, seed, pred_path):
     if method in ("laplace", "labelonly"):
         rec, pred = fit_one(method, n, preset="graph6", seed=seed)
         row.update(seconds=rec["seconds"], accuracy=rec["accuracy"])
+    elif method.startswith("auto"):  # as a new user would: solver="auto", gamma_A from the rule with "-share"
+        from mvl.solvers.vecchia_direct import problem, share_gamma_A
+
+        X, ytr, Xt, yt, sizes = _data(n, seed, 5, 6, (20, 30, 40), True)
+        kw = {**KW, "views": sizes}
+        if method == "auto-share":
+            kernels, system = problem(MVLLeastSquares(**kw), X, ytr)
+            kw["gamma_A"] = share_gamma_A(system, kernels)
+            del kernels, system
+        row["gamma_A"] = kw["gamma_A"]
+        est = MVLLeastSquares(solver="auto", **kw).fit(X, ytr)
+        pred = est.predict(Xt)
+        row.update(seconds=time.perf_counter() - t0, accuracy=float(np.mean(pred == yt)), solver=est.solver_,
+                   regime=est.regime_)
     else:
         from mvl.solvers.graph import vecchia_factors
         from mvl.solvers.vecchia_direct import problem, share_gamma_A, solve_vecchia
@@ -114,7 +133,8 @@ def main():
                 rows.append(row)
                 print(f"n={n} {method}: {row['seconds']:.1f} s, {row['rss_gb']:.2f} GB, accuracy "
                       f"{row['accuracy']:.4f} (gamma_A {row['gamma_A']:.3g}, load {row['load']:.1f})", flush=True)
-            for a, b in (("vecchia", "structured"), ("vecchia-share", "structured-share")):
+            for a, b in (("vecchia", "structured"), ("vecchia-share", "structured-share"), ("auto", "structured"),
+                         ("auto-share", "structured-share")):
                 if a in preds and b in preds:
                     agree = float(np.mean(preds[a] == preds[b]))
                     for r in rows:

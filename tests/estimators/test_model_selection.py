@@ -114,3 +114,26 @@ def test_gammas_B_auto_tries_coupling_on_incomplete_views_only():
         cv = MVLLeastSquaresCV(**kw).fit(X, y)
         assert tuple(cv.cv_results_["param_gamma_B"]) == tuple(want)
     assert any(g > 0 for g in INCOMPLETE_GAMMAS_B)
+
+
+def test_the_share_grid_is_the_rule_gamma_A_at_each_kernel_share():
+    """gammas_A="share": the grid of gamma_A values at which the kernel term is 1e-4, 1e-3, 1e-2 of the objective at
+    the graph term's limit (mvl.solvers.vecchia_direct.share_gamma_A)."""
+    from mvl.data.synthetic import make_multiview_manifold
+    from mvl.estimators.model_selection import SHARE_GRID
+    from mvl.solvers.vecchia_direct import problem, share_gamma_A
+
+    d = make_multiview_manifold(150, n_classes=3, n_views=2, n_features=5, random_state=0)
+    X = np.hstack(d.views)
+    y = np.full(150, -1)
+    for k in range(3):
+        y[np.flatnonzero(d.y == k)[:4]] = k
+    kw = dict(kernel="rbf", views=[5, 5], bandwidth=[1.5, 1.5])
+    cv = MVLLeastSquaresCV(gammas_A="share", gammas_W=(1.0,), graphs=((8, 2),), cv=2, **kw).fit(X, y)
+    kernels, system = problem(MVLLeastSquares(gamma_A=1.0, gamma_B=0.0, gamma_W=1.0, n_neighbors=8, laplacian_power=2,
+                                              random_state=0, **kw), X, y)
+    want = [share_gamma_A(system, kernels, t) for t in SHARE_GRID]
+    np.testing.assert_allclose(np.asarray(cv.cv_results_["param_gamma_A"], dtype=float), want, rtol=1e-8)
+    assert cv.best_params_["gamma_A"] in cv.cv_results_["param_gamma_A"]
+    with pytest.raises(ValueError, match="share"):
+        MVLLeastSquaresCV(gammas_A="share", gammas_W=(0.0,), graphs=((8, 2),), cv=2, **kw).fit(X, y)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mvl.solvers.auto import GRAPH_REGIME, choose_solver, regime_ratio
+from mvl.solvers.auto import GRAPH_REGIME, GraphRegimeFallbackWarning, choose_solver, regime_ratio, vecchia_direct_bytes
 
 
 def test_auto_picks_by_size_memory_and_kernel():
@@ -22,12 +22,27 @@ def test_the_regime_is_measured_only_when_the_choice_depends_on_it():
         raise AssertionError("measured although the choice does not depend on it")
 
     assert choose_solver("auto", "rbf", 2000, 3, 30, 1e12, regime=never) == "structured"
-    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=never) == "nystrom"
-    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=lambda: GRAPH_REGIME) == "graph"
+    assert choose_solver("auto", "precomputed", 100_000, 3, 30, 1e12, regime=never) == "structured"
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=lambda: GRAPH_REGIME) == "vecchia_direct"
     assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=lambda: 0.5 * GRAPH_REGIME) == "cg"
+    # beyond AUTO_CG_MAX too: the graph regime takes the sparse solver, not the Nystrom restriction
+    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=lambda: GRAPH_REGIME) == "vecchia_direct"
+    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=lambda: 0.5 * GRAPH_REGIME) == "nystrom"
+    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=lambda: None) == "nystrom"
 
 
 @pytest.mark.parametrize("m,expected", [(1, 0.01 * 4 / 1e-4), (3, (1e-3 * 3 + 0.01 * 4) / 1e-4)])
 def test_regime_ratio_bounds_the_graph_terms_by_the_parameters(m, expected):
     assert regime_ratio(1e-4, 1e-3, 0.01, 2, m) == pytest.approx(expected)
     assert np.isfinite(regime_ratio(1e-4, 0.0, 0.0, 1, m))
+
+
+def test_the_graph_regime_falls_back_with_a_warning_when_the_sparse_solver_would_not_fit():
+    # graph6's setting at 100,000 points (10-NN, L^2): ~6 GB estimated, 4.5 GB measured
+    assert 3e9 < vecchia_direct_bytes(100_000, 3, 10, 2) < 8e9
+    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e10, regime=lambda: 5e5, graph=(10, 2)) == "vecchia_direct"
+    # n_neighbors="auto" at 100,000 points: 500-NN graphs squared, far beyond any budget
+    with pytest.warns(GraphRegimeFallbackWarning, match=r"measured 5e\+05.*falling back to \"nystrom\""):
+        assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e10, regime=lambda: 5e5, graph=(500, 2)) == "nystrom"
+    with pytest.warns(GraphRegimeFallbackWarning, match="falling back to \"cg\""):
+        assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e8, regime=lambda: 5e5, graph=(100, 2)) == "cg"

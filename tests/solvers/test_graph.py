@@ -349,16 +349,16 @@ def test_nystrom_missed_against_its_dense_definition(data):
     assert measured_regime(kernels, 1e-6, 0.0, 1.0, 2, R, 3, sample=n) == pytest.approx(expected * 4e6, rel=1e-8)
 
 
-def test_auto_chooses_graph_in_the_graph_regime(data, monkeypatch):
+def test_auto_chooses_the_sparse_solver_in_the_graph_regime(data, monkeypatch):
     # beyond the structured solver's size (up to AUTO_CG_MAX): the graph regime iff the measure >= GRAPH_REGIME
     assert regime_ratio(1e-6, 0.0, 1.0, 2, 3) == pytest.approx(4.0 / 1e-6)
     assert regime_ratio(1e-5, 1e-6, 1e-2, 1, 3) == pytest.approx((3e-6 + 2e-2) / 1e-5)  # the smooth preset: 2e3
-    # graph regime beyond the structured solver's size: "graph" (faster than "structured" at 8,000 where measured)
-    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=5e5) == "graph"  # graph6 measured at 8,000
-    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e9, regime=5e5) == "graph"
-    assert choose_solver("auto", "rbf", 4_000, 3, 30, 1e7, regime=5e5) == "graph"  # structured's memory exceeded
-    assert choose_solver("auto", "rbf", 20_000, 3, 30, 1e9, regime=GRAPH_REGIME) == "graph"
-    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=5e5) == "nystrom"
+    # graph regime beyond the structured solver's size: "vecchia_direct" (one sparse factorisation)
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=5e5) == "vecchia_direct"  # graph6 at 8,000
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e9, regime=5e5) == "vecchia_direct"
+    assert choose_solver("auto", "rbf", 4_000, 3, 30, 1e7, regime=5e5) == "vecchia_direct"  # structured's memory
+    assert choose_solver("auto", "rbf", 20_000, 3, 30, 1e9, regime=GRAPH_REGIME) == "vecchia_direct"
+    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=5e5) == "vecchia_direct"
     assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=3e-3) == "cg"  # the smooth preset measured
     assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=None) == "nystrom"
     assert choose_solver("auto", "rbf", 2000, 3, 30, 1e12, regime=5e5) == "structured"
@@ -368,8 +368,7 @@ def test_auto_chooses_graph_in_the_graph_regime(data, monkeypatch):
         raise AssertionError("measured although the choice does not depend on it")
 
     assert choose_solver("auto", "rbf", 2000, 3, 30, 1e12, regime=never) == "structured"
-    assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e12, regime=never) == "nystrom"
-    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=lambda: 5e5) == "graph"
+    assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=lambda: 5e5) == "vecchia_direct"
     assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e12, regime=lambda: None) == "cg"
     import mvl.solvers.auto
 
@@ -379,8 +378,8 @@ def test_auto_chooses_graph_in_the_graph_regime(data, monkeypatch):
     small = MVLLeastSquares(**dict(kw, max_memory=None), **GRAPH_KW).fit(X, y)
     assert small.solver_ == "structured" and small.regime_ is None  # nothing measured
     monkeypatch.setattr(mvl.solvers.auto, "AUTO_STRUCTURED_MAX", 100)
-    est = MVLLeastSquares(**kw, **GRAPH_KW).fit(X, y)
-    assert est.solver_ == "graph"
+    est = MVLLeastSquares(**dict(kw, max_memory=1e8), **GRAPH_KW).fit(X, y)  # the sparse solver's memory fits
+    assert est.solver_ == "vecchia_direct"
     # 240 points < 500 sampled: every point, so the exact trace fraction on the estimator's draw (random_state 0)
     assert est.regime_ == pytest.approx(_dense_missed(data["K"], 120, 0) * 4e6, rel=1e-8) and est.regime_ >= 1
     smooth = dict(gamma_A=1e-4, gamma_B=0.0, gamma_W=1e-2, n_neighbors=6, laplacian_power=1)

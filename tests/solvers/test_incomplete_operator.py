@@ -310,7 +310,7 @@ def test_view_missing_for_every_sample_is_the_fit_without_it(data, solver, extra
 
 def test_errors_and_auto(data, monkeypatch):
     """A NaN inside a present view is still an error with cg and nystrom; solver "graph" refuses missing views;
-    "auto" on incomplete views picks what choose_solver documents, with "cg" in place of "graph"."""
+    "auto" on incomplete views picks what choose_solver documents, with "cg" in place of the graph regime's solver."""
     import mvl.solvers.auto as ls
     from mvl.solvers.auto import regime_ratio
 
@@ -327,7 +327,7 @@ def test_errors_and_auto(data, monkeypatch):
     monkeypatch.setattr(ls, "AUTO_STRUCTURED_MAX", 10)
     graph_regime = dict(KW, gamma_W=0.25, tol=1e-4, max_iter=5000, max_memory=1e5, n_components=30, random_state=0)
     n, l = N, data["labelled"].size
-    assert ls.choose_solver("auto", "rbf", n, 3, l, 1e5, regime_ratio(1e-4, 1e-3, 0.25, 2, 3)) == "graph"
+    assert ls.choose_solver("auto", "rbf", n, 3, l, 1e5, regime_ratio(1e-4, 1e-3, 0.25, 2, 3)) == "vecchia_direct"
     est = MVLLeastSquares(**graph_regime).fit(X, y)
     assert est.solver_ == "cg" and est.view_mask_ is not None
     est = MVLLeastSquares(**dict(graph_regime, gamma_W=1e-2)).fit(X, y)  # not the graph regime

@@ -1,5 +1,5 @@
-"""solver="vecchia" (mvl.solvers.vecchia_direct) against the exact MVL-LS solution (the structured solver on dense
-kernels) and against the graph term's limit (a sparse solve of M written here)."""
+"""solver="vecchia_direct" (mvl.solvers.vecchia_direct) against the exact MVL-LS solution (the structured solver on
+dense kernels) and against the graph term's limit (a sparse solve of M written here)."""
 
 import copy
 
@@ -12,8 +12,10 @@ from mvl import MVLLeastSquares
 from mvl.data.synthetic import make_multiview_manifold
 from mvl.solvers.graph import sparse_operator, vecchia_factors
 from mvl.kernels import rbf_kernel
-from mvl.solvers.vecchia_direct import (error_bound, fit_estimator, kernel_share, problem, share_gamma_A,
-                                        solve_vecchia, transfer_gamma_A)
+from mvl.exceptions import RegularizationWarning
+from mvl.solvers import get_solver
+from mvl.solvers.vecchia_direct import (QuasiDefiniteFactor, VecchiaSystem, error_bound, fit_estimator, kernel_share,
+                                        problem, share_gamma_A, solve_vecchia, transfer_gamma_A)
 
 N, T, FEATURES = 240, 60, (6, 8, 10)
 
@@ -156,3 +158,43 @@ def test_transfer_keeps_gamma_A_on_the_same_problem_and_lowers_it_on_more_points
     half = problem(MVLLeastSquares(**params(1e-4)), X[:N // 2], y[:N // 2])
     assert transfer_gamma_A(1e-4, full, full) == pytest.approx(1e-4, rel=1e-6)
     assert transfer_gamma_A(1e-4, half, full) < 1e-4  # ||f0||^2 grows with n at a narrow kernel
+
+
+def test_the_registered_solver_is_the_vecchia_fit_with_kriging_predictions(data):
+    X, y, Xt = data
+    gamma_A = 1e-7
+    est = MVLLeastSquares(solver="vecchia_direct", **params(gamma_A)).fit(X, y)
+    assert est.solver_ == "vecchia_direct" and est.n_iter_ == 1 and est.residual_ is None
+    ref = MVLLeastSquares(**params(gamma_A))
+    fit = fit_estimator(ref, X, y)
+    assert np.allclose(est.coef_, fit.coef)
+    views = ref._feature_views(Xt, reset=False)
+    assert np.allclose(est.decision_function(Xt), fit.decision_function(views, "kriging"), atol=1e-8)
+    exact_est = MVLLeastSquares(solver="structured", **params(gamma_A)).fit(X, y)
+    assert np.mean(est.predict(X) == exact_est.predict(X)) >= 0.95  # on the graph nodes
+    assert np.mean(est.predict(Xt) == exact_est.predict(Xt)) >= 0.85  # held out: 20 neighbours of 240 points
+    solver = get_solver("vecchia_direct")
+    assert not solver.exact and not solver.missing_views and solver.sparse_graph and not solver.optc
+
+
+def test_the_registered_solver_warns_when_the_kernel_term_carries_the_fit(data):
+    X, y, _ = data
+    with pytest.warns(RegularizationWarning, match="share_gamma_A"):
+        MVLLeastSquares(solver="vecchia_direct", **params(1e-1)).fit(X, y)
+
+
+def test_refactoring_at_another_delta_and_the_superlu_fallback(data):
+    X, y, _ = data
+    kernels, system = problem(MVLLeastSquares(**params(1e-4)), X, y)
+    vs = VecchiaSystem(system, kernels)
+    vs.fit(1e-9)  # the factorisation at the limit, refactored at the system's delta
+    again = vs.fit().values
+    fresh = solve_vecchia(system, kernels).values
+    assert np.allclose(again, fresh, rtol=0, atol=1e-8 * np.abs(fresh).max())
+    superlu = QuasiDefiniteFactor(vs.M, vs.IB, vs.d, system.delta)
+    superlu.method, superlu._qd = "superlu", None
+    superlu._factor()
+    r = system.rhs().reshape(vs.M.shape[0], -1)
+    F = superlu.solve_values(r)
+    assert np.allclose(F, fresh.reshape(F.shape), rtol=0, atol=1e-8 * np.abs(fresh).max())
+    assert vs.factor.method == "qdldl" and vs.factor.fill > vs.M.shape[0]

@@ -139,17 +139,20 @@ class MVLLeastSquares(MVLClassifier):
     Parameters
     ----------
     {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
-    solver : "auto", "structured", "dense", "cg", "nystrom" or "graph", default "auto"
+    solver : "auto", "structured", "dense", "cg", "nystrom", "graph" or "vecchia_direct", default "auto"
         A solver of :data:`mvl.solvers.SOLVERS`. "structured": Theorem 10 view by view, exact, O(m n^3) time and
         O(m n^2) memory (:mod:`mvl.solvers.structured`). "cg": the same exact system by conjugate gradients
         (:mod:`mvl.solvers.cg`), exact to ``tol``, no n x n array beyond the kernels that fit ``max_memory``.
         "nystrom": each view's function on the span of ``n_components`` training points, approximate,
         O(n n_components m) memory (:mod:`mvl.solvers.nystrom`). "graph": exact to ``tol`` in the graph regime
-        (gamma_W / gamma_A >= 1e4) where "cg" stalls (:mod:`mvl.solvers.graph`). "cg", "nystrom" and "graph" need
-        a kNN graph (``n_neighbors``) when gamma_W > 0. "dense": the textbook (u+l)m system, for tests and
-        benchmarks. "auto" (:func:`mvl.solvers.auto.choose_solver`): precomputed kernels -> "structured"; feature
-        views -> "structured" up to 5,000 training points (if its memory fits), up to 20,000 "graph" in the
-        measured graph regime (``regime_``), otherwise "cg"; "nystrom" beyond.
+        (gamma_W / gamma_A >= 1e4) where "cg" stalls (:mod:`mvl.solvers.graph`). "vecchia_direct": the graph
+        regime at 10^4-10^5 points, the kernels replaced by Vecchia's sparse approximation, one sparse
+        factorisation, kriging predictions (:mod:`mvl.solvers.vecchia_direct`; complete feature views). "cg",
+        "nystrom", "graph" and "vecchia_direct" need a kNN graph (``n_neighbors``) when gamma_W > 0. "dense": the
+        textbook (u+l)m system, for tests and benchmarks. "auto" (:func:`mvl.solvers.auto.choose_solver`):
+        precomputed kernels -> "structured"; feature views -> "structured" up to 5,000 training points (if its
+        memory fits), beyond "vecchia_direct" in the measured graph regime (``regime_``), otherwise "cg" up to
+        20,000 and "nystrom" beyond.
     n_components : int >= 1, default 1000
         Nystrom centres (uniformly drawn training points, seeded by ``random_state``): the approximation of
         "nystrom" and the preconditioner of "cg" (typical 500-4000; more is more accurate and costs
@@ -201,10 +204,10 @@ class MVLLeastSquares(MVLClassifier):
     condition_estimate_ : float
         1-norm condition estimate of the factored systems (structured solver; NaN for cg and nystrom).
     regime_ : float or None
-        solver="auto" between "cg" and "graph" (feature views, 5,000-20,000 points, a kNN graph): the measured
+        solver="auto" beyond the structured solver (feature views, over 5,000 points, a kNN graph): the measured
         graph-regime size :func:`mvl.solvers.auto.measured_regime` (the fraction of the kernels' trace that
         ``n_components`` Nystrom centres miss, on 500 sampled points, times (gamma_B m + gamma_W 2^k) / gamma_A),
-        "graph" when >= 1 (:data:`mvl.solvers.auto.GRAPH_REGIME`); None when not measured.
+        "vecchia_direct" when >= 1 (:data:`mvl.solvers.auto.GRAPH_REGIME`); None when not measured.
     gamma_B_ : float
         The gamma_B of the fit (``gamma_B="auto"`` resolved).
     centres_ : array (M,) or None
@@ -320,7 +323,7 @@ class MVLLeastSquares(MVLClassifier):
         regime = None
         if self.n_neighbors is not None and isinstance(self.laplacian, str) and self.gamma_W > 0 and self.gamma_A > 0:
 
-            def regime():  # measured only when the choice between "graph" and "cg" depends on it
+            def regime():  # measured only when the choice depends on it (beyond the structured solver)
                 from ..solvers.auto import measured_regime
 
                 if _holds_nan(X):
@@ -330,7 +333,8 @@ class MVLLeastSquares(MVLClassifier):
                                                self.random_state)
                 return self.regime_
 
-        name = choose_solver(self.solver, self.kernel, n, m, l, budget, regime)
+        name = choose_solver(self.solver, self.kernel, n, m, l, budget, regime,
+                             None if regime is None else (self._graph(n)[1], self._laplacian_power()))
         self.solver_ = name
         solver = get_solver(name)
         if solver.operator:
@@ -376,7 +380,8 @@ class MVLLeastSquares(MVLClassifier):
         if not np.all(np.isfinite(coef)):
             raise FloatingPointError(f'solver="{solver.name}" produced NaN or inf; increase gamma_A '
                                      f'(now {self.gamma_A!r})')
-        self._scalable = kept_for_prediction(self, problem.kernels, result.centres)
+        rows = (result.info or {}).get("prediction_kernels")  # a solver's own kernel rows (vecchia_direct)
+        self._scalable = kept_for_prediction(self, problem.kernels, result.centres) if rows is None else rows
         self.coef_ = coef
         self.c_ = c
         self.n_labelled_ = len(labelled)

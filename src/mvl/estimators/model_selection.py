@@ -78,6 +78,10 @@ INCOMPLETE_GAMMAS_B = (0.0, 1e-5, 1e-4, 1e-3)
 """The gamma_B values of ``gammas_B="auto"`` on incomplete views: no coupling, and the range that the validation
 sweep of :data:`mvl.estimators.base.INCOMPLETE_GAMMA_B` covers (``benchmarks/bench_incomplete.py --sweep``)."""
 
+SHARE_GRID = (1e-4, 1e-3, 1e-2)
+"""The kernel-term shares theta of ``MVLLeastSquaresCV(gammas_A="share")``: around the graph regime's target
+:data:`mvl.solvers.vecchia_direct.KERNEL_SHARE` (graph6's validated fits lie at theta <= 1.5e-2)."""
+
 
 @shared_parameters
 class MVLLeastSquaresCV(MultiViewClassifier):
@@ -98,11 +102,16 @@ class MVLLeastSquaresCV(MultiViewClassifier):
 
     Parameters
     ----------
-    gammas_A : sequence of float > 0, default (1e-5, 1e-4, 1e-3, 1e-2)
+    gammas_A : sequence of float > 0 or "share", default (1e-5, 1e-4, 1e-3, 1e-2)
         RKHS regularisation values (eq 10), multiplied by l as in eq (67)-(68); typical range 1e-6 to 1e-1
         (``benchmarks/study_defaults.py`` selected 1e-5 most often). Values below 1e-5 can leave
         (gamma_W L^p K + gamma_A I) nearly singular when a kernel is only numerically PSD (e.g. a float32
         linear Gram matrix); the grid, which clips the kernel's eigenvalues at 0, and the refit then disagree.
+        "share": the graph regime's grid, the gamma_A at which the kernel term is 1e-4, 1e-3 and 1e-2 of the
+        objective at the graph term's limit (:data:`SHARE_GRID`, :func:`mvl.solvers.vecchia_direct.share_gamma_A`
+        on all of X with the first kNN graph of ``graphs`` and the largest of ``gammas_W``): the parameterisation
+        that holds as n grows in the graph regime, where the validated gamma_A falls with n. Not for data outside
+        the graph regime (e.g. mfeat: the kernel term carries the fit there, the rule's values are far too small).
     gammas_B : sequence of float >= 0, or "auto", default "auto"
         Between-view weights (eq 53-58). Each value > 0 costs one n x n Cholesky and an O(m n^3) product per
         grid point (gamma_B = 0 points share the eigendecompositions); add 1e-6 (the paper's value) if wanted.
@@ -164,7 +173,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
 
     _parameter_constraints: dict = {
         **MultiViewClassifier._parameter_constraints,
-        "gammas_A": ["array-like"],
+        "gammas_A": ["array-like", StrOptions({"share"})],
         "gammas_B": ["array-like", StrOptions({"auto"})],
         "gammas_W": ["array-like"],
         "graphs": ["array-like"],
@@ -202,6 +211,19 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         return MVLLeastSquares(c=self.c, laplacian=self.laplacian, kernel=self.kernel, views=self.views,
                                bandwidth=self.bandwidth, graph_weights="kernel" if nn is None else self.graph_weights,
                                loss="squared", **params)
+
+    def _share_gammas(self, X, y, graphs, gB, gW):
+        """gammas_A="share": the gamma_A of each kernel share of :data:`SHARE_GRID` (parameter ``gammas_A``)."""
+        from ..solvers.vecchia_direct import limit_energies, problem
+
+        knn = [g for g in graphs if g[0] is not None]
+        if not knn or max(gW) <= 0 or self.kernel == "precomputed":
+            raise ValueError('gammas_A="share" needs feature views, a kNN graph in graphs and a gamma_W > 0')
+        nn, power = knn[0]
+        kernels, system = problem(self._estimator(gamma_A=1.0, gamma_B=gB[0], gamma_W=max(gW), n_neighbors=nn,
+                                                  laplacian_power=power, random_state=0), X, y)
+        graph, kern = limit_energies(system, kernels)
+        return [t / (1.0 - t) * graph / (system.l * kern) for t in SHARE_GRID]
 
     def _folds(self, y):
         """Labelled-sample splitter (SemiSupervisedCV) and its folds."""
@@ -284,8 +306,10 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         encode_labels(y, K.shape[1])  # the label checks and messages of every estimator, before any work
         graphs = [(None if n_neighbors is None else int(n_neighbors), int(laplacian_power))
                   for n_neighbors, laplacian_power in self.graphs]
-        gA, gB, gW = (np.atleast_1d(np.asarray(g, dtype=np.float64)).tolist()
-                      for g in (self.gammas_A, self._gammas_B(incomplete), self.gammas_W))
+        gB, gW = (np.atleast_1d(np.asarray(g, dtype=np.float64)).tolist()
+                  for g in (self._gammas_B(incomplete), self.gammas_W))
+        gA = self._share_gammas(X, y, graphs, gB, gW) if isinstance(self.gammas_A, str) else \
+            np.atleast_1d(np.asarray(self.gammas_A, dtype=np.float64)).tolist()
         folds = self._folds(y)
         shape = (len(graphs), len(gA), len(gB), len(gW))
         scores = np.empty(shape + (len(folds),))

@@ -3,8 +3,9 @@
 :data:`SOLVERS` maps each solver's name to its object; :func:`get_solver` looks one up; :func:`choose_solver` is
 what ``solver="auto"`` stands for (:mod:`mvl.solvers.auto`). The solvers: "structured" (Theorem 10 view by view,
 :mod:`~mvl.solvers.structured`), "dense" (the textbook system, :mod:`~mvl.solvers.dense`), "cg" (conjugate
-gradients, :mod:`~mvl.solvers.cg`), "nystrom" (the Nystrom restriction, :mod:`~mvl.solvers.nystrom`) and "graph"
-(the graph regime, :mod:`~mvl.solvers.graph`), each on incomplete views too where it declares so
+gradients, :mod:`~mvl.solvers.cg`), "nystrom" (the Nystrom restriction, :mod:`~mvl.solvers.nystrom`), "graph"
+(the graph regime, exact, :mod:`~mvl.solvers.graph`) and "vecchia_direct" (the graph regime at 10^4-10^5 points, one
+sparse factorisation, :mod:`~mvl.solvers.vecchia_direct`), each on incomplete views too where it declares so
 (:mod:`~mvl.solvers.incomplete`). Beside them: the operator M (:mod:`~mvl.solvers.system`), LAPACK helpers
 (:mod:`~mvl.solvers.lapack`), optC's f-step systems (:mod:`~mvl.solvers.optc`) and c-step
 (:mod:`~mvl.solvers.sphere`), the decision functions of a grid of gammas (:mod:`~mvl.solvers.grid`). The other
@@ -19,10 +20,12 @@ from .graph import GraphSolver
 from .nystrom import NystromSolver
 from .problem import MVLProblem, Solver, SolverResult
 from .structured import StructuredSolver
+from .vecchia_direct import VecchiaDirectSolver
 
 __all__ = ["SOLVERS", "get_solver", "choose_solver", "solver_names", "MVLProblem", "SolverResult", "Solver"]
 
-SOLVERS = {s.name: s for s in (StructuredSolver(), DenseSolver(), CGSolver(), NystromSolver(), GraphSolver())}
+SOLVERS = {s.name: s for s in (StructuredSolver(), DenseSolver(), CGSolver(), NystromSolver(), GraphSolver(),
+                               VecchiaDirectSolver())}
 """Every MVL-LS solver by name."""
 
 

@@ -3,6 +3,8 @@ regime of the graph term (:func:`choose_solver`, :func:`measured_regime`)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import linalg
 
@@ -10,7 +12,7 @@ from .dense import dense_bytes  # noqa: F401  (the memory estimates sit beside t
 from .structured import structured_bytes
 
 __all__ = ["choose_solver", "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME", "NYSTROM_SAMPLE", "regime_ratio",
-           "nystrom_missed", "measured_regime"]
+           "nystrom_missed", "measured_regime", "vecchia_direct_bytes", "GraphRegimeFallbackWarning"]
 
 
 #: solver="auto" on feature views: the structured solver up to this many training points (if its memory fits),
@@ -18,38 +20,69 @@ __all__ = ["choose_solver", "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME"
 AUTO_STRUCTURED_MAX = 5000
 
 
-#: solver="auto" on feature views beyond AUTO_STRUCTURED_MAX: "cg" or "graph" up to this many training points,
-#: "nystrom" beyond.
+#: solver="auto" on feature views beyond AUTO_STRUCTURED_MAX outside the graph regime: "cg" up to this many training
+#: points, "nystrom" beyond.
 AUTO_CG_MAX = 20000
 
 
-def choose_solver(solver, kernel, n, m, l, max_memory, regime=None):
+class GraphRegimeFallbackWarning(UserWarning):
+    """solver="auto" measured the graph regime but cannot take "vecchia_direct" (its sparse factorisation would
+    not fit the memory budget): the fallback ("cg" may stall, "nystrom" cannot follow the graph) is named with the
+    measurement."""
+
+
+#: Bytes per entry of the sparse operator M and Vecchia's factors in a "vecchia_direct" fit, fill and the data
+#: included: measured peak RSS / entries on graph6 (10-NN, L^2, q = 20; benchmarks/README.md): 1.5 GB at 32,000
+#: points, 4.5 GB at 100,000.
+VECCHIA_BYTES_PER_ENTRY = 125.0
+
+
+def vecchia_direct_bytes(n, m, n_neighbors, laplacian_power):
+    """Estimated peak memory of solver="vecchia_direct": :data:`VECCHIA_BYTES_PER_ENTRY` times the entries of M
+    (about 1.2 k^p per row of each view's (L)^p, k = ``n_neighbors``, p = ``laplacian_power``, at most n) and of
+    Vecchia's factors (2 q per row, q = 20)."""
+    from .vecchia import VECCHIA_NEIGHBOURS
+
+    row = min(float(n), 1.2 * float(n_neighbors) ** int(laplacian_power)) + 2 * VECCHIA_NEIGHBOURS
+    return VECCHIA_BYTES_PER_ENTRY * m * n * row
+
+
+def choose_solver(solver, kernel, n, m, l, max_memory, regime=None, graph=None):
     """The solver "auto" stands for: precomputed kernels -> "structured"; feature views -> "structured" while
-    n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``; beyond, while n <= AUTO_CG_MAX: in the graph
-    regime "graph" ("cg" does not converge there; "graph" measured 1.7-3.4x faster than "structured" at 8,000
-    points, benchmarks/README.md), otherwise "cg"; beyond AUTO_CG_MAX "nystrom". ``regime``: the measure
+    n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``; beyond, in the graph regime "vecchia_direct" at
+    every n (one sparse factorisation; "cg" does not converge there, "nystrom"'s low-rank class cannot follow the
+    graph, the exact "graph" solver measured 0.9x "structured" at 8,000 points and needs ~10^2 kernel passes at
+    10^5: benchmarks/README.md), otherwise "cg" up to AUTO_CG_MAX and "nystrom" beyond. ``regime``: the measure
     :func:`mvl.solvers.auto.measured_regime` (graph regime iff >= :data:`mvl.solvers.auto.GRAPH_REGIME`), or a
     function of no arguments that computes it, called only when the choice depends on it; None when there is no
-    sparse graph term. On incomplete views (NaN rows) MVLLeastSquares replaces "graph" by "cg" (the other solvers
-    take missing views)."""
+    sparse graph term (or incomplete views: MVLLeastSquares does not measure then, the graph solvers need complete
+    views). ``graph``: (n_neighbors, laplacian_power) of the kNN graphs; when :func:`vecchia_direct_bytes` exceeds
+    ``max_memory`` the graph regime falls back to "cg" / "nystrom" with a :class:`GraphRegimeFallbackWarning` that
+    states the measured regime."""
     if solver != "auto":
         return solver
     if kernel == "precomputed":
         return "structured"
     if n <= AUTO_STRUCTURED_MAX and structured_bytes(n, m, l) <= max_memory:
         return "structured"
-    if n > AUTO_CG_MAX:
-        return "nystrom"
     if callable(regime):
         regime = regime()
+    fallback = "cg" if n <= AUTO_CG_MAX else "nystrom"
     if regime is not None and regime >= GRAPH_REGIME:
-        return "graph"
-    return "cg"
+        need = None if graph is None else vecchia_direct_bytes(n, m, *graph)
+        if need is None or need <= max_memory:
+            return "vecchia_direct"
+        warnings.warn(f'solver="auto": the graph regime (measured {regime:.3g} >= {GRAPH_REGIME:g}), where "cg" '
+                      f'stalls and "nystrom" cannot follow the graph, but "vecchia_direct" would need ~'
+                      f'{need / 1e9:.1f} GB with {graph[0]}-NN graphs and Laplacian power {graph[1]} (budget '
+                      f'{max_memory / 1e9:.1f} GB); falling back to "{fallback}". Use fewer neighbours (e.g. '
+                      'n_neighbors=10) or a larger max_memory.', GraphRegimeFallbackWarning, stacklevel=3)
+    return fallback
 
 
 GRAPH_REGIME = 1.0
-"""solver="auto" picks "graph" on feature views beyond the structured solver's size and up to ``AUTO_CG_MAX`` points
-when :func:`measured_regime` is at least this. Measured (n = 8,000 and 20,000, ``benchmarks/bench_scale.py``'s data,
+"""solver="auto" picks "vecchia_direct" on feature views beyond the structured solver's size when
+:func:`measured_regime` is at least this. Measured (n = 8,000 and 20,000, ``benchmarks/bench_scale.py``'s data,
 1,000 centres): 3e-3 for the ``smooth`` preset, where "cg" converges in 6-19 iterations, against 2e3 (``graph``),
 5e3 (``graph6-1e4``) and 5e5 (``graph6``), where "cg" stalls (benchmarks/README.md): the threshold sits
 between, orders of magnitude from both."""
@@ -97,6 +130,6 @@ def measured_regime(kernels, gamma_A, gamma_B, gamma_W, laplacian_power, n_compo
     docstring), the kernel's Nystrom residual amplified by the graph term; its per-point size, the missed fraction
     of the trace, is measured on a sample (a kernel that a basis captures, e.g. a wide Gaussian, gives ~1e-6 and
     "cg" converges whatever gamma_W / gamma_A), ||M|| / delta bounded from the parameters. >= GRAPH_REGIME:
-    "graph"."""
+    "vecchia_direct"."""
     return nystrom_missed(kernels, n_components, random_state, sample) * regime_ratio(
         gamma_A, gamma_B, gamma_W, laplacian_power, kernels.m)

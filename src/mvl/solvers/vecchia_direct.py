@@ -86,14 +86,17 @@ the measured graph regime (:func:`mvl.solvers.auto.measured_regime` >= 1) only.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 from scipy import sparse
 from scipy.sparse import linalg as sla
 
-__all__ = ["OUT_OF_SAMPLE", "VecchiaFit", "solve_vecchia", "error_bound", "KERNEL_SHARE", "limit_energies",
-           "share_gamma_A", "kernel_share", "transfer_gamma_A", "fit_estimator",
-           "problem"]
+from .problem import Solver, SolverResult
+
+__all__ = ["OUT_OF_SAMPLE", "VecchiaFit", "QuasiDefiniteFactor", "VecchiaSystem", "solve_vecchia", "error_bound",
+           "KERNEL_SHARE", "limit_energies", "share_gamma_A", "kernel_share", "transfer_gamma_A", "fit_estimator",
+           "problem", "VecchiaDirectSolver"]
 
 OUT_OF_SAMPLE = ("kriging", "representer", "induction")
 
@@ -113,49 +116,37 @@ class VecchiaFit:
         seconds, setup_seconds (Vecchia factors), factor_seconds, fill (entries of the sparse LU), neighbours (q).
     """
 
-    def __init__(self, values, coef, c, kernels, q, info):
+    def __init__(self, values, coef, c, kernels, q, info, factors=None):
         self.values, self.coef, self.c, self.info = values, coef, c, info
-        self._kernels, self._q = kernels, q
+        self._kernels, self._q, self._factors, self._rows = kernels, q, factors, {}
 
     def decision_nodes(self):
         """sum_p c_p F_p on the training points, (n, P)."""
         return np.einsum("p,pnk->nk", self.c, self.values)
 
+    def kernel_rows(self, neighbours=None):
+        """Vecchia's kernel rows for new points (:class:`mvl.solvers.vecchia_kriging.VecchiaKernels`), with q =
+        ``neighbours`` (default the fit's)."""
+        from .vecchia_kriging import VecchiaKernels
+
+        q = self._q if neighbours is None else int(neighbours)
+        if q not in self._rows:
+            self._rows[q] = VecchiaKernels(self._kernels, self._factors, self.coef, self.values, q)
+        return self._rows[q]
+
     def view_values(self, p, Z, rule="kriging", neighbours=None):
         """f_p at new points Z (t, d_p) of view p, (t, P), by ``rule`` (module docstring)."""
-        kernels = self._kernels
         if rule == "representer":
             out = np.zeros((len(Z), self.values.shape[2]))
             for s in range(0, len(Z), 1024):
-                out[s:s + 1024] = kernels.cross(p, Z[s:s + 1024]) @ self.coef[p]
+                out[s:s + 1024] = self._kernels.cross(p, Z[s:s + 1024]) @ self.coef[p]
             return out
         if rule not in OUT_OF_SAMPLE:
             raise ValueError(f"rule must be one of {OUT_OF_SAMPLE}, got {rule!r}")
-        from sklearn.neighbors import NearestNeighbors
-
-        from ..graph import exact_neighbours_method
-
-        q = self._q if neighbours is None else int(neighbours)
-        X = kernels.views[p]
-        q = min(q, len(X))
-        nbr = NearestNeighbors(n_neighbors=q, algorithm=exact_neighbours_method(len(X), X.shape[1])).fit(X)
-        idx = nbr.kneighbors(np.asarray(Z, dtype=np.float64), return_distance=False)
+        rows = self.kernel_rows(neighbours)
         out = np.empty((len(Z), self.values.shape[2]))
-        tau = 1e-10
         for s in range(0, len(Z), 4096):
-            I = idx[s:s + 4096]
-            Zs = np.asarray(Z[s:s + 4096], dtype=np.float64)
-            Kzn = np.stack([kernels.cross(p, Zs[[i]], I[i])[0] for i in range(len(I))]) \
-                if kernels.kind != "rbf" else _rbf_rows(Zs, X, I, kernels.scales[p])
-            Fn = self.values[p][I]  # (b, q, P)
-            if rule == "induction":
-                w = Kzn / np.maximum(Kzn.sum(axis=1, keepdims=True), np.finfo(float).tiny)
-                out[s:s + 4096] = np.einsum("bq,bqk->bk", w, Fn)
-                continue
-            Knn = _rbf_sets(X, I, kernels.scales[p]) if kernels.kind == "rbf" else \
-                np.stack([kernels.square(p, i) for i in I])
-            Knn = Knn + tau * np.eye(q)
-            out[s:s + 4096] = np.einsum("bq,bqk->bk", Kzn, np.linalg.solve(Knn, Fn))
+            out[s:s + 4096] = rows.weights(p, Z[s:s + 4096], rule) @ self.values[p]
         return out
 
     def decision_function(self, views, rule="kriging", neighbours=None):
@@ -163,22 +154,142 @@ class VecchiaFit:
         return sum(self.c[p] * self.view_values(p, V, rule, neighbours) for p, V in enumerate(views))
 
 
-def _rbf_rows(Z, X, I, sigma):
-    Xs = X[I]
-    d2 = np.einsum("bqd,bqd->bq", Xs, Xs) - 2 * np.einsum("bqd,bd->bq", Xs, Z) + np.einsum("bd,bd->b", Z, Z)[:, None]
-    return np.exp(-np.maximum(d2, 0.0) / (2.0 * sigma ** 2))
+class QuasiDefiniteFactor:
+    """A symmetric fill-reducing factorisation of the quasi-definite matrix [[M, (I - B)^T], [I - B, -D / delta]] of
+    the module docstring, refactored numerically at another delta without a new ordering.
+
+    By ``qdldl`` (LDL^T with an approximate minimum degree ordering, the sparse factorisation for quasi-definite
+    matrices: every such matrix is strongly factorisable, L D L^T with D of the inertia's signs under any symmetric
+    ordering, so no pivoting; Vanderbei 1995) when installed; otherwise by SuperLU in symmetric mode (minimum degree
+    on A^T + A, diagonal pivots). Why symmetric: SuperLU's default partial pivoting on this matrix fills 3x more
+    (measured at 8,000 points, graph6: 1.9e7 entries against 6.7e6) and at 100,000 points exceeded 11 GB; symmetric
+    mode 2.2e8 entries, 6.7 GB, 77 s; qdldl 4.5 GB, 49 s (benchmarks/README.md).
+
+    Parameters
+    ----------
+    M : scipy.sparse matrix
+        The operator M (N x N, symmetric positive semi-definite).
+    IB : scipy.sparse matrix
+        I - B, Vecchia's unit lower triangular factor (N x N, block diagonal over the views).
+    d : ndarray of shape (N,)
+        Vecchia's conditional variances D.
+    delta : float
+        l gamma_A.
+
+    Attributes
+    ----------
+    method : str
+        "qdldl" or "superlu".
+    fill : int
+        Entries of the factors.
+    """
+
+    def __init__(self, M, IB, d, delta):
+        self.N, self._d = M.shape[0], np.asarray(d, dtype=np.float64)
+        aug = sparse.bmat([[M, IB.T], [IB, sparse.diags(-self._d / delta)]], format="csc")
+        aug.sort_indices()
+        coo_cols = np.repeat(np.arange(aug.shape[1]), np.diff(aug.indptr))
+        # the entries of the -D / delta block (its diagonal): what a new delta changes
+        self._diag = np.flatnonzero((aug.indices == coo_cols) & (coo_cols >= self.N))
+        self._aug, self.delta = aug, float(delta)
+        try:
+            import qdldl
+        except ImportError:  # pragma: no cover - qdldl is a dependency; SuperLU is the fallback
+            qdldl = None
+        self.method = "superlu" if qdldl is None else "qdldl"
+        self._factor(qdldl)
+
+    def _factor(self, qdldl=None):
+        if self.method == "qdldl":
+            if getattr(self, "_qd", None) is None:
+                self._qd = qdldl.Solver(self._aug)
+            else:
+                self._qd.update(self._aug)  # numeric only: the ordering and the elimination tree are kept
+            L = self._qd.factors()[0]
+            self.fill = int(L.nnz) + self._aug.shape[0]
+        else:
+            self._lu = sla.splu(self._aug, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                                options=dict(SymmetricMode=True))
+            self.fill = int(self._lu.L.nnz + self._lu.U.nnz)
+
+    def refactor(self, delta):
+        """The factorisation at another delta (same pattern)."""
+        if float(delta) != self.delta:
+            self._aug.data[self._diag] = -self._d / float(delta)
+            self.delta = float(delta)
+            self._factor()
+        return self
+
+    def solve_values(self, R):
+        """F = (M + delta Q_v)^{-1} R for R of shape (N, P): the first half of the quasi-definite system's solution."""
+        rhs = np.vstack([R, np.zeros_like(R)])
+        if self.method == "qdldl":
+            return np.column_stack([self._qd.solve(rhs[:, k])[:self.N] for k in range(R.shape[1])])
+        return self._lu.solve(rhs)[:self.N]
 
 
-def _rbf_sets(X, I, sigma):
-    Xs = X[I]
-    sq = np.einsum("bqd,bqd->bq", Xs, Xs)
-    d2 = sq[:, :, None] + sq[:, None, :] - 2 * np.einsum("bqd,brd->bqr", Xs, Xs)
-    return np.exp(-np.maximum(d2, 0.0) / (2.0 * sigma ** 2))
+class VecchiaSystem:
+    """The approximate system (M + delta Q_v) F = r of the module docstring, set up once (Vecchia's factors, the
+    operator M, the ordering of the factorisation) and solved at any delta (:meth:`VecchiaSystem.fit`): the gamma_A
+    rule's solve at the graph limit and the fit share one symbolic factorisation.
+
+    Parameters
+    ----------
+    system : mvl.solvers.system.MVLSystem
+        The operator M, the labels and delta (complete views).
+    kernels : mvl.kernel_blocks.ViewKernels
+        The training kernels (feature views or Gram matrices).
+    neighbours : int, optional
+        q, the earlier points each point conditions on (default :data:`mvl.solvers.vecchia.VECCHIA_NEIGHBOURS`).
+    random_state : int, default 0
+        Seed of the Vecchia orderings (view p uses random_state + p).
+    factors : list, optional
+        Precomputed :func:`mvl.solvers.graph.vecchia_factors`.
+    """
+
+    def __init__(self, system, kernels, neighbours=None, random_state=0, factors=None):
+        from .graph import sparse_operator, vecchia_factors
+        from .vecchia import VECCHIA_NEIGHBOURS
+
+        if system.mask is not None:
+            raise ValueError('solver="vecchia_direct" needs complete views')
+        t0 = time.perf_counter()
+        self.q = VECCHIA_NEIGHBOURS if neighbours is None else int(neighbours)
+        if factors is None:
+            factors = vecchia_factors(kernels, self.q, random_state)
+        self.system, self.kernels, self.factors = system, kernels, factors
+        self.IB = sparse.block_diag([f[0] for f in factors], format="csr")
+        self.d = np.concatenate([f[1] for f in factors])
+        self.M = sparse_operator(system)
+        self.setup_seconds = time.perf_counter() - t0
+        self.factor = None
+
+    def fit(self, delta=None):
+        """The :class:`VecchiaFit` at ``delta`` (default the system's l gamma_A)."""
+        t0 = time.perf_counter()
+        system = self.system
+        delta = system.delta if delta is None else float(delta)
+        if self.factor is None:
+            self.factor = QuasiDefiniteFactor(self.M, self.IB, self.d, delta)
+        else:
+            self.factor.refactor(delta)
+        t1 = time.perf_counter()
+        m, n = system.m, system.n
+        r = system.rhs().reshape(m * n, -1)
+        F = self.factor.solve_values(r)
+        a = np.asarray(self.IB.T @ ((self.IB @ F) / self.d[:, None]))
+        P = r.shape[1]
+        info = dict(seconds=time.perf_counter() - t0 + self.setup_seconds, setup_seconds=self.setup_seconds,
+                    factor_seconds=t1 - t0, fill=self.factor.fill, factorisation=self.factor.method,
+                    neighbours=self.q)
+        self.setup_seconds = 0.0  # counted once
+        return VecchiaFit(F.reshape(m, n, P), a.reshape(m, n, P), system.c.copy(), self.kernels, self.q, info,
+                          self.factors)
 
 
 def solve_vecchia(system, kernels, neighbours=None, random_state=0, factors=None):
-    """F_v = (M + delta Q_v)^{-1} r and a_v = Q_v F_v (module docstring) by one sparse LU of the quasi-definite
-    system; returns a :class:`VecchiaFit`.
+    """F_v = (M + delta Q_v)^{-1} r and a_v = Q_v F_v (module docstring) by one sparse symmetric factorisation of the
+    quasi-definite system (:class:`QuasiDefiniteFactor`); returns a :class:`VecchiaFit`.
 
     Parameters
     ----------
@@ -198,32 +309,7 @@ def solve_vecchia(system, kernels, neighbours=None, random_state=0, factors=None
     VecchiaFit
         Node values, coefficients and the out-of-sample rule.
     """
-    from .graph import shifted_operator, vecchia_factors
-    from .vecchia import VECCHIA_NEIGHBOURS
-
-    if system.mask is not None:
-        raise ValueError('solver="vecchia" needs complete views')
-    t0 = time.perf_counter()
-    q = VECCHIA_NEIGHBOURS if neighbours is None else int(neighbours)
-    if factors is None:
-        factors = vecchia_factors(kernels, q, random_state)
-    t1 = time.perf_counter()
-    m, n, delta = system.m, system.n, system.delta
-    N = m * n
-    IB = sparse.block_diag([f[0] for f in factors], format="csr")
-    d = np.concatenate([f[1] for f in factors])
-    M, _ = shifted_operator(system, 0.0)
-    aug = sparse.bmat([[M, IB.T], [IB, sparse.diags(-d / delta)]], format="csc")
-    lu = sla.splu(aug, permc_spec="MMD_AT_PLUS_A")
-    fill = int(lu.L.nnz + lu.U.nnz)
-    r = system.rhs().reshape(N, -1)
-    F = lu.solve(np.vstack([r, np.zeros_like(r)]))[:N]
-    del lu
-    a = np.asarray(IB.T @ ((IB @ F) / d[:, None]))
-    P = r.shape[1]
-    info = dict(seconds=time.perf_counter() - t0, setup_seconds=t1 - t0, factor_seconds=time.perf_counter() - t1,
-                fill=fill, neighbours=q)
-    return VecchiaFit(F.reshape(m, n, P), a.reshape(m, n, P), system.c.copy(), kernels, q, info)
+    return VecchiaSystem(system, kernels, neighbours, random_state, factors).fit()
 
 
 def error_bound(kernel_term, kappa):
@@ -248,9 +334,10 @@ KERNEL_SHARE = 1e-3
 """The kernel term's target share of the objective at the graph limit (:func:`share_gamma_A`)."""
 
 
-def limit_energies(system, kernels, neighbours=None, random_state=0, factors=None):
+def limit_energies(system, kernels, neighbours=None, random_state=0, factors=None,
+                   vsystem=None):
     """(F0^T M F0, ||f0||_H^2) of the graph term's limit F0 (module docstring), summed over the output columns:
-    :func:`solve_vecchia` at delta = 1e-12 l, ||f0||^2 by Vecchia's F0^T Q_v F0.
+    :class:`VecchiaSystem` at delta = 1e-12 l, ||f0||^2 by Vecchia's F0^T Q_v F0.
 
     Parameters
     ----------
@@ -264,25 +351,23 @@ def limit_energies(system, kernels, neighbours=None, random_state=0, factors=Non
         Seed of the Vecchia orderings.
     factors : list, optional
         Precomputed :func:`mvl.solvers.graph.vecchia_factors`.
+    vsystem : VecchiaSystem, optional
+        The same problem's :class:`VecchiaSystem` (its factorisation is reused and left at the limit's delta).
 
     Returns
     -------
     tuple of float
         The labelled and graph energy, the kernel energy.
     """
-    import copy
-
-    from .graph import sparse_operator
-
-    limit = copy.copy(system)
-    limit.delta = 1e-12 * system.l
-    fit = solve_vecchia(limit, kernels, neighbours, random_state, factors)
+    vs = VecchiaSystem(system, kernels, neighbours, random_state, factors) if vsystem is None else vsystem
+    fit = vs.fit(1e-12 * system.l)
     F = fit.values.reshape(-1, fit.values.shape[2])
-    graph = float(np.sum(F * (sparse_operator(system) @ F)))
+    graph = float(np.sum(F * (vs.M @ F)))
     return graph, float(np.sum(F * fit.coef.reshape(F.shape)))
 
 
-def share_gamma_A(system, kernels, share=KERNEL_SHARE, neighbours=None, random_state=0, factors=None):
+def share_gamma_A(system, kernels, share=KERNEL_SHARE, neighbours=None, random_state=0, factors=None,
+                  vsystem=None):
     """gamma_A at which the kernel term is ``share`` of the objective at the graph limit (module docstring):
     gamma_A = share / (1 - share) F0^T M F0 / (l ||f0||_H^2).
 
@@ -300,6 +385,8 @@ def share_gamma_A(system, kernels, share=KERNEL_SHARE, neighbours=None, random_s
         Seed of the Vecchia orderings.
     factors : list, optional
         Precomputed :func:`mvl.solvers.graph.vecchia_factors`.
+    vsystem : VecchiaSystem, optional
+        The same problem's :class:`VecchiaSystem` (its factorisation is reused and left at the limit's delta).
 
     Returns
     -------
@@ -308,11 +395,12 @@ def share_gamma_A(system, kernels, share=KERNEL_SHARE, neighbours=None, random_s
     """
     if not 0 < share < 1:
         raise ValueError(f"share must be in (0, 1), got {share}")
-    graph, kern = limit_energies(system, kernels, neighbours, random_state, factors)
+    graph, kern = limit_energies(system, kernels, neighbours, random_state, factors, vsystem)
     return share / (1.0 - share) * graph / (system.l * kern)
 
 
-def kernel_share(system, kernels, neighbours=None, random_state=0, factors=None):
+def kernel_share(system, kernels, neighbours=None, random_state=0, factors=None,
+                 vsystem=None):
     """theta of the module docstring at the system's own delta: the kernel term's share of the objective at the
     graph limit (what "auto" can report when a fixed gamma_A leaves the graph regime's fit to the kernel).
 
@@ -328,13 +416,15 @@ def kernel_share(system, kernels, neighbours=None, random_state=0, factors=None)
         Seed of the Vecchia orderings.
     factors : list, optional
         Precomputed :func:`mvl.solvers.graph.vecchia_factors`.
+    vsystem : VecchiaSystem, optional
+        The same problem's :class:`VecchiaSystem` (its factorisation is reused and left at the limit's delta).
 
     Returns
     -------
     float
         delta ||f0||^2 / (F0^T M F0 + delta ||f0||^2).
     """
-    graph, kern = limit_energies(system, kernels, neighbours, random_state, factors)
+    graph, kern = limit_energies(system, kernels, neighbours, random_state, factors, vsystem)
     return system.delta * kern / (graph + system.delta * kern)
 
 
@@ -400,3 +490,46 @@ def problem(est, X, y):
 
     prob = est.operator_problem(X, y, get_solver("graph"))
     return prob.kernels, prob.system
+
+
+SHARE_WARNING = 10.0
+"""solver="vecchia_direct" warns when the kernel term's share theta at the fit's gamma_A exceeds this many times
+:data:`KERNEL_SHARE` (the graph regime's validated fits lie at theta <= 1.5e-2 on graph6)."""
+
+
+class VecchiaDirectSolver(Solver):
+    """solver="vecchia_direct": the graph regime's approximate solver (module docstring): one sparse symmetric
+    factorisation, the kernels replaced by Vecchia's approximation; complete feature views, a sparse kNN graph; no
+    iteration (``n_iter`` 1, ``residual`` None). Out-of-sample predictions by the kriging rule
+    (:mod:`mvl.solvers.vecchia_kriging`, ``info["prediction_kernels"]``). Also measures the kernel term's share
+    theta at the fit's gamma_A (one more numeric factorisation, ``info["kernel_share"]``) and the gamma_A of the
+    rule (``info["share_gamma_A"]``)."""
+
+    name = "vecchia_direct"
+    exact = False
+    operator = True
+    missing_views = False
+    sparse_graph = True
+    keeps_kernels = False
+    advice = ""
+
+    def solve(self, problem):
+        if problem.kernels.views is None:
+            raise ValueError('solver="vecchia_direct" needs feature views (kriging predicts from them), not '
+                             'precomputed kernels')
+        vs = VecchiaSystem(problem.system, problem.kernels, random_state=problem.seed)
+        graph, kern = limit_energies(problem.system, problem.kernels, vsystem=vs)
+        system = problem.system
+        fit = vs.fit(system.delta)
+        info = dict(fit.info, kernel_share=system.delta * kern / (graph + system.delta * kern),
+                    share_gamma_A=KERNEL_SHARE / (1.0 - KERNEL_SHARE) * graph / (system.l * kern))
+        info["prediction_kernels"] = fit.kernel_rows()
+        if info["kernel_share"] > SHARE_WARNING * KERNEL_SHARE:
+            from ..exceptions import RegularizationWarning
+
+            warnings.warn(f'solver="vecchia_direct": the kernel term is {info["kernel_share"]:.2g} of the objective '
+                          f'at gamma_A = {problem.gamma_A:.3g} (fits that follow the graph lie at <= '
+                          f'{SHARE_WARNING * KERNEL_SHARE:g}, and this solver\'s error grows with it); gamma_A = '
+                          f'{info["share_gamma_A"]:.3g} holds it at {KERNEL_SHARE:g} '
+                          '(mvl.solvers.vecchia_direct.share_gamma_A)', RegularizationWarning, stacklevel=4)
+        return SolverResult(fit.coef, 1, None, True, info=info)

@@ -30,6 +30,7 @@ SCALE_METHODS = {
     "cg": "MVL-LS, cg (exact to tol)",
     "nystrom": "MVL-LS, Nystrom restriction",
     "graph": "MVL-LS, graph solver (exact to tol)",
+    "vecchia_direct": "MVL-LS, Vecchia direct solver (graph regime, one sparse factorisation)",
     "labelonly": "MVL-LS on the labelled points only",
     "transductive": "MVL-LS, test points in the fit (transductive, as the graph peers)",
     "graphlimit": "MVL-LS's graph term alone (gamma_A -> 0, transductive)",

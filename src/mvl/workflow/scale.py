@@ -214,6 +214,7 @@ _FITS = {
     "cg": _mvl("cg"),
     "nystrom": _mvl("nystrom"),
     "graph": _mvl("graph"),
+    "vecchia_direct": _mvl("vecchia_direct"),
     "labelonly": _labelonly,
     "transductive": _transductive,
     "graphlimit": _graphlimit,
