@@ -188,3 +188,16 @@ def test_auto_keeps_the_squared_loss_with_precomputed_kernels():
     X, _, yy = _data(n=45, seed=9, labels_per_class=1)
     K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 50.0)
     assert MVLLeastSquares(kernel="precomputed").fit(K, yy).loss_ == "squared"
+
+
+def test_auto_keeps_the_squared_loss_beyond_the_structured_solvers_range():
+    """loss="auto" with solver="auto" takes the source term (solved by "structured", O(m n^2) memory) only up to
+    AUTO_STRUCTURED_MAX samples; beyond, the squared loss and its scalable solvers; an explicit solver decides."""
+    from mvl import MVLLeastSquares
+    from mvl.estimators.poisson_fit import auto_supported
+    from mvl.solvers.auto import AUTO_STRUCTURED_MAX
+
+    est = MVLLeastSquares(views=[2, 3])
+    assert auto_supported(est, False, AUTO_STRUCTURED_MAX)
+    assert not auto_supported(est, False, AUTO_STRUCTURED_MAX + 1)
+    assert auto_supported(MVLLeastSquares(views=[2, 3], solver="structured"), False, AUTO_STRUCTURED_MAX + 1)

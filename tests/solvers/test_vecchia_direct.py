@@ -73,6 +73,10 @@ def test_energy_error_within_the_stated_bound(data):
     assert np.all(err2 > 0)  # an approximation, not the exact solution
     assert np.all(err2 <= bound)
     assert np.all(bound < np.einsum("ik,ik->k", Ff, Av @ Ff))  # the bound says something
+    # the reported residual is the true one of the system solved, (M + delta Q_v) F_v = r, as numpy computes it
+    r = system.rhs().reshape(3 * N, -1)
+    want = np.linalg.norm(r - Av @ Fv) / np.linalg.norm(r)
+    assert fit.info["residual"] == pytest.approx(want, rel=1e-3, abs=1e-13) and want < 1e-9
     # the decision values on the graph nodes follow the exact solution's
     S = fit.decision_nodes()
     Sx = est_ex.decision_function(X)
@@ -164,7 +168,7 @@ def test_the_registered_solver_is_the_vecchia_fit_with_kriging_predictions(data)
     X, y, Xt = data
     gamma_A = 1e-7
     est = MVLLeastSquares(solver="vecchia_direct", **params(gamma_A)).fit(X, y)
-    assert est.solver_ == "vecchia_direct" and est.n_iter_ == 1 and est.residual_ is None
+    assert est.solver_ == "vecchia_direct" and est.n_iter_ == 1 and est.residual_ < 1e-9 and est.converged_
     ref = MVLLeastSquares(**params(gamma_A))
     fit = fit_estimator(ref, X, y)
     assert np.allclose(est.coef_, fit.coef)

@@ -314,7 +314,7 @@ class MVLLeastSquares(MVLClassifier):
         budget = memory_budget(self)
         n, m = sample_and_view_counts(self, X)
         l = n if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
-        supported = self.loss != "auto" or auto_supported(self, _holds_nan(X))
+        supported = self.loss != "auto" or auto_supported(self, _holds_nan(X), n)
         self.loss_ = resolve_loss(self.loss, l, _n_labelled_classes(y), n, supported)
         self._decision_rule = None
         if self.loss_ != "squared":  # the centred source term (mvl.estimators.poisson_fit)

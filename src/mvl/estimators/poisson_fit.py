@@ -69,15 +69,21 @@ def resolve_loss(loss, n_labelled, n_classes, n, supported=True):
     return "poisson" if few and n_labelled < n and supported else "squared"
 
 
-def auto_supported(est, has_missing_views):
+def auto_supported(est, has_missing_views, n=0):
     """Whether ``loss="auto"`` may choose the Poisson-type term for ``est``: feature views (the validated graph and
     induction rule; with precomputed kernels the graph would come from the kernels' distance and new points from the
     representer rule, neither validated), a solver of :data:`POISSON_SOLVERS`, a graph term (gamma_W > 0) built from
     the data with the default graph parameters (:data:`GRAPH_PARAMETERS` untouched: the Poisson-type terms use a graph
-    of their own), complete views. Otherwise the user's setting is one of the squared loss, and "auto" keeps it."""
+    of their own), complete views, and with ``solver="auto"`` at most
+    :data:`mvl.solvers.auto.AUTO_STRUCTURED_MAX` samples ``n`` (the structured solver's range; beyond it "auto" keeps
+    the squared loss and its scalable solvers). Otherwise the user's setting is one of the squared loss, and "auto"
+    keeps it."""
+    from ..solvers.auto import AUTO_STRUCTURED_MAX
+
     graph_untouched = all(_is_default(est, name) for name in GRAPH_PARAMETERS)
+    in_range = est.solver != "auto" or n <= AUTO_STRUCTURED_MAX
     return (est.kernel != "precomputed" and est.solver in POISSON_SOLVERS and graph_untouched and est.gamma_W > 0
-            and not has_missing_views)
+            and not has_missing_views and in_range)
 
 
 GRAPH_PARAMETERS = ("laplacian", "n_neighbors", "laplacian_power", "graph_weights", "between_weights")
