@@ -504,9 +504,9 @@ class VecchiaDirectSolver(Solver):
     """solver="vecchia_direct": the graph regime's approximate solver (module docstring): one sparse symmetric
     factorisation, the kernels replaced by Vecchia's approximation; complete feature views, a sparse kNN graph; no
     iteration (``n_iter`` 1, ``residual`` the true relative residual of (M + delta Q_v) F = r). Out-of-sample
-    predictions by the kriging rule (:mod:`mvl.solvers.vecchia_kriging`, ``info["prediction_kernels"]``). Also measures the kernel term's share
-    theta at the fit's gamma_A (one more numeric factorisation, ``info["kernel_share"]``) and the gamma_A of the
-    rule (``info["share_gamma_A"]``)."""
+    predictions by the kriging rule (:mod:`mvl.solvers.vecchia_kriging`, ``info["prediction_kernels"]``). Also
+    measures the kernel term's share theta at the fit's gamma_A (one more numeric factorisation,
+    ``info["kernel_share"]``) and the gamma_A of the rule (``info["share_gamma_A"]``)."""
 
     name = "vecchia_direct"
     exact = False
