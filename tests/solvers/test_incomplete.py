@@ -121,7 +121,7 @@ def test_estimator_equals_weight_space_minimiser(gamma_B, gamma_W):
         idx = np.flatnonzero(mask[:, p])
         Ls.append(Lfull[:, :, p][np.ix_(idx, idx)])
     W = _weight_space_reference(X, mask, labelled, Y, c, 1e-2, gamma_B, gamma_W, Ls, np.ones(n))
-    model = MVLLeastSquares(kernel="linear", gamma_A=1e-2, gamma_B=gamma_B, gamma_W=gamma_W, c=c,
+    model = MVLLeastSquares(loss="squared", kernel="linear", gamma_A=1e-2, gamma_B=gamma_B, gamma_W=gamma_W, c=c,
                             laplacian=Lfull, n_neighbors=None, solver="structured")
     model.fit(apply_mask(X, mask), y)
     assert model.view_mask_ is not None and np.array_equal(model.view_mask_, mask)
@@ -139,7 +139,7 @@ def test_estimator_equals_weight_space_minimiser(gamma_B, gamma_W):
         ref[i] = sum(s * c[p] * (Z[p][i] @ W[p]) for p in present)
     np.testing.assert_allclose(model.decision_function(apply_mask(Z, tmask)), ref, rtol=0, atol=1e-8)
     # the dense textbook solver through the estimator, same problem
-    dense = MVLLeastSquares(kernel="linear", gamma_A=1e-2, gamma_B=gamma_B, gamma_W=gamma_W, c=c,
+    dense = MVLLeastSquares(loss="squared", kernel="linear", gamma_A=1e-2, gamma_B=gamma_B, gamma_W=gamma_W, c=c,
                             laplacian=Lfull, n_neighbors=None, solver="dense").fit(apply_mask(X, mask), y)
     np.testing.assert_allclose(dense.decision_function(apply_mask(Z, tmask)), ref, rtol=0, atol=1e-8)
 
@@ -161,7 +161,7 @@ def _mfeat_like(n=120, t=60, seed=0):
 def test_nothing_missing_is_todays_fit_bit_for_bit():
     """No NaN: the estimator takes exactly today's path (solve_structured on the same kernels and Laplacians)."""
     X, y, Xt, yt, sizes = _mfeat_like()
-    model = MVLLeastSquares(views=sizes, gamma_B=1e-5).fit(X, y)
+    model = MVLLeastSquares(views=sizes, gamma_B=1e-5, loss="squared").fit(X, y)
     assert model.view_mask_ is None
     K = model._fit_kernels(X)
     y_enc, labelled = model._fit_labels(y, K.shape[1])
@@ -172,7 +172,7 @@ def test_nothing_missing_is_todays_fit_bit_for_bit():
     assert np.array_equal(d, np.einsum("ptn,pnk,p->tk", model._test_kernels(Xt), coef, model.c_, optimize=True))
     # precomputed input without NaN: the complete path too
     Kpre = np.moveaxis(K, 0, -1)
-    pre = MVLLeastSquares(kernel="precomputed", gamma_B=1e-5).fit(Kpre, y)
+    pre = MVLLeastSquares(kernel="precomputed", gamma_B=1e-5, loss="squared").fit(Kpre, y)
     assert pre.view_mask_ is None and np.array_equal(pre.coef_, model.coef_)
 
 
@@ -189,8 +189,8 @@ def test_view_missing_everywhere_is_the_fit_without_it(c):
     cc = None if c is None else np.asarray(c)
     cr = None if c is None else np.delete(cc, drop) * cc.sum() / np.delete(cc, drop).sum()
     kw = dict(gamma_B=1e-4, solver="structured")
-    inc = MVLLeastSquares(views=sizes, c=cc, **kw).fit(Xm, y)
-    ref = MVLLeastSquares(views=[76, 6], c=cr, **kw).fit(X[:, keep], y)
+    inc = MVLLeastSquares(loss="squared", views=sizes, c=cc, **kw).fit(Xm, y)
+    ref = MVLLeastSquares(loss="squared", views=[76, 6], c=cr, **kw).fit(X[:, keep], y)
     np.testing.assert_allclose(np.delete(inc.coef_, drop, axis=0), ref.coef_, rtol=0, atol=1e-9)
     assert not np.any(inc.coef_[drop])
     # the test samples may have the view or not: no training sample has it, so it is not used
@@ -204,7 +204,7 @@ def test_view_missing_everywhere_is_the_fit_without_it(c):
     Kt = np.moveaxis(ref._test_kernels(Xt[:, keep]), 0, -1)
     K3 = np.insert(K, drop, np.nan, axis=2)
     Kt3 = np.insert(Kt, drop, np.nan, axis=2)
-    pre = MVLLeastSquares(kernel="precomputed", c=cc, **kw).fit(K3, y)
+    pre = MVLLeastSquares(loss="squared", kernel="precomputed", c=cc, **kw).fit(K3, y)
     np.testing.assert_allclose(pre.decision_function(Kt3), expect, rtol=0, atol=1e-9)
 
 
@@ -213,15 +213,16 @@ def test_precomputed_matches_feature_views():
     X, y, Xt, yt, sizes = _mfeat_like()
     rng = np.random.default_rng(1)
     M, Mt = mask_at_random(len(y), 3, 0.3, rng), mask_at_random(len(yt), 3, 0.3, rng)
-    feat = MVLLeastSquares(views=sizes, gamma_B=1e-4).fit(apply_mask(X, M, sizes), y)
-    full = MVLLeastSquares(views=sizes).fit(X, y)  # bandwidths of the present samples differ: pass feat's
+    feat = MVLLeastSquares(loss="squared", views=sizes, gamma_B=1e-4).fit(apply_mask(X, M, sizes), y)
+    # bandwidths of the present samples differ: pass feat's
+    full = MVLLeastSquares(loss="squared", views=sizes).fit(X, y)
     K = np.zeros((len(y), len(y), 3))
     Kt = np.zeros((len(yt), len(y), 3))
     for p, cols in enumerate(full.view_columns_):
         s2 = 2 * feat.bandwidths_[p] ** 2
         K[:, :, p] = np.exp(-((X[:, None, cols] - X[None, :, cols]) ** 2).sum(-1) / s2)
         Kt[:, :, p] = np.exp(-((Xt[:, None, cols] - X[None, :, cols]) ** 2).sum(-1) / s2)
-    pre = MVLLeastSquares(kernel="precomputed", gamma_B=1e-4).fit(apply_mask_kernels(K, M), y)
+    pre = MVLLeastSquares(loss="squared", kernel="precomputed", gamma_B=1e-4).fit(apply_mask_kernels(K, M), y)
     assert np.array_equal(pre.view_mask_, M)
     d1 = feat.decision_function(apply_mask(Xt, Mt, sizes))
     d2 = pre.decision_function(apply_mask_kernels(Kt, Mt, M))
@@ -238,9 +239,9 @@ def test_pipeline_with_scaler_passes_nan_through():
     rawt = 3.0 * Xt + 1.0
     M, Mt = mask_at_random(len(y), 3, 0.4, rng), mask_at_random(len(yt), 3, 0.4, rng)
     Xm, Xtm = apply_mask(raw, M, sizes), apply_mask(rawt, Mt, sizes)
-    pipe = make_pipeline(StandardScaler(), MVLLeastSquares(views=sizes)).fit(Xm, y)
+    pipe = make_pipeline(StandardScaler(), MVLLeastSquares(loss="squared", views=sizes)).fit(Xm, y)
     mu, sd = np.nanmean(Xm, axis=0), np.nanstd(Xm, axis=0)
-    direct = MVLLeastSquares(views=sizes).fit((Xm - mu) / sd, y)
+    direct = MVLLeastSquares(loss="squared", views=sizes).fit((Xm - mu) / sd, y)
     np.testing.assert_allclose(pipe.decision_function(Xtm), direct.decision_function((Xtm - mu) / sd),
                                rtol=0, atol=1e-8)
     assert np.array_equal(pipe[-1].view_mask_, M)
@@ -248,7 +249,7 @@ def test_pipeline_with_scaler_passes_nan_through():
 
 def test_nan_convention_errors():
     X, y, Xt, yt, sizes = _mfeat_like(n=40, t=10)
-    model = MVLLeastSquares(views=sizes)
+    model = MVLLeastSquares(loss="squared", views=sizes)
     Xp = X.copy()
     Xp[3, 80] = np.nan  # one feature of view 1
     with pytest.raises(ValueError, match=r"Input X contains NaN: view 1 of sample\(s\) \[3\].*partial NaN is not a "
@@ -278,13 +279,13 @@ def test_nan_convention_errors():
     K1 = K.copy()
     K1[4, :, 0] = np.nan
     with pytest.raises(ValueError, match="NaN row AND column"):
-        MVLLeastSquares(kernel="precomputed").fit(K1, y)
+        MVLLeastSquares(loss="squared", kernel="precomputed").fit(K1, y)
     K2 = K.copy()
     K2[4, 7, 1] = K2[7, 4, 1] = np.nan
     with pytest.raises(ValueError, match="partial NaN is not a missing view"):
-        MVLLeastSquares(kernel="precomputed").fit(K2, y)
+        MVLLeastSquares(loss="squared", kernel="precomputed").fit(K2, y)
     K3 = apply_mask_kernels(K, np.column_stack([np.arange(40) % 2 == 0, np.ones(40, bool)]))
-    pre = MVLLeastSquares(kernel="precomputed").fit(K3, y)
+    pre = MVLLeastSquares(loss="squared", kernel="precomputed").fit(K3, y)
     with pytest.raises(ValueError, match="39"):
         pre.predict(K[:5, :39])
     Kt = K3[:5].copy()
@@ -297,7 +298,7 @@ def test_nan_convention_errors():
 
     Xm = apply_mask(X, mask_at_random(40, 3, 0.3, 0), sizes)
     with pytest.raises(ValueError, match="missing views.*'graph'"):
-        MVLLeastSquares(views=sizes, solver="graph").fit(Xm, y)
+        MVLLeastSquares(loss="squared", views=sizes, solver="graph").fit(Xm, y)
     for solver in ("cg", "nystrom"):  # MVL-LS-optC takes missing views with its structured f-step only
         with pytest.raises(ValueError, match="missing views"):
             MVLLeastSquaresOptC(views=sizes, solver=solver, n_restarts=2).fit(Xm, y)
@@ -311,13 +312,13 @@ def test_complete_fit_predicts_samples_that_miss_views():
     X, y, Xt, yt, sizes = _mfeat_like(n=60, t=20)
     Mt = mask_at_random(len(yt), 3, 0.4, np.random.default_rng(7))
     Xtm = apply_mask(Xt, Mt, sizes)
-    ref = MVLLeastSquares(views=sizes, solver="structured").fit(X, y)
+    ref = MVLLeastSquares(loss="squared", views=sizes, solver="structured").fit(X, y)
     F = ref.view_decision_function(Xt)
     Ct = combination_weights(ref.c_, Mt)
     expect = np.einsum("tpk,tp->tk", F, Ct)
     np.testing.assert_allclose(ref.decision_function(Xtm), expect, rtol=0, atol=1e-10)
     for solver in ("cg", "nystrom"):
-        model = MVLLeastSquares(views=sizes, solver=solver, n_components=60, tol=1e-12, max_iter=2000,
+        model = MVLLeastSquares(loss="squared", views=sizes, solver=solver, n_components=60, tol=1e-12, max_iter=2000,
                                 random_state=0).fit(X, y)
         np.testing.assert_allclose(model.decision_function(Xtm), expect, rtol=0, atol=1e-6 * np.abs(expect).max())
 
@@ -373,8 +374,9 @@ def test_incomplete_beats_mean_imputation_small():
     Xm, Xtm = apply_mask(X, M, sizes), apply_mask(Xt, Mt, sizes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        inc = MVLLeastSquares(views=sizes, gamma_B=1e-4).fit(Xm, y).score(Xtm, yt)
-        imp = make_pipeline(SimpleImputer(), MVLLeastSquares(views=sizes, gamma_B=1e-4)).fit(Xm, y).score(Xtm, yt)
+        inc = MVLLeastSquares(loss="squared", views=sizes, gamma_B=1e-4).fit(Xm, y).score(Xtm, yt)
+        imp = make_pipeline(SimpleImputer(), MVLLeastSquares(loss="squared", views=sizes, gamma_B=1e-4))
+        imp = imp.fit(Xm, y).score(Xtm, yt)
     assert inc >= imp - 0.01, (inc, imp)
 
 

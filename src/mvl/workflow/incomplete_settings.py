@@ -34,7 +34,7 @@ class IncompleteSettings(NamedTuple):
     unlabelled_per_class: int = 50
     test_per_class: int = 100
     n_blocks: int = 10
-    gamma_B: float = 0.0  # of the multi-view MVL-LS fits; 0 = the package default
+    gamma_B: float = 0.0  # of the multi-view MVL-LS fits (0: no coupling across views)
 
     def runs(self):
         """(data set, seed) of every job."""
