@@ -140,7 +140,7 @@ def test_mean_imputation_equals_direct_imputer_and_fit():
     mu = np.nanmean(Xtr, axis=0)  # the training samples' feature means fill every missing entry
     Xtr, Xte = np.where(np.isnan(Xtr), mu, Xtr), np.where(np.isnan(Xte), mu, Xte)
     Ztr, Zte = _standardize(Xtr, Xte)
-    ref = MVLLeastSquares(views=sizes, gamma_B=1e-3).fit(Ztr, ytr).predict(Zte)
+    ref = MVLLeastSquares(views=sizes, gamma_B=1e-3, loss="squared").fit(Ztr, ytr).predict(Zte)
     assert note == "" and np.array_equal(pred, ref)
 
 
@@ -153,7 +153,7 @@ def test_single_view_fits_on_its_samples_and_falls_back():
     pred, _ = inc.fit_predict("view_1", views, mask, train, ytr, test)
     has_tr, has_te = mask[train, 1], mask[test, 1]
     Ztr, Zte = _standardize(views[1][train[has_tr]], views[1][test[has_te]])
-    ref = MVLLeastSquares().fit(Ztr, ytr[has_tr]).predict(Zte)
+    ref = MVLLeastSquares(loss="squared").fit(Ztr, ytr[has_tr]).predict(Zte)
     assert np.array_equal(pred[has_te], ref)
     assert (pred[~has_te] == 0).all()  # the most frequent labelled class; all tie at 3 labels: the smallest
     # a view that only one class's labelled samples have: the constant classifier on the points that have it
@@ -174,11 +174,11 @@ def test_incomplete_method_equals_direct_fit_on_nan_views():
     pred, note = inc.fit_predict("mvl_ls_incomplete", views, mask, train, ytr, test, gamma_B=1e-3)
     X = _nan_views(views, mask)
     Ztr, Zte = _standardize(X[train], X[test])
-    ref = MVLLeastSquares(views=sizes, gamma_B=1e-3).fit(Ztr, ytr).predict(Zte)
+    ref = MVLLeastSquares(views=sizes, gamma_B=1e-3, loss="squared").fit(Ztr, ytr).predict(Zte)
     assert note == "" and np.array_equal(pred, ref)
     # gamma_B reaches the fit: without it the same data give other decisions
     other, _ = inc.fit_predict("mvl_ls_incomplete", views, mask, train, ytr, test, gamma_B=0.0)
-    assert np.array_equal(other, MVLLeastSquares(views=sizes, gamma_B=0.0).fit(Ztr, ytr).predict(Zte))
+    assert np.array_equal(other, MVLLeastSquares(views=sizes, gamma_B=0.0, loss="squared").fit(Ztr, ytr).predict(Zte))
     assert not np.array_equal(other, pred)
 
 
@@ -192,7 +192,7 @@ def test_run_seed_rows_and_q0_equals_the_complete_fit():
     # the complete row is a direct fit on the complete, standardised data
     train, ytr, test = inc.draw_split(y, 0, 3, 9, 12)
     Ztr, Zte = _standardize(np.hstack(views)[train], np.hstack(views)[test])
-    acc = np.mean(MVLLeastSquares(views=sizes, gamma_B=1e-3).fit(Ztr, ytr).predict(Zte) == y[test])
+    acc = np.mean(MVLLeastSquares(views=sizes, gamma_B=1e-3, loss="squared").fit(Ztr, ytr).predict(Zte) == y[test])
     complete = df[df.method == "complete"]
     assert len(complete) == 1 and complete["accuracy"].iloc[0] == acc and complete["q"].iloc[0] == 0
     # with nothing missing, both multi-view methods are the complete fit, in every pattern

@@ -489,9 +489,9 @@ def fit_estimator(est, X, y, neighbours=None):
 def problem(est, X, y):
     """(kernels, system) of an unfitted ``MVLLeastSquares`` on (X, y), as :func:`fit_estimator` builds them (for
     :func:`share_gamma_A`); sets ``est.classes_`` and the input state."""
-    from . import get_solver
+    from .graph import GraphSolver
 
-    prob = est.operator_problem(X, y, get_solver("graph"))
+    prob = est.operator_problem(X, y, GraphSolver())
     return prob.kernels, prob.system
 
 
