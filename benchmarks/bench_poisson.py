@@ -81,7 +81,7 @@ from scipy import sparse
 
 from mvl.kernels import rbf_bandwidth, squared_distances
 from mvl.solvers.poisson import PoissonOperator, combined_outputs, fit_decision
-from mvl.workflow.peers import draw_labelled, graph_learning, knn_graph, load_peer_data, standardise, \
+from mvl.workflow.peers import draw_labelled, graph_learning, holdout, knn_graph, load_peer_data, standardise, \
     stratified_subset
 
 LABELS = (1, 3, 5, 10)
@@ -321,16 +321,6 @@ def load(name, per_class=None):
     views, y, bns = load_peer_data(name, DATA)
     sub = stratified_subset(y, per_class, 0)
     return [standardise(v[sub]) for v in views], y[sub], (bns if per_class is None else None)
-
-
-def holdout(y, seed, fraction=0.2):
-    """Boolean mask of a stratified held-out fifth of every class (seeded)."""
-    rng = np.random.default_rng([int(seed), 3])
-    mask = np.zeros(len(y), dtype=bool)
-    for c in np.unique(y):
-        idx = rng.permutation(np.flatnonzero(y == c))
-        mask[idx[:round(fraction * len(idx))]] = True
-    return mask
 
 
 # ------------------------------------------------------------------ protocols

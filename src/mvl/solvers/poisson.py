@@ -98,6 +98,14 @@ def _check_loss(loss):
         raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
 
 
+def _system_inputs(K, labelled, Y_L, c, loss):
+    """(m, n, l, labelled, Y_L, c) as arrays, the loss checked: the inputs of the dense system and its residual."""
+    _check_loss(loss)
+    m, n, _ = K.shape
+    return (m, n, len(labelled), np.asarray(labelled), np.asarray(Y_L, dtype=np.float64),
+            np.asarray(c, dtype=np.float64))
+
+
 def source_weights(Y_L, balanced):
     """Per-source weights w_j (l,): ones, or with ``balanced`` (l / P') / l_k for a point of class k (the argmax of
     its target row), l_k the labelled points of class k and P' the classes that have any, so that every class puts
@@ -253,12 +261,7 @@ def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, loss="po
     the weights of :func:`source_weights` (``balanced``). Memory O((nm)^2): for tests only. Returns coefficients in
     the layout (m, n, P).
     """
-    _check_loss(loss)
-    m, n, _ = K.shape
-    l = len(labelled)
-    labelled = np.asarray(labelled)
-    Y_L = np.asarray(Y_L, dtype=np.float64)
-    c = np.asarray(c, dtype=np.float64)
+    m, n, l, labelled, Y_L, c = _system_inputs(K, labelled, Y_L, c, loss)
     N = n * m
     E = np.eye(m)
     G = sum(np.kron(K[p], np.outer(E[p], E[p])) for p in range(m))
@@ -288,12 +291,7 @@ def residual(K, labelled, Y_L, c, A, gamma_A, gamma_B, gamma_W, L=None, loss="po
     the source term) at the coefficients ``A`` (m, n, P), from m kernel products and the sparse or dense Laplacians:
     per view p, (B a)_p = l gamma_B (m K^p A_p - T) + l gamma_W L^p K^p A_p + l gamma_A A_p [+ c_p J C f] with
     T = sum_q K^q A_q (eq 54, 60) and b_p = c_p (S [+ Y]). No (nm) x (nm) array."""
-    _check_loss(loss)
-    m, n, _ = K.shape
-    l = len(labelled)
-    labelled = np.asarray(labelled)
-    Y_L = np.asarray(Y_L, dtype=np.float64)
-    c = np.asarray(c, dtype=np.float64)
+    m, n, l, labelled, Y_L, c = _system_inputs(K, labelled, Y_L, c, loss)
     KA = np.stack([K[p] @ A[p] for p in range(m)])
     T = KA.sum(axis=0)
     rhs = source_term(labelled, Y_L, n, balanced)

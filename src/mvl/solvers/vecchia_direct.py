@@ -292,20 +292,8 @@ class VecchiaSystem:
 
 def solve_vecchia(system, kernels, neighbours=None, random_state=0, factors=None):
     """F_v = (M + delta Q_v)^{-1} r and a_v = Q_v F_v (module docstring) by one sparse symmetric factorisation of the
-    quasi-definite system (:class:`QuasiDefiniteFactor`); returns a :class:`VecchiaFit`.
-
-    Parameters
-    ----------
-    system : mvl.solvers.system.MVLSystem
-        The operator M, the labels and delta (complete views).
-    kernels : mvl.kernel_blocks.ViewKernels
-        The training kernels (feature views or Gram matrices).
-    neighbours : int, optional
-        q, the earlier points each point conditions on (default :data:`mvl.solvers.vecchia.VECCHIA_NEIGHBOURS`).
-    random_state : int, default 0
-        Seed of the Vecchia orderings (view p uses random_state + p).
-    factors : list, optional
-        Precomputed :func:`mvl.solvers.graph.vecchia_factors`.
+    quasi-definite system (:class:`QuasiDefiniteFactor`); returns a :class:`VecchiaFit`. The parameters are those of
+    :class:`VecchiaSystem`.
 
     Returns
     -------
