@@ -154,3 +154,64 @@ def test_the_vecchia_direct_method_predicts_what_the_structured_solver_predicts(
     b, pred_b = scale.fit_one("vecchia_direct", 300, preset="graph6", seed=3)
     assert b["converged"] and b["n_neighbors"] == 10
     assert np.mean(pred_a == pred_b) >= 0.95
+
+
+def test_method_names_with_an_underscore_and_the_output_folder():
+    """ "vecchia_direct" is one method, "nystrom_<M>" nystrom with M centres; ``folder`` keeps a study's results
+    apart (results/scale by default)."""
+    from mvl.workflow.scale_settings import split_name
+
+    assert split_name("vecchia_direct") == ("vecchia_direct", "")
+    assert split_name("nystrom_400") == ("nystrom", "400") and split_name("auto") == ("auto", "")
+    s = scale.parse_settings({"sizes": [300], "methods": ["auto", "vecchia_direct", "nystrom_50"],
+                              "folder": "scale_graph"})
+    assert s.folder == "scale_graph" and s.runs() == [("auto", 300), ("vecchia_direct", 300), ("nystrom_50", 300)]
+    assert s.fit_settings("vecchia_direct")["n_components"] == s.centres
+    assert scale.parse_settings({"sizes": [300]}).folder == "scale"
+    with pytest.raises(Exception, match="unknown method 'vecchia'"):
+        scale.parse_settings({"sizes": [300], "methods": ["vecchia"]})
+
+
+def test_auto_is_a_first_fit_and_records_its_choice(tmp_path, monkeypatch):
+    """The "auto" method drops the preset's gamma_A, gamma_B and loss (package defaults) and records the solver,
+    the regime and the gamma_A used; at 300 points "auto" is the structured solver at gamma_A = 1e-5, so its
+    predictions are MVLLeastSquares' with the preset's kernel and graph and the package's other defaults."""
+    from mvl import MVLLeastSquares
+
+    row = scale.write_fit("auto", 300, tmp_path / "a.json", preset="graph6")
+    assert row["solver"] == "structured" and row["gamma_A"] == 1e-5
+    assert row["regime"] is None and row["converged"] and 0 <= row["accuracy"] <= 1
+    _, pred = scale.fit_one("auto", 300, preset="graph6")
+    seen = []
+    monkeypatch.setitem(scale.REGISTRY, "labelonly", (lambda c: (seen.append(c), (None, {}))[1], "spy"))
+    scale.fit_one("labelonly", 300, preset="graph6")
+    c = seen[0]
+    kw = {k: v for k, v in c.kw.items() if k not in ("gamma_A", "gamma_B", "loss")}
+    np.testing.assert_array_equal(pred, MVLLeastSquares(**kw).fit(c.X, c.ytr).predict(c.Xt))
+
+
+def test_settings_table_spells_out_the_preset():
+    t = scale.settings_table({"preset": "graph6", "sizes": [8000, 32000], "labels": 5})
+    assert "6 classes, views of 20, 30, 40 features" in t.loc["data", "value"]
+    assert "k = 10 at every n" in t.loc["graph", "value"] and "power 2" in t.loc["graph", "value"]
+    assert "absolute" in t.loc["hyperparameter preset", "value"] and t.loc["sizes n", "value"] == "8,000, 32,000"
+    t = scale.settings_table({"preset": "graph", "sizes": [2000, 8000], "neighbors": "scaled"})
+    assert "x median" in t.loc["hyperparameter preset", "value"] and "scaled k = 10, 40" in t.loc["graph", "value"]
+
+
+@pytest.mark.slow
+def test_scale_graph_profile_end_to_end(tmp_path):
+    """The graph-regime study at tiny n writes its own folder (results/scale_graph) with auto's choices."""
+    wf = copy_workflow(tmp_path / "wf")
+    res = run_snakemake("--profile", "profiles/scale_graph", "--configfile", "config/scale.yaml",
+                        "config/scale_graph.yaml", "config/scale_graph_ci.yaml", cwd=wf, timeout=900)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    out = wf / "results/scale_graph"
+    df = pd.read_csv(out / "results.csv")
+    assert set(zip(df["method"], df["n"], strict=True)) == {
+        (m, n) for m in ("auto", "structured", "vecchia_direct", "labelonly", "laplace") for n in (300, 600)}
+    assert set(df.loc[df["method"] == "auto", "solver"]) == {"structured"}
+    assert not (wf / "results/scale").exists()
+    html = (out / "report.html").read_text()
+    assert "What auto chose" in html and "6 classes" in html and "scale_graph/report.html" in (
+        wf / "results/index.html").read_text()

@@ -14,7 +14,7 @@ except SettingsError as err:
 
 
 wildcard_constraints:
-    dataset="(?!coreg/|scale/|peers/|incomplete/)[a-z0-9_]+",  # coreg/, scale/, peers/, incomplete/: their own rules
+    dataset="(?!coreg/|scale[a-z0-9_]*/|peers/|incomplete/)[a-z0-9_]+",  # coreg/, scale/, peers/, incomplete/: their own rules
     seed=r"\d+",
     family="|".join(FAMILIES),
 
@@ -51,13 +51,14 @@ def report_targets(dataset):
 
 
 SCALE = STUDY.scale  # the scale study (config section `scale`), or None
+SCALE_DIR = f"{RES}/{SCALE.folder}" if SCALE is not None else f"{RES}/scale"  # results/scale, results/scale_graph
 
 
 def scale_targets():
     """The scale report (time, memory and accuracy against n), if the config has a `scale` section with sizes."""
     if SCALE is None:
         return []
-    return [f"{RES}/scale/report.ipynb", f"{RES}/scale/figures/scale.png", f"{RES}/scale/results.csv"]
+    return [f"{SCALE_DIR}/report.ipynb", f"{SCALE_DIR}/figures/scale.png", f"{SCALE_DIR}/results.csv"]
 
 
 PEERS = STUDY.peers  # the peers study (config section `peers`), or None

@@ -5,14 +5,14 @@
 
 rule scale_fit:
     output:
-        f"{RES}/scale/runs/{{method}}_n{{n}}.json",
+        f"{SCALE_DIR}/runs/{{method}}_n{{n}}.json",
     wildcard_constraints:
-        method="[a-z]+(_[0-9]+)?",
+        method="[a-z]+(_[a-z]+)?(_[0-9]+)?",
         n=r"\d+",
     params:
         fit=lambda w: SCALE.fit_settings(w.method),
     log:
-        f"{RES}/scale/logs/{{method}}_n{{n}}.log",
+        f"{SCALE_DIR}/logs/{{method}}_n{{n}}.log",
     threads: 2  # the whole machine: one fit at a time, its time and peak RSS its own
     resources:
         mem_mb=per_attempt(8000),
@@ -25,11 +25,11 @@ rule scale_fit:
 
 rule scale_summary:
     input:
-        lambda w: [f"{RES}/scale/runs/{m}_n{n}.json" for m, n in SCALE.runs()],
+        lambda w: [f"{SCALE_DIR}/runs/{m}_n{n}.json" for m, n in SCALE.runs()],
     output:
-        f"{RES}/scale/results.csv",
+        f"{SCALE_DIR}/results.csv",
     log:
-        f"{RES}/scale/logs/summary.log",
+        f"{SCALE_DIR}/logs/summary.log",
     resources:
         mem_mb=per_attempt(1024),
         runtime=per_attempt(10),
@@ -42,15 +42,15 @@ rule scale_summary:
 rule scale_report:
     input:
         notebook="notebooks/scale_report.py",
-        results=f"{RES}/scale/results.csv",
+        results=f"{SCALE_DIR}/results.csv",
     output:
-        notebook=f"{RES}/scale/report.ipynb",
-        png=f"{RES}/scale/figures/scale.png",
-        pdf=f"{RES}/scale/figures/scale.pdf",
+        notebook=f"{SCALE_DIR}/report.ipynb",
+        png=f"{SCALE_DIR}/figures/scale.png",
+        pdf=f"{SCALE_DIR}/figures/scale.pdf",
     params:
         settings=lambda w: SCALE._asdict(),
     log:
-        f"{RES}/scale/logs/report.log",
+        f"{SCALE_DIR}/logs/report.log",
     resources:
         mem_mb=per_attempt(2048),
         runtime=per_attempt(20),

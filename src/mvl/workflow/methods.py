@@ -26,6 +26,7 @@ __all__ = ["SCALE_METHODS", "FAMILIES", "RUNS", "SECTIONS", "REFERENCE", "ESTIMA
            "method", "lookup", "method_attribute", "rank", "methods_in", "register"]
 
 SCALE_METHODS = {
+    "auto": "MVL-LS, a first fit: solver, gamma_A and loss at the package defaults (\"auto\")",
     "structured": "MVL-LS, structured solver (exact)",
     "cg": "MVL-LS, cg (exact to tol)",
     "nystrom": "MVL-LS, Nystrom restriction",

@@ -23,8 +23,8 @@ from .runtime import execute_notebook, logged
 from .scale_settings import ScaleSettings, parse_settings
 
 __all__ = ["ScaleSettings", "parse_settings", "PRESETS", "METHODS", "REGISTRY", "N_TEST", "NEIGHBOR_RULES",
-           "graph_neighbors", "graph_limit_scores", "fit_one", "write_fit", "write_summary", "growth_exponents",
-           "scale_figure", "scale_fit", "scale_summary", "scale_report"]
+           "graph_neighbors", "graph_limit_scores", "fit_one", "settings_table", "write_fit", "write_summary",
+           "growth_exponents", "scale_figure", "scale_fit", "scale_summary", "scale_report"]
 
 N_TEST = 2000
 PRESETS = {"graph": dict(bw=0.1, gamma_A=1e-4, gamma_B=1e-6, gamma_W=1.0),
@@ -106,6 +106,21 @@ def _mvl(solver):
         return est.predict(ctx.Xt), info
 
     return fit
+
+
+def _auto(ctx):
+    """A user's first fit on this data: the preset's kernel, graph and gamma_W, everything else (solver, gamma_A,
+    gamma_B, loss, n_components) at the package defaults; records what "auto" chose (``solver``, ``regime``: the
+    measured graph regime, ``gamma_A``: the value used)."""
+    from .. import MVLLeastSquares
+
+    kw = {k: v for k, v in ctx.kw.items() if k not in ("gamma_A", "gamma_B", "loss")}
+    est = MVLLeastSquares(**kw).fit(ctx.X, ctx.ytr)
+    gamma_A = getattr(est, "gamma_A_", est.gamma_A)
+    regime = getattr(est, "regime_", None)
+    info = dict(solver=est.solver_, regime=np.nan if regime is None else float(regime), gamma_A=float(gamma_A),
+                n_iter=est.n_iter_, residual=est.residual_, converged=est.converged_)
+    return est.predict(ctx.Xt), info
 
 
 def _labelonly(ctx):
@@ -210,6 +225,7 @@ class Unavailable(RuntimeError):
 
 
 _FITS = {
+    "auto": _auto,
     "structured": _mvl("structured"),
     "cg": _mvl("cg"),
     "nystrom": _mvl("nystrom"),
@@ -230,7 +246,9 @@ REGISTRY = {name: (_FITS[name], label) for name, label in SCALE_METHODS.items()}
 record fields), label); names and labels from :data:`mvl.workflow.methods.SCALE_METHODS` (which the settings read
 while the Snakefile is parsed, without numpy), the fit functions here. :data:`METHODS` and the report read it."""
 METHODS = tuple(REGISTRY)
-"""structured / cg / nystrom / graph: MVL-LS (Theorem 10) by each solver; labelonly: MVL-LS on the labelled points;
+"""auto: MVL-LS as a first fit (the package's defaults for the solver, gamma_A, gamma_B and the loss);
+structured / cg / nystrom / graph / vecchia_direct: MVL-LS (Theorem 10) by each solver; labelonly: MVL-LS on the
+labelled points;
 transductive: MVL-LS with the test points in the fit (unlabelled), as the graph-only peers; graphlimit: its limit
 gamma_A -> 0 (the graph term alone, one sparse solve);
 labelspreading: scikit-learn's LabelSpreading (kNN, transductive); laplace / poisson: graphlearning's Laplace and
@@ -284,6 +302,33 @@ def fit_one(method, n, preset="graph", seed=1, labels=5, n_components=1000, tol=
     return row, pred
 
 
+def settings_table(cfg):
+    """The report's settings table: the config section ``scale`` (as :meth:`ScaleSettings._asdict`) with its preset's
+    data and hyperparameters spelled out; a DataFrame indexed by setting."""
+    import pandas as pd
+
+    hp = {**DATA_DEFAULTS, **PRESETS.get(cfg.get("preset", "graph"), {})}
+    sizes = cfg.get("sizes", [])
+    sigma = (f"sigma = {hp['bw']} (absolute, standardised features)" if hp["absolute_bw"]
+             else f"sigma = {hp['bw']} x median distance per view")
+    if hp["n_neighbors"]:
+        knn = f"symmetrised kNN, k = {hp['n_neighbors']} at every n"
+    else:
+        rule = cfg.get("neighbors", "scaled")
+        knn = (f"symmetrised kNN, {rule} k = " + ", ".join(str(graph_neighbors(n, rule)) for n in sizes)
+               + " at these n (scaled: 0.5 % of n within [10, 500]; fixed: 10)")
+    rows = [("sizes n", ", ".join(f"{n:,}" for n in sizes)),
+            ("data", f"{hp['classes']} classes, views of {', '.join(str(f) for f in hp['features'])} features"),
+            ("hyperparameter preset", f"{cfg.get('preset')}: {sigma}, gamma_A = {hp['gamma_A']} (auto: the "
+                                      f"package default), gamma_B = {hp['gamma_B']}, gamma_W = {hp['gamma_W']}"),
+            ("graph", f"{knn}, normalized Laplacian, power {hp['laplacian_power']}, kernel edge weights"),
+            ("labelled points", f"{cfg.get('labels')} per class ({hp['classes']} classes)"),
+            ("cg", f"tol {cfg.get('tol')} (relative residual of (68)), max_iter {cfg.get('max_iter')}, "
+                   f"{cfg.get('centres')} Nyström centres in the preconditioner"),
+            ("data seed", cfg.get("seed"))]
+    return pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting")
+
+
 def peak_rss():
     """Peak resident set size of this process so far, bytes (Linux ru_maxrss is in kB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -294,7 +339,9 @@ def write_fit(name, n, out, **settings):
     record written atomically to ``out``."""
     from ..fileio import atomic_write_text
 
-    row, _ = fit_one(name.partition("_")[0], n, **settings)
+    from .scale_settings import split_name
+
+    row, _ = fit_one(split_name(name)[0], n, **settings)
     row["rss"] = peak_rss()
     row = {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()}
     atomic_write_text(out, json.dumps(row) + "\n")
