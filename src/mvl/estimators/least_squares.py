@@ -338,7 +338,13 @@ class MVLLeastSquares(MVLClassifier):
         self.solver_ = name
         solver = get_solver(name)
         if solver.operator:
-            return self._fit_operator(X, y, solver, budget)
+            nodes = self._vecchia_nodes(X, y, n, m, budget) if name == "vecchia_direct" else None
+            if nodes is None:
+                return self._fit_operator(X, y, solver, budget)
+            # on a node subsample (mvl.solvers.vecchia_nodes): the other training points predicted as new points
+            self._fit_operator(take_samples(X, nodes), np.asarray(y)[nodes], solver, budget)
+            self.centres_, self.n_train_ = nodes, n
+            return self
         # before the kernels are computed (feature views) or used
         self._check_memory(solver.memory_bytes(n, m, l), f"the {name} MVL-LS solve at n = {n}, m = {m}")
         K = self._fit_kernels(X)
@@ -364,6 +370,16 @@ class MVLLeastSquares(MVLClassifier):
         self._set_solve_attributes(result.n_iter, residual, result.converged)
         self._check_regularization(K, labelled, y_enc[labelled], mask)
         return self
+
+    def _vecchia_nodes(self, X, y, n, m, budget):
+        """The node subsample of a "vecchia_direct" fit (:func:`mvl.solvers.vecchia_nodes.subsample_nodes`), None
+        when all n points fit the budget or the memory cannot be estimated (no kNN graph, precomputed kernels)."""
+        from ..solvers.vecchia_nodes import subsample_nodes
+
+        if y is None or self.kernel == "precomputed" or self.n_neighbors is None or not isinstance(self.laplacian, str):
+            return None
+        return subsample_nodes(unlabelled_mask(np.asarray(y)).ravel(), m, self._graph(n)[1], self._laplacian_power(),
+                               budget, self.random_state)
 
     def _fit_operator(self, X, y, solver, budget):
         """A solver on a kernel operator without n x n arrays ("cg", "nystrom", "graph", :mod:`mvl.solvers`)."""
