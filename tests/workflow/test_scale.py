@@ -154,3 +154,10 @@ def test_the_vecchia_direct_method_predicts_what_the_structured_solver_predicts(
     b, pred_b = scale.fit_one("vecchia_direct", 300, preset="graph6", seed=3)
     assert b["converged"] and b["n_neighbors"] == 10
     assert np.mean(pred_a == pred_b) >= 0.95
+
+
+def test_data_gives_the_training_classes_on_request():
+    X, y, Xt, yt, sizes, truth = scale._data(120, 3, 5, 6, (20, 30, 40), True, truth=True)
+    plain = scale._data(120, 3, 5, 6, (20, 30, 40), True)
+    np.testing.assert_array_equal(X, plain[0])
+    assert truth.shape == (120,) and np.all(truth[y >= 0] == y[y >= 0])
