@@ -11,7 +11,11 @@ the CPU time, summed over threads and including the data and graphs, is the stea
 
 - ``auto`` / ``auto-share``: ``MVLLeastSquares(solver="auto")`` as a new user would (the solver it picks in the
   CSV's ``solver`` column, ``regime``), at the preset's gamma_A or at the rule's
-  (:func:`mvl.solvers.vecchia_direct.share_gamma_A`, its time included); held-out predictions by ``predict``.
+  (:func:`mvl.solvers.vecchia_direct.share_gamma_A` on the points the fit solves on: all n, or the node subsample
+  of :mod:`mvl.solvers.vecchia_nodes` when the full factorisation exceeds ``--max-memory``; its time included);
+  held-out predictions by ``predict``; ``nodes``: the points the fit solved on. ``--transductive``: also the
+  accuracy on every unlabelled training point (predicted in chunks of 100,000; ``transductive_seconds``), with
+  the fit's CPU time and peak RSS before it (``cpu_seconds_fit``, ``rss_gb_fit``).
 - ``vecchia``: the preset's gamma_A = 1e-6; ``vecchia-share``: gamma_A from
   :func:`mvl.solvers.vecchia_direct.share_gamma_A` at that n (its Vecchia factors reused by the fit, its time
   included). Held-out predictions by the kriging rule.
@@ -27,6 +31,8 @@ How to run
     python benchmarks/bench_graph_regime.py --sizes 32000 100000 --methods vecchia-share laplace labelonly
     python benchmarks/bench_graph_regime.py --sizes 8000 --methods auto-share structured-share laplace labelonly
     python benchmarks/bench_graph_regime.py --sizes 32000 100000 --methods auto-share laplace labelonly
+    python benchmarks/bench_graph_regime.py --sizes 1000000 --methods auto-share labelonly --max-memory 1e10 \
+        --transductive
 
 Rows are appended to ``--out`` (default benchmarks/results/graph_regime.csv) with the host's load average at the
 start of each run (the machine may be shared: times are then upper bounds).
@@ -50,30 +56,46 @@ KW = dict(kernel="rbf", bandwidth=[1.0] * 3, gamma_A=1e-6, gamma_B=0.0, gamma_W=
           laplacian_power=2, random_state=0)
 
 
-def run_one(method, n, seed, pred_path):
-    """One method at n points in this process: a dict of the measurements; predictions saved to ``pred_path``."""
+def run_one(method, n, seed, pred_path, budget=None, transductive=False):
+    """One method at n points in this process: a dict of the measurements; predictions saved to ``pred_path``.
+    ``budget``: max_memory of the "auto" fits (None: half of the memory available now)."""
     from mvl import MVLLeastSquares
     from mvl.workflow.scale import _data, fit_one
 
-    row = dict(method=method, n=n, seed=seed, gamma_A=np.nan, load=os.getloadavg()[0])
+    from mvl.estimators.least_squares import default_max_memory
+
+    budget = default_max_memory() if budget is None else float(budget)
+    row = dict(method=method, n=n, seed=seed, gamma_A=np.nan, load=os.getloadavg()[0], max_memory=budget)
     t0 = time.perf_counter()
     if method in ("laplace", "labelonly"):
         rec, pred = fit_one(method, n, preset="graph6", seed=seed)
         row.update(seconds=rec["seconds"], accuracy=rec["accuracy"])
     elif method.startswith("auto"):  # as a new user would: solver="auto", gamma_A from the rule with "-share"
         from mvl.solvers.vecchia_direct import problem, share_gamma_A
+        from mvl.solvers.vecchia_nodes import subsample_nodes
 
-        X, ytr, Xt, yt, sizes = _data(n, seed, 5, 6, (20, 30, 40), True)
-        kw = {**KW, "views": sizes}
-        if method == "auto-share":
-            kernels, system = problem(MVLLeastSquares(**kw), X, ytr)
+        X, ytr, Xt, yt, sizes, ytrue = _data(n, seed, 5, 6, (20, 30, 40), True, truth=True)
+        kw = {**KW, "views": sizes, "max_memory": budget}
+        if method == "auto-share":  # the rule on the points the fit solves on: all, or the node subsample's
+            nodes = subsample_nodes(ytr < 0, 3, KW["n_neighbors"], KW["laplacian_power"], budget, KW["random_state"])
+            Xs, ys = (X, ytr) if nodes is None else (X[nodes], ytr[nodes])
+            kernels, system = problem(MVLLeastSquares(**kw), Xs, ys)
             kw["gamma_A"] = share_gamma_A(system, kernels)
-            del kernels, system
+            del kernels, system, Xs, ys
         row["gamma_A"] = kw["gamma_A"]
         est = MVLLeastSquares(solver="auto", **kw).fit(X, ytr)
+        row["fit_seconds"] = time.perf_counter() - t0
         pred = est.predict(Xt)
         row.update(seconds=time.perf_counter() - t0, accuracy=float(np.mean(pred == yt)), solver=est.solver_,
-                   regime=est.regime_)
+                   regime=est.regime_, nodes=n if est.centres_ is None else len(est.centres_))
+        if transductive:  # every unlabelled training point, by chunks (kriging from the nodes after a subsample)
+            use = resource.getrusage(resource.RUSAGE_SELF)
+            row.update(cpu_seconds_fit=use.ru_utime + use.ru_stime, rss_gb_fit=use.ru_maxrss / 1e6)
+            t1 = time.perf_counter()
+            unl = np.flatnonzero(ytr < 0)
+            hits = sum(int(np.sum(est.predict(X[unl[s:s + 100_000]]) == ytrue[unl[s:s + 100_000]]))
+                       for s in range(0, len(unl), 100_000))
+            row.update(transductive=hits / len(unl), transductive_seconds=time.perf_counter() - t1)
     else:
         from mvl.solvers.graph import vecchia_factors
         from mvl.solvers.vecchia_direct import problem, share_gamma_A, solve_vecchia
@@ -110,10 +132,15 @@ def main():
     ap.add_argument("--methods", nargs="+", default=["vecchia-share", "laplace", "labelonly"], choices=METHODS)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "graph_regime.csv"))
+    ap.add_argument("--max-memory", type=float, default=None,
+                    help='max_memory of the "auto" fits in bytes (default: half of the memory available)')
+    ap.add_argument("--transductive", action="store_true",
+                    help='"auto": also the accuracy on every unlabelled training point')
     ap.add_argument("--one", nargs=3, metavar=("METHOD", "N", "PRED"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(run_one(args.one[0], int(args.one[1]), args.seed, args.one[2])))
+        print(json.dumps(run_one(args.one[0], int(args.one[1]), args.seed, args.one[2], args.max_memory,
+                                args.transductive)))
         return
     import pandas as pd
 
@@ -123,8 +150,10 @@ def main():
             preds = {}
             for method in args.methods:
                 path = os.path.join(tmp, f"{method}_{n}.npy")
-                out = subprocess.run([sys.executable, __file__, "--seed", str(args.seed), "--one", method, str(n),
-                                      path], check=False, capture_output=True, text=True)
+                extra = ([] if args.max_memory is None else ["--max-memory", str(args.max_memory)]) + \
+                    (["--transductive"] if args.transductive else [])
+                out = subprocess.run([sys.executable, __file__, "--seed", str(args.seed), *extra, "--one", method,
+                                      str(n), path], check=False, capture_output=True, text=True)
                 if out.returncode != 0:
                     print(out.stderr[-2000:], file=sys.stderr)
                     continue
@@ -132,7 +161,8 @@ def main():
                 preds[method] = np.load(path)
                 rows.append(row)
                 print(f"n={n} {method}: {row['seconds']:.1f} s, {row['rss_gb']:.2f} GB, accuracy "
-                      f"{row['accuracy']:.4f} (gamma_A {row['gamma_A']:.3g}, load {row['load']:.1f})", flush=True)
+                      f"{row['accuracy']:.4f} (gamma_A {row['gamma_A']:.3g}, load {row['load']:.1f}); "
+                      f"nodes {row.get('nodes')}, transductive {row.get('transductive')}", flush=True)
             for a, b in (("vecchia", "structured"), ("vecchia-share", "structured-share"), ("auto", "structured"),
                          ("auto-share", "structured-share")):
                 if a in preds and b in preds:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
-from mvl.solvers.auto import GRAPH_REGIME, GraphRegimeFallbackWarning, choose_solver, regime_ratio, vecchia_direct_bytes
+from mvl.solvers.auto import (GRAPH_REGIME, GraphRegimeFallbackWarning, choose_solver, regime_ratio,
+                              vecchia_direct_bytes, vecchia_direct_nodes)
 
 
 def test_auto_picks_by_size_memory_and_kernel():
@@ -37,12 +40,23 @@ def test_regime_ratio_bounds_the_graph_terms_by_the_parameters(m, expected):
     assert np.isfinite(regime_ratio(1e-4, 0.0, 0.0, 1, m))
 
 
-def test_the_graph_regime_falls_back_with_a_warning_when_the_sparse_solver_would_not_fit():
-    # graph6's setting at 100,000 points (10-NN, L^2): ~6 GB estimated, 4.5 GB measured
+def test_the_graph_regime_falls_back_with_a_warning_only_when_not_even_the_labelled_points_fit():
+    # graph6's setting at 100,000 points (10-NN, L^2): ~6 GB estimated, 6.5 GB peak measured
     assert 3e9 < vecchia_direct_bytes(100_000, 3, 10, 2) < 8e9
     assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e10, regime=lambda: 5e5, graph=(10, 2)) == "vecchia_direct"
-    # n_neighbors="auto" at 100,000 points: 500-NN graphs squared, far beyond any budget
-    with pytest.warns(GraphRegimeFallbackWarning, match=r"measured 5e\+05.*falling back to \"nystrom\""):
-        assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e10, regime=lambda: 5e5, graph=(500, 2)) == "nystrom"
+    # the factor's fill grows faster than n: at 10^6 points far beyond the budget, "vecchia_direct" on the nodes
+    # that fit (mvl.solvers.vecchia_nodes), without a fallback
+    assert vecchia_direct_bytes(1_000_000, 3, 10, 2) > 1e11
+    assert 30 < vecchia_direct_nodes(1_000_000, 3, 10, 2, 1e10) < 1_000_000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert choose_solver("auto", "rbf", 1_000_000, 3, 30, 1e10, regime=lambda: 5e5, graph=(10, 2)) == \
+            "vecchia_direct"
+        assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e10, regime=lambda: 5e5, graph=(500, 2)) == \
+            "vecchia_direct"
+    # not even the 30 labelled points fit
+    assert vecchia_direct_nodes(100_000, 3, 500, 2, 1e4) <= 30
+    with pytest.warns(GraphRegimeFallbackWarning, match=r"measured 5e\+05.*30 labelled.*falling back to \"nystrom\""):
+        assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e4, regime=lambda: 5e5, graph=(500, 2)) == "nystrom"
     with pytest.warns(GraphRegimeFallbackWarning, match="falling back to \"cg\""):
-        assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e8, regime=lambda: 5e5, graph=(100, 2)) == "cg"
+        assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e4, regime=lambda: 5e5, graph=(100, 2)) == "cg"

@@ -215,3 +215,10 @@ def test_scale_graph_profile_end_to_end(tmp_path):
     html = (out / "report.html").read_text()
     assert "What auto chose" in html and "6 classes" in html and "scale_graph/report.html" in (
         wf / "results/index.html").read_text()
+
+
+def test_data_gives_the_training_classes_on_request():
+    X, y, Xt, yt, sizes, truth = scale._data(120, 3, 5, 6, (20, 30, 40), True, truth=True)
+    plain = scale._data(120, 3, 5, 6, (20, 30, 40), True)
+    np.testing.assert_array_equal(X, plain[0])
+    assert truth.shape == (120,) and np.all(truth[y >= 0] == y[y >= 0])

@@ -146,13 +146,17 @@ class MVLLeastSquares(MVLClassifier):
         "nystrom": each view's function on the span of ``n_components`` training points, approximate,
         O(n n_components m) memory (:mod:`mvl.solvers.nystrom`). "graph": exact to ``tol`` in the graph regime
         (gamma_W / gamma_A >= 1e4) where "cg" stalls (:mod:`mvl.solvers.graph`). "vecchia_direct": the graph
-        regime at 10^4-10^5 points, the kernels replaced by Vecchia's sparse approximation, one sparse
-        factorisation, kriging predictions (:mod:`mvl.solvers.vecchia_direct`; complete feature views). "cg",
+        regime at 10^4-10^6 points, the kernels replaced by Vecchia's sparse approximation, one sparse
+        factorisation, kriging predictions (:mod:`mvl.solvers.vecchia_direct`; complete feature views); where the
+        factorisation on all points would exceed ``max_memory``, on a node subsample that fits (every labelled
+        point and uniformly drawn unlabelled ones, ``centres_``), the other points predicted by kriging
+        (:mod:`mvl.solvers.vecchia_nodes`). "cg",
         "nystrom", "graph" and "vecchia_direct" need a kNN graph (``n_neighbors``) when gamma_W > 0. "dense": the
         textbook (u+l)m system, for tests and benchmarks. "auto" (:func:`mvl.solvers.auto.choose_solver`):
         precomputed kernels -> "structured"; feature views -> "structured" up to 5,000 training points (if its
-        memory fits), beyond "vecchia_direct" in the measured graph regime (``regime_``), otherwise "cg" up to
-        20,000 and "nystrom" beyond.
+        memory fits), beyond "vecchia_direct" in the measured graph regime (``regime_``; on a node subsample
+        when all points do not fit, falling back with a warning only when not even the labelled points do),
+        otherwise "cg" up to 20,000 and "nystrom" beyond.
     n_components : int >= 1, default 1000
         Nystrom centres (uniformly drawn training points, seeded by ``random_state``): the approximation of
         "nystrom" and the preconditioner of "cg" (typical 500-4000; more is more accurate and costs
@@ -211,7 +215,8 @@ class MVLLeastSquares(MVLClassifier):
     gamma_B_ : float
         The gamma_B of the fit (``gamma_B="auto"`` resolved).
     centres_ : array (M,) or None
-        "nystrom": indices of the training points that carry the coefficients (``coef_`` is then (m, M, P)).
+        "nystrom": indices of the training points that carry the coefficients (``coef_`` is then (m, M, P));
+        "vecchia_direct" on a node subsample: the nodes.
     {solve_attributes}
     {view_attributes}
     loss_ : str
@@ -338,7 +343,13 @@ class MVLLeastSquares(MVLClassifier):
         self.solver_ = name
         solver = get_solver(name)
         if solver.operator:
-            return self._fit_operator(X, y, solver, budget)
+            nodes = self._vecchia_nodes(X, y, n, m, budget) if name == "vecchia_direct" else None
+            if nodes is None:
+                return self._fit_operator(X, y, solver, budget)
+            # on a node subsample (mvl.solvers.vecchia_nodes): the other training points predicted as new points
+            self._fit_operator(take_samples(X, nodes), np.asarray(y)[nodes], solver, budget)
+            self.centres_, self.n_train_ = nodes, n
+            return self
         # before the kernels are computed (feature views) or used
         self._check_memory(solver.memory_bytes(n, m, l), f"the {name} MVL-LS solve at n = {n}, m = {m}")
         K = self._fit_kernels(X)
@@ -364,6 +375,16 @@ class MVLLeastSquares(MVLClassifier):
         self._set_solve_attributes(result.n_iter, residual, result.converged)
         self._check_regularization(K, labelled, y_enc[labelled], mask)
         return self
+
+    def _vecchia_nodes(self, X, y, n, m, budget):
+        """The node subsample of a "vecchia_direct" fit (:func:`mvl.solvers.vecchia_nodes.subsample_nodes`), None
+        when all n points fit the budget or the memory cannot be estimated (no kNN graph, precomputed kernels)."""
+        from ..solvers.vecchia_nodes import subsample_nodes
+
+        if y is None or self.kernel == "precomputed" or self.n_neighbors is None or not isinstance(self.laplacian, str):
+            return None
+        return subsample_nodes(unlabelled_mask(np.asarray(y)).ravel(), m, self._graph(n)[1], self._laplacian_power(),
+                               budget, self.random_state)
 
     def _fit_operator(self, X, y, solver, budget):
         """A solver on a kernel operator without n x n arrays ("cg", "nystrom", "graph", :mod:`mvl.solvers`)."""

@@ -12,7 +12,8 @@ from .dense import dense_bytes  # noqa: F401  (the memory estimates sit beside t
 from .structured import structured_bytes
 
 __all__ = ["choose_solver", "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME", "NYSTROM_SAMPLE", "regime_ratio",
-           "nystrom_missed", "measured_regime", "vecchia_direct_bytes", "GraphRegimeFallbackWarning"]
+           "nystrom_missed", "measured_regime", "vecchia_direct_bytes", "vecchia_direct_nodes",
+           "GraphRegimeFallbackWarning"]
 
 
 #: solver="auto" on feature views: the structured solver up to this many training points (if its memory fits),
@@ -31,20 +32,51 @@ class GraphRegimeFallbackWarning(UserWarning):
     measurement."""
 
 
-#: Bytes per entry of the sparse operator M and Vecchia's factors in a "vecchia_direct" fit, fill and the data
-#: included: measured peak RSS / entries on graph6 (10-NN, L^2, q = 20; benchmarks/README.md): 1.5 GB at 32,000
-#: points, 4.5 GB at 100,000.
-VECCHIA_BYTES_PER_ENTRY = 125.0
+#: Bytes per entry of the sparse operator M and Vecchia's factors in a "vecchia_direct" fit at
+#: :data:`VECCHIA_REFERENCE_N` points, fill and the data included (:func:`vecchia_direct_bytes`).
+VECCHIA_BYTES_PER_ENTRY = 129.0
+
+#: The number of points at which :data:`VECCHIA_BYTES_PER_ENTRY` was measured.
+VECCHIA_REFERENCE_N = 100_000
+
+#: The factor's fill per entry of M grows like n^VECCHIA_FILL_EXPONENT (:func:`vecchia_direct_bytes`).
+VECCHIA_FILL_EXPONENT = 0.41
 
 
 def vecchia_direct_bytes(n, m, n_neighbors, laplacian_power):
-    """Estimated peak memory of solver="vecchia_direct": :data:`VECCHIA_BYTES_PER_ENTRY` times the entries of M
-    (about 1.2 k^p per row of each view's (L)^p, k = ``n_neighbors``, p = ``laplacian_power``, at most n) and of
-    Vecchia's factors (2 q per row, q = 20)."""
+    """Estimated peak memory of solver="vecchia_direct" on n points (the process's own ~0.3 GB not included).
+
+    The entries of M (about 1.2 k^p per row of each view's (L)^p, k = ``n_neighbors``, p = ``laplacian_power``, at
+    most n) and of Vecchia's factors (2 q per row, q = 20), times the bytes per entry of the factorisation, which
+    grow with n as its fill does (a nested-dissection-like fill of a sparse graph's factor grows faster than n):
+
+        bytes = VECCHIA_BYTES_PER_ENTRY m n row (n / VECCHIA_REFERENCE_N)^VECCHIA_FILL_EXPONENT
+
+    Fitted to the peak RSS of "auto" fits on graph6 (10-NN, L^2, q = 20, less 0.3 GB for the process;
+    ``benchmarks/results/graph_direct.csv``): 0.51, 1.54 and 6.51 GB at 8,000, 32,000 and 100,000 points give the
+    exponent 1.41 of n (0.48, 1.54 and 6.49 GB back); qdldl's factor had 3.3e6 and 1.7e7 entries at 8,000 and
+    32,000 points (``vecchia_factor.csv``: exponent 1.19). A fixed number of bytes per entry of M (exponent 1)
+    predicted 6 GB at 100,000 points and 60 GB at 10^6, where this gives 159 GB."""
     from .vecchia import VECCHIA_NEIGHBOURS
 
     row = min(float(n), 1.2 * float(n_neighbors) ** int(laplacian_power)) + 2 * VECCHIA_NEIGHBOURS
-    return VECCHIA_BYTES_PER_ENTRY * m * n * row
+    fill = (float(n) / VECCHIA_REFERENCE_N) ** VECCHIA_FILL_EXPONENT
+    return VECCHIA_BYTES_PER_ENTRY * m * n * row * fill
+
+
+def vecchia_direct_nodes(n, m, n_neighbors, laplacian_power, max_memory):
+    """The largest number of nodes, at most n, whose :func:`vecchia_direct_bytes` fits ``max_memory`` (0 if none):
+    the node subsample of solver="vecchia_direct" (:mod:`mvl.solvers.vecchia_nodes`)."""
+    if vecchia_direct_bytes(n, m, n_neighbors, laplacian_power) <= max_memory:
+        return int(n)
+    lo, hi = 0, int(n)  # the estimate grows with n: bisection
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if vecchia_direct_bytes(mid, m, n_neighbors, laplacian_power) <= max_memory:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def choose_solver(solver, kernel, n, m, l, max_memory, regime=None, graph=None):
@@ -57,8 +89,9 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None, graph=None):
     function of no arguments that computes it, called only when the choice depends on it; None when there is no
     sparse graph term (or incomplete views: MVLLeastSquares does not measure then, the graph solvers need complete
     views). ``graph``: (n_neighbors, laplacian_power) of the kNN graphs; when :func:`vecchia_direct_bytes` exceeds
-    ``max_memory`` the graph regime falls back to "cg" / "nystrom" with a :class:`GraphRegimeFallbackWarning` that
-    states the measured regime."""
+    ``max_memory`` "vecchia_direct" fits on the node subsample that fits (:func:`vecchia_direct_nodes`,
+    :mod:`mvl.solvers.vecchia_nodes`), and only when that holds no more than the l labelled points the graph regime
+    falls back to "cg" / "nystrom" with a :class:`GraphRegimeFallbackWarning` that states the measured regime."""
     if solver != "auto":
         return solver
     if kernel == "precomputed":
@@ -69,14 +102,17 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None, graph=None):
         regime = regime()
     fallback = "cg" if n <= AUTO_CG_MAX else "nystrom"
     if regime is not None and regime >= GRAPH_REGIME:
-        need = None if graph is None else vecchia_direct_bytes(n, m, *graph)
-        if need is None or need <= max_memory:
+        # "vecchia_direct" fits on a node subsample when all n points would not fit (mvl.solvers.vecchia_nodes):
+        # the fallback only when not even the labelled points and one more do
+        if graph is None or vecchia_direct_nodes(n, m, *graph, max_memory) > l:
             return "vecchia_direct"
+        need = vecchia_direct_bytes(l + 1, m, *graph)
         warnings.warn(f'solver="auto": the graph regime (measured {regime:.3g} >= {GRAPH_REGIME:g}), where "cg" '
                       f'stalls and "nystrom" cannot follow the graph, but "vecchia_direct" would need ~'
-                      f'{need / 1e9:.1f} GB with {graph[0]}-NN graphs and Laplacian power {graph[1]} (budget '
-                      f'{max_memory / 1e9:.1f} GB); falling back to "{fallback}". Use fewer neighbours (e.g. '
-                      'n_neighbors=10) or a larger max_memory.', GraphRegimeFallbackWarning, stacklevel=3)
+                      f'{need / 1e9:.2g} GB even on the {l} labelled points with {graph[0]}-NN graphs and Laplacian '
+                      f'power {graph[1]} (budget {max_memory / 1e9:.2g} GB); falling back to "{fallback}". Use fewer '
+                      'neighbours (e.g. n_neighbors=10) or a larger max_memory.', GraphRegimeFallbackWarning,
+                      stacklevel=3)
     return fallback
 
 

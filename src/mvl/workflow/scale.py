@@ -67,10 +67,11 @@ def graph_neighbors(n, rule="scaled"):
     return auto_neighbors(n)
 
 
-def _data(n, seed, labels, classes=4, features=(20, 20, 20), standardise=False):
+def _data(n, seed, labels, classes=4, features=(20, 20, 20), standardise=False, truth=False):
     """Training views (n, sum d) with ``labels`` labelled points per class (-1 elsewhere), N_TEST test points, the view
     sizes. Views of different widths: one draw of max(features) features per view, the first d_p kept (the same
-    latent curves); ``standardise``: each feature centred and scaled on the training points."""
+    latent curves); ``standardise``: each feature centred and scaled on the training points; ``truth``: the training
+    points' classes too, last (transductive accuracy)."""
     from ..data.synthetic import make_multiview_manifold
 
     d = make_multiview_manifold(n + N_TEST, n_classes=classes, n_views=len(features), n_features=max(features),
@@ -82,6 +83,8 @@ def _data(n, seed, labels, classes=4, features=(20, 20, 20), standardise=False):
     ytr = np.full(n, -1)
     for k in range(classes):
         ytr[np.flatnonzero(d.y[:n] == k)[:labels]] = k
+    if truth:
+        return X[:n], ytr, X[n:], d.y[n:], list(features), d.y[:n]
     return X[:n], ytr, X[n:], d.y[n:], list(features)
 
 
