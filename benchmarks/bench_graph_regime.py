@@ -10,7 +10,8 @@ gamma_W = 1, 10-NN graphs, normalized Laplacian squared). Each method at each n 
 the CPU time, summed over threads and including the data and graphs, is the steadier measure):
 
 - ``auto`` / ``auto-share``: ``MVLLeastSquares(solver="auto")`` as a new user would (the solver it picks in the
-  CSV's ``solver`` column, ``regime``), at the preset's gamma_A or at the rule's
+  CSV's ``solver`` column, ``regime``): ``auto`` with the package default ``gamma_A="auto"`` (the rule inside the
+  fit, ``gamma_A_``), ``auto-share`` with gamma_A set by hand from the rule
   (:func:`mvl.solvers.vecchia_direct.share_gamma_A` on the points the fit solves on: all n, or the node subsample
   of :mod:`mvl.solvers.vecchia_nodes` when the full factorisation exceeds ``--max-memory``; its time included);
   held-out predictions by ``predict``; ``nodes``: the points the fit solved on. ``--transductive``: also the
@@ -21,7 +22,8 @@ the CPU time, summed over threads and including the data and graphs, is the stea
   included). Held-out predictions by the kriging rule.
 - ``structured`` / ``structured-share``: the exact solver (dense, n <= ~10,000) at the same gamma_A (the rule's
   time not included); the CSV's ``agreement`` column is the share of held-out points on which ``auto`` or
-  ``vecchia`` and ``structured`` (and the ``-share`` pairs) predict the same class.
+  ``vecchia`` and ``structured`` (and the ``-share`` pairs, and ``auto`` with ``structured-share``: the same
+  gamma_A) predict the same class.
 - ``laplace``: graphlearning's Laplace learning on the 10-NN graph of the concatenated views (transductive: the
   held-out points in the graph, unlabelled); ``labelonly``: MVL-LS on the 30 labelled points alone.
 
@@ -33,6 +35,12 @@ How to run
     python benchmarks/bench_graph_regime.py --sizes 32000 100000 --methods auto-share laplace labelonly
     python benchmarks/bench_graph_regime.py --sizes 1000000 --methods auto-share labelonly --max-memory 1e10 \
         --transductive
+    python benchmarks/bench_graph_regime.py --sizes 8000 --methods auto structured-share auto structured-share
+    python benchmarks/bench_graph_regime.py --phases 8000
+
+``--phases N`` times the phases of the ``auto`` fit at N points in this process, as the estimator runs them
+(regime measurement, kNN graphs, Vecchia factors, the operator M, the limit's factorisation, the refactor at the
+rule's gamma_A, kriging predictions): CPU and wall seconds per phase.
 
 Rows are appended to ``--out`` (default benchmarks/results/graph_regime.csv) with the host's load average at the
 start of each run (the machine may be shared: times are then upper bounds).
@@ -82,12 +90,13 @@ def run_one(method, n, seed, pred_path, budget=None, transductive=False):
             kernels, system = problem(MVLLeastSquares(**kw), Xs, ys)
             kw["gamma_A"] = share_gamma_A(system, kernels)
             del kernels, system, Xs, ys
-        row["gamma_A"] = kw["gamma_A"]
+        if method == "auto":
+            del kw["gamma_A"]  # the package default, "auto"
         est = MVLLeastSquares(solver="auto", **kw).fit(X, ytr)
         row["fit_seconds"] = time.perf_counter() - t0
         pred = est.predict(Xt)
         row.update(seconds=time.perf_counter() - t0, accuracy=float(np.mean(pred == yt)), solver=est.solver_,
-                   regime=est.regime_, nodes=n if est.centres_ is None else len(est.centres_))
+                   regime=est.regime_, gamma_A=est.gamma_A_, nodes=n if est.centres_ is None else len(est.centres_))
         if transductive:  # every unlabelled training point, by chunks (kriging from the nodes after a subsample)
             use = resource.getrusage(resource.RUSAGE_SELF)
             row.update(cpu_seconds_fit=use.ru_utime + use.ru_stime, rss_gb_fit=use.ru_maxrss / 1e6)
@@ -109,9 +118,10 @@ def run_one(method, n, seed, pred_path, budget=None, transductive=False):
             gamma_A = share_gamma_A(system, kernels, factors=factors)
         row["gamma_A"] = gamma_A
         if method.startswith("structured"):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             est = MVLLeastSquares(solver="structured", **{**kw, "gamma_A": gamma_A}).fit(X, ytr)
             pred = est.predict(Xt)
+            row["fit_cpu_seconds"] = time.process_time() - c0  # the fit and predictions alone (not the rule)
         else:
             est = MVLLeastSquares(**{**kw, "gamma_A": gamma_A})
             kernels, system = problem(est, X, ytr)
@@ -126,6 +136,54 @@ def run_one(method, n, seed, pred_path, budget=None, transductive=False):
     return row
 
 
+def phases(n, seed):
+    """(phase, CPU seconds, wall seconds) of ``MVLLeastSquares(solver="auto")`` with the default gamma_A at n points,
+    the estimator's steps run one by one as its fit runs them (one thread, :attr:`VecchiaDirectSolver.threads`)."""
+    from threadpoolctl import threadpool_limits
+
+    from mvl import MVLLeastSquares
+    from mvl.solvers.auto import measured_regime
+    from mvl.solvers.graph import vecchia_factors
+    from mvl.solvers.vecchia_direct import KERNEL_SHARE, VecchiaDirectSolver, VecchiaSystem, limit_energies
+    from mvl.workflow.scale import _data
+
+    X, ytr, Xt, yt, sizes = _data(n, seed, 5, 6, (20, 30, 40), True)
+    kw = {**KW, "views": sizes}
+    del kw["gamma_A"]
+    est = MVLLeastSquares(solver="auto", **kw)
+    out = []
+
+    def timed(name, fn):
+        c, w = time.process_time(), time.perf_counter()
+        value = fn()
+        out.append((name, time.process_time() - c, time.perf_counter() - w))
+        return value
+
+    est.view_mask_ = None
+    kernels = timed("kernel operator (features, bandwidths)", lambda: est._fit_kernel_operator(X, 0, missing=True))
+    timed("regime measurement (Nystrom trace, 3 x 1000^2)", lambda: measured_regime(
+        kernels, est._gamma_A(), est._gamma_B(), est.gamma_W, est._laplacian_power(), est.n_components, 0))
+    solver = VecchiaDirectSolver()
+    with threadpool_limits(limits=solver.threads):
+        problem = timed("kNN graphs, Laplacians, system", lambda: est.operator_problem(X, ytr, solver, 0.0,
+                                                                                      kernels=kernels))
+        factors = timed("Vecchia factors (earlier neighbours, q = 20)", lambda: vecchia_factors(kernels, None, 0))
+        vs = timed("operator M (L^2, labelled term), block factors", lambda: VecchiaSystem(
+            problem.system, kernels, factors=factors))
+        graph, kern = timed("limit: symbolic + numeric LDL^T, solve", lambda: limit_energies(problem.system, kernels,
+                                                                                            vsystem=vs))
+        system = problem.system
+        system.delta = KERNEL_SHARE / (1.0 - KERNEL_SHARE) * graph / kern
+        fit = timed("refactor at the rule's gamma_A, solve", lambda: vs.fit(system.delta))
+        rows = timed("kriging rows", fit.kernel_rows)
+        est._scalable, est.coef_, est.c_ = rows, fit.coef, problem.c
+        est.n_labelled_ = len(problem.labelled)
+        pred = timed("predict 2,000 held-out points", lambda: est.predict(Xt))
+    out.append((f"total (held-out accuracy {float(np.mean(pred == yt)):.3f})", sum(r[1] for r in out),
+                sum(r[2] for r in out)))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[8000])
@@ -137,7 +195,12 @@ def main():
     ap.add_argument("--transductive", action="store_true",
                     help='"auto": also the accuracy on every unlabelled training point')
     ap.add_argument("--one", nargs=3, metavar=("METHOD", "N", "PRED"), help=argparse.SUPPRESS)
+    ap.add_argument("--phases", type=int, metavar="N", help="time the phases of the auto fit at N points")
     args = ap.parse_args()
+    if args.phases:
+        for name, cpu, wall in phases(args.phases, args.seed):
+            print(f"{name:<44} {cpu:7.2f} s CPU {wall:7.2f} s wall", flush=True)
+        return
     if args.one:
         print(json.dumps(run_one(args.one[0], int(args.one[1]), args.seed, args.one[2], args.max_memory,
                                 args.transductive)))
@@ -148,8 +211,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
             preds = {}
-            for method in args.methods:
-                path = os.path.join(tmp, f"{method}_{n}.npy")
+            for k, method in enumerate(args.methods):  # a method may repeat (interleaved timings)
+                path = os.path.join(tmp, f"{method}_{n}_{k}.npy")
                 extra = ([] if args.max_memory is None else ["--max-memory", str(args.max_memory)]) + \
                     (["--transductive"] if args.transductive else [])
                 out = subprocess.run([sys.executable, __file__, "--seed", str(args.seed), *extra, "--one", method,
@@ -158,18 +221,18 @@ def main():
                     print(out.stderr[-2000:], file=sys.stderr)
                     continue
                 row = json.loads(out.stdout.strip().splitlines()[-1])
-                preds[method] = np.load(path)
+                preds.setdefault(method, []).append((len(rows), np.load(path)))
                 rows.append(row)
-                print(f"n={n} {method}: {row['seconds']:.1f} s, {row['rss_gb']:.2f} GB, accuracy "
-                      f"{row['accuracy']:.4f} (gamma_A {row['gamma_A']:.3g}, load {row['load']:.1f}); "
-                      f"nodes {row.get('nodes')}, transductive {row.get('transductive')}", flush=True)
-            for a, b in (("vecchia", "structured"), ("vecchia-share", "structured-share"), ("auto", "structured"),
-                         ("auto-share", "structured-share")):
-                if a in preds and b in preds:
-                    agree = float(np.mean(preds[a] == preds[b]))
-                    for r in rows:
-                        if r["n"] == n and r["method"] in (a, b):
-                            r["agreement"] = agree
+                print(f"n={n} {method}: {row['seconds']:.1f} s wall, {row['cpu_seconds']:.1f} s CPU, "
+                      f"{row['rss_gb']:.2f} GB, accuracy {row['accuracy']:.4f} (gamma_A {row['gamma_A']:.3g}, load "
+                      f"{row['load']:.1f}); nodes {row.get('nodes')}, transductive {row.get('transductive')}",
+                      flush=True)
+            for a, b in (("vecchia", "structured"), ("vecchia-share", "structured-share"),
+                         ("auto", "structured-share"), ("auto-share", "structured-share")):
+                for (ia, pa), (ib, pb) in zip(preds.get(a, []), preds.get(b, []), strict=False):
+                    agree = float(np.mean(pa == pb))
+                    for i in (ia, ib):
+                        rows[i]["agreement"] = agree
                     print(f"n={n} {a} vs {b}: same prediction on {agree:.4f} of the held-out points", flush=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     df = pd.DataFrame(rows)

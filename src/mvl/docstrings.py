@@ -32,8 +32,8 @@ import inspect
 import re
 import textwrap
 
-__all__ = ["PARAMETERS", "SECTIONS", "AUTO_GAMMA_B", "default_text", "fill_parameters", "parameter_entry",
-           "shared_parameters"]
+__all__ = ["PARAMETERS", "SECTIONS", "AUTO_GAMMA_A", "AUTO_GAMMA_B", "default_text", "fill_parameters",
+           "parameter_entry", "shared_parameters"]
 
 PARAMETERS = {
     # ---------------------------------------------------------------- the MVL estimators
@@ -86,6 +86,16 @@ sigma of "rbf" or the scale s of "chi2": a rule over the pairwise (chi2) distanc
 samples, or a value, or one of these per view. None: "median" for "rbf", "mean" for "chi2" (Gehler &
 Nowozin 2009). A view whose kernel comes out constant or diagonal gives a DegenerateKernelWarning."""),
 }
+
+AUTO_GAMMA_A = ('float > 0 or "auto"', """\
+RKHS regularisation weight (gamma_A ||f||^2 in eq 10). Typical range 1e-7 to 1e-1; the paper uses 1e-5.
+"auto": 1e-5 (:data:`mvl.estimators.base.AUTO_GAMMA_A`) for every solver but "vecchia_direct" (what
+``solver="auto"`` picks in the measured graph regime beyond 5,000 points, ``regime_``), which takes the
+gamma_A at which the kernel term is 1e-3 of the objective at the graph term's limit
+(:func:`mvl.solvers.vecchia_direct.share_gamma_A`: in the graph regime the validated gamma_A falls as n
+grows), measured on the fit's own graphs and Vecchia factors. ``gamma_A_`` holds the value used; a number is
+used as given.""")
+"""The ``gamma_A`` entry of MVL-LS, whose default "auto" follows the graph regime's rule."""
 
 AUTO_GAMMA_B = ('float >= 0 or "auto"', """\
 Between-view consistency weight (gamma_B <f, M_B f>, eq 53-58). Typical range 0 to 1e-4 (the paper: 1e-6);

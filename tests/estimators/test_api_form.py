@@ -53,6 +53,7 @@ DIFFERENT = {
     "c": "learned by optC; the grid's fixed c in the CV; the SVMs' and MVL-LS's fixed c",
     "solver": "each estimator's own solvers",
     "gamma_B": "MVL-LS's default \"auto\" adapts to incomplete views; the other estimators take a number",
+    "gamma_A": "MVL-LS's default \"auto\" follows the graph regime's rule; the other estimators take a number",
     "tol": "each solver's own stopping rule",
     "max_iter": "CG iterations in MVL-LS, dual iterations in the SVMs",
     "n_components": "MVL-LS: one fit; optC: shared by every restart",
@@ -128,4 +129,7 @@ def test_shared_parameters_have_one_description():
     drift = {name: list(variants.values()) for name, variants in seen.items() if len(variants) > 1}
     assert drift == {}
     shared = {name for name, variants in seen.items() if sum(len(v) for v in variants.values()) > 1}
-    assert {"kernel", "views", "bandwidth", "gamma_A", "gamma_W", "laplacian_power", "n_neighbors"} <= shared
+    assert {"kernel", "views", "bandwidth", "gamma_W", "laplacian_power", "n_neighbors"} <= shared
+    for name in ("gamma_A", "gamma_B"):  # MVL-LS's "auto" aside, the numeric entry reads the same everywhere
+        entries = {_parameters(cls).get(name) for cls in (MVLLeastSquaresOptC, MVLSVM, MVLBinarySVM)}
+        assert len(entries) == 1 and None not in entries

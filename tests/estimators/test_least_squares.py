@@ -524,3 +524,26 @@ def test_gamma_B_auto_is_0_on_complete_views_and_couples_incomplete_ones():
         warnings.simplefilter("error", RegularizationWarning)
         coupled = est.set_params(gamma_B="auto").fit(X, y)  # the default couples the views: no warning
     assert coupled.score(Xt, yt) > 0.6
+
+
+def test_auto_gamma_A_is_the_paper_value_outside_vecchia_direct():
+    """gamma_A="auto" (the default) resolves to 1e-5 for every solver but "vecchia_direct": the same coefficients as
+    gamma_A=1e-5, and gamma_A_ holds the value used; a number is used as given."""
+    from mvl.estimators.base import AUTO_GAMMA_A
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 6))
+    y = np.full(60, -1)
+    y[:10] = np.arange(10) % 2
+    assert mvl.MVLLeastSquares().gamma_A == "auto" and AUTO_GAMMA_A == 1e-5
+    for solver in ("structured", "dense", "cg", "nystrom"):
+        kw = dict(views=[3, 3], solver=solver, n_neighbors=5, n_components=30, random_state=0, loss="squared")
+        auto = mvl.MVLLeastSquares(**kw).fit(X, y)
+        fixed = mvl.MVLLeastSquares(gamma_A=1e-5, **kw).fit(X, y)
+        assert auto.gamma_A_ == fixed.gamma_A_ == 1e-5
+        assert np.array_equal(auto.coef_, fixed.coef_)
+    assert mvl.MVLLeastSquares(gamma_A=3e-4, views=[3, 3]).fit(X, y).gamma_A_ == 3e-4
+    poisson = mvl.MVLLeastSquares(views=[3, 3], loss="poisson").fit(X, y)
+    assert poisson.gamma_A_ == 1e-5
+    same = mvl.MVLLeastSquares(gamma_A=1e-5, views=[3, 3], loss="poisson").fit(X, y)
+    assert np.array_equal(poisson.coef_, same.coef_)

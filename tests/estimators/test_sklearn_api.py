@@ -316,7 +316,8 @@ def test_degenerate_input_gets_a_clear_error(mfeat):
     with pytest.raises(ValueError, match="'gamma_A' parameter of MVLLeastSquares must be a finite float"):
         MVLLeastSquares(kernel="precomputed", gamma_A="1e-5").fit(K, y)
     with pytest.raises(ValueError, match="'gamma_A' parameter of MVLLeastSquares must be a finite float in the "
-                                         r"range \(0\.0, inf\)\. Got True instead"):  # the constraint rejects bool
+                                         r"range \(0\.0, inf\) or a str among \{'auto'\}\. Got True "
+                                         "instead"):  # the constraint rejects bool
         MVLLeastSquares(kernel="precomputed", gamma_A=True).fit(K, y)
     for bad in (2.5, 3.0, "5"):
         with pytest.raises(ValueError, match="'n_neighbors' parameter of MVLLeastSquares must be None, an int"):

@@ -310,7 +310,8 @@ def test_view_missing_for_every_sample_is_the_fit_without_it(data, solver, extra
 
 def test_errors_and_auto(data, monkeypatch):
     """A NaN inside a present view is still an error with cg and nystrom; solver "graph" refuses missing views;
-    "auto" on incomplete views picks what choose_solver documents, with "cg" in place of the graph regime's solver."""
+    "auto" on incomplete views picks what choose_solver documents, with "cg" in place of the graph regime's solver
+    and a GraphRegimeFallbackWarning that names the measured regime."""
     import mvl.solvers.auto as ls
     from mvl.solvers.auto import regime_ratio
 
@@ -328,12 +329,15 @@ def test_errors_and_auto(data, monkeypatch):
     graph_regime = dict(KW, gamma_W=0.25, tol=1e-4, max_iter=5000, max_memory=1e5, n_components=30, random_state=0)
     n, l = N, data["labelled"].size
     assert ls.choose_solver("auto", "rbf", n, 3, l, 1e5, regime_ratio(1e-4, 1e-3, 0.25, 2, 3)) == "vecchia_direct"
-    est = MVLLeastSquares(**graph_regime).fit(X, y)
-    assert est.solver_ == "cg" and est.view_mask_ is not None
-    est = MVLLeastSquares(**dict(graph_regime, gamma_W=1e-2)).fit(X, y)  # not the graph regime
-    assert est.solver_ == "cg"
+    with pytest.warns(ls.GraphRegimeFallbackWarning, match=r'incomplete views.*falling back to "cg".*[Ii]mpute'):
+        est = MVLLeastSquares(**graph_regime).fit(X, y)
+    assert est.solver_ == "cg" and est.view_mask_ is not None and est.regime_ >= ls.GRAPH_REGIME
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ls.GraphRegimeFallbackWarning)  # not the graph regime: nothing to say
+        est = MVLLeastSquares(**dict(graph_regime, gamma_W=1e-4)).fit(X, y)
+    assert est.solver_ == "cg" and est.regime_ < ls.GRAPH_REGIME
     monkeypatch.setattr(ls, "AUTO_CG_MAX", 100)
-    assert MVLLeastSquares(**dict(graph_regime, gamma_W=1e-2)).fit(X, y).solver_ == "nystrom"
+    assert MVLLeastSquares(**dict(graph_regime, gamma_W=1e-4)).fit(X, y).solver_ == "nystrom"
 
 
 # ---------------------------------------------------------------- cross-validation
@@ -397,3 +401,28 @@ def test_other_kernels(data, kernel):
             warnings.simplefilter("ignore" if kernel == "linear" else "error", ConvergenceWarning)
             est = MVLLeastSquares(solver=solver, random_state=0, **extra, **kw).fit(X, y)
         assert np.abs(est.decision_function(Xt) - Fr).max() <= 1e-7 * np.abs(Fr).max()
+
+
+def test_the_graph_regime_on_incomplete_views_is_measured_per_view_and_never_silent(data, monkeypatch):
+    """The regime of incomplete views is each view's trace fraction on the samples that have it (the missing rows'
+    filler never enters; on complete views it is the measurement of the complete fit); beyond AUTO_CG_MAX the
+    warning names "nystrom"."""
+    import mvl.solvers.auto as ls
+    from mvl.kernel_blocks import ViewKernels
+    from mvl.solvers.auto import measured_regime, nystrom_missed
+
+    views, mask = data["views"], data["mask"]
+    kernels = ViewKernels([np.where(mask[:, [p]], V, 0.0) for p, V in enumerate(views)], "rbf", [1.0, 1.0, 1.0])
+    full = np.ones_like(mask)
+    assert nystrom_missed(kernels, 30, 0, mask=full) == nystrom_missed(kernels, 30, 0)
+    other = ViewKernels([np.where(mask[:, [p]], V, 50.0) for p, V in enumerate(views)], "rbf", [1.0, 1.0, 1.0])
+    assert nystrom_missed(other, 30, 0, mask=mask) == pytest.approx(nystrom_missed(kernels, 30, 0, mask=mask),
+                                                                    rel=1e-9)
+    assert measured_regime(kernels, 1e-4, 0.0, 0.25, 2, 30, 0, mask=mask) == pytest.approx(
+        nystrom_missed(kernels, 30, 0, mask=mask) * 1e4)
+    monkeypatch.setattr(ls, "AUTO_STRUCTURED_MAX", 10)
+    monkeypatch.setattr(ls, "AUTO_CG_MAX", 100)
+    graph_regime = dict(KW, gamma_W=0.25, max_memory=1e5, n_components=30, random_state=0)
+    with pytest.warns(ls.GraphRegimeFallbackWarning, match=r'measured .* falling back to "nystrom".*"structured"'):
+        est = MVLLeastSquares(**graph_regime).fit(apply_mask(views, mask), _labels(data))
+    assert est.solver_ == "nystrom" and est.regime_ >= ls.GRAPH_REGIME

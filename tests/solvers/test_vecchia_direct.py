@@ -202,3 +202,28 @@ def test_refactoring_at_another_delta_and_the_superlu_fallback(data):
     F = superlu.solve_values(r)
     assert np.allclose(F, fresh.reshape(F.shape), rtol=0, atol=1e-8 * np.abs(fresh).max())
     assert vs.factor.method == "qdldl" and vs.factor.fill > vs.M.shape[0]
+
+
+def test_auto_gamma_A_is_the_rule_on_the_same_factors(data, monkeypatch):
+    """gamma_A="auto" with "vecchia_direct": the fit at share_gamma_A's value (gamma_A_), the same coefficients as a
+    fit at that number, and one Vecchia set-up (graphs and factors built once for the rule and the fit)."""
+    import mvl.solvers.vecchia_direct as vd
+
+    X, y, Xt = data
+    kernels, system = problem(MVLLeastSquares(**params(1e-4)), X, y)
+    rule = share_gamma_A(system, kernels)
+    built = []
+    real = vd.VecchiaSystem.__init__
+
+    def count(self, *args, **kwargs):
+        built.append(1)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(vd.VecchiaSystem, "__init__", count)
+    est = MVLLeastSquares(solver="vecchia_direct", **params("auto")).fit(X, y)
+    assert len(built) == 1
+    assert est.gamma_A_ == pytest.approx(rule, rel=1e-6)
+    at = MVLLeastSquares(solver="vecchia_direct", **params(est.gamma_A_)).fit(X, y)
+    assert at.gamma_A_ == est.gamma_A_
+    assert np.allclose(est.coef_, at.coef_, rtol=0, atol=1e-8 * np.abs(at.coef_).max())
+    assert np.array_equal(est.predict(Xt), at.predict(Xt))

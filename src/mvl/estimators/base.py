@@ -273,7 +273,8 @@ class MVLClassifier(MultiViewClassifier):
                 raise ValueError(f"between_weights must be {n} finite non-negative numbers (one per training point)")
         return w
 
-    def operator_problem(self, X, y, solver, max_memory=0.0, c=None, missing=None, tol=None, max_iter=None):
+    def operator_problem(self, X, y, solver, max_memory=0.0, c=None, missing=None, tol=None, max_iter=None,
+                         kernels=None):
         """The :class:`mvl.solvers.MVLProblem` that an operator solver (``solver.operator``, e.g.
         ``mvl.solvers.get_solver("cg")``) solves for this estimator's parameters on training data X, y: the kernel
         operator (Gram matrices kept within ``max_memory`` bytes if the solver ``keeps_kernels``), the
@@ -284,7 +285,8 @@ class MVLClassifier(MultiViewClassifier):
         takes missing views): incomplete views (NaN rows) are taken (:mod:`mvl.missing_views`: the masked kernels,
         the graphs on each view's samples, the system with the presence mask ``view_mask_``; view p draws
         min(n_components, n_p) Nystrom centres among the samples that have it, the centres are their union),
-        otherwise refused."""
+        otherwise refused. ``kernels``: the operator of an earlier :meth:`_fit_kernel_operator` on the same X with
+        max_memory 0 (the regime measurement's), reused when the solver keeps no Gram matrix."""
         from sklearn.utils import check_random_state
 
         from ..graph import sparse_knn_weights, sparse_laplacian
@@ -293,7 +295,8 @@ class MVLClassifier(MultiViewClassifier):
         from ..solvers.system import MVLSystem
 
         missing = solver.missing_views if missing is None else missing
-        kernels = self._fit_kernel_operator(X, max_memory if solver.keeps_kernels else 0, missing=missing)
+        if kernels is None or solver.keeps_kernels or (getattr(kernels, "mask", None) is not None and not missing):
+            kernels = self._fit_kernel_operator(X, max_memory if solver.keeps_kernels else 0, missing=missing)
         m, n = kernels.m, kernels.n
         mask = getattr(self, "view_mask_", None) if missing else None
         y_enc, labelled = self._fit_labels(y, n)
@@ -327,7 +330,7 @@ class MVLClassifier(MultiViewClassifier):
         problem = MVLProblem(kernels, labelled, Y_L, c, **gammas, between_weights=w, mask=mask, system=system,
                              tol=float(self.tol if tol is None else tol),
                              max_iter=int(self.max_iter if max_iter is None else max_iter),
-                             verbose=self.verbose, seed=seed)
+                             verbose=self.verbose, seed=seed, gamma_A_rule=isinstance(self.gamma_A, str))
         if not solver.nystrom_basis:
             return problem
         M = min(int(self.n_components), n)
@@ -350,6 +353,13 @@ class MVLClassifier(MultiViewClassifier):
         self.n_iter_ = n_iter if np.ndim(n_iter) else int(n_iter)
         self.residual_ = residual if np.ndim(residual) else float(residual)
         self.converged_ = converged if np.ndim(converged) else bool(converged)
+
+    def _gamma_A(self):
+        """gamma_A of this fit as a float: ``gamma_A="auto"`` (MVL-LS) is :data:`AUTO_GAMMA_A` (solver
+        "vecchia_direct" replaces it by its rule, :func:`mvl.solvers.vecchia_direct.share_gamma_A`)."""
+        if isinstance(self.gamma_A, str):  # "auto" (the constraint admits no other string)
+            return AUTO_GAMMA_A
+        return float(self.gamma_A)
 
     def _gamma_B(self):
         """gamma_B of this fit as a float: ``gamma_B="auto"`` (MVL-LS) is 0 on complete views and
@@ -378,7 +388,7 @@ class MVLClassifier(MultiViewClassifier):
 
     def _gammas(self):
         """gamma_A, gamma_B, gamma_W (eq 10, 53) as float64, by name: the solvers' keyword arguments."""
-        return {"gamma_A": float(self.gamma_A), "gamma_B": self._gamma_B(), "gamma_W": float(self.gamma_W)}
+        return {"gamma_A": self._gamma_A(), "gamma_B": self._gamma_B(), "gamma_W": float(self.gamma_W)}
 
     def _laplacian_power(self):
         """p of (L^i)^p: ``laplacian_power``, or with None 2 for a kNN graph built from the kernels (the default
@@ -391,7 +401,7 @@ class MVLClassifier(MultiViewClassifier):
         """:class:`RegularizationWarning` when the fitted model ignores the labels ``encoded`` (0..P-1) of the
         labelled samples (:func:`check_swamped`); ``mask``: the training presence mask (missing views)."""
         scores = self._decision(K[:, labelled]) if mask is None else self._decision(K[:, labelled], mask[labelled])
-        check_swamped(self, scores, (("gamma_A", self.gamma_A), ("gamma_B", self._gamma_B()),
+        check_swamped(self, scores, (("gamma_A", self._gamma_A()), ("gamma_B", self._gamma_B()),
                                      ("gamma_W", self.gamma_W)), encoded)
 
     def decision_function(self, X):
@@ -517,6 +527,11 @@ def _check_unlabelled_marker(y_enc, labelled, classes, m, *, gamma_B, gamma_W):
                   + ("; to use the unlabelled samples, set gamma_W (and gamma_B) > 0" if unused else ""),
                   UnlabelledMarkerWarning, stacklevel=4)
 
+
+AUTO_GAMMA_A = 1e-5
+"""gamma_A of ``gamma_A="auto"`` (MVL-LS's default) wherever the fit does not run solver "vecchia_direct": the
+validation study's value (``benchmarks/study_defaults.py``), the paper's. "vecchia_direct" (the measured graph
+regime) takes gamma_A from its rule instead (:func:`mvl.solvers.vecchia_direct.share_gamma_A`)."""
 
 INCOMPLETE_GAMMA_B = 3e-4
 """gamma_B of ``gamma_B="auto"`` (MVL-LS's default) when training views are missing: the between-view term is then

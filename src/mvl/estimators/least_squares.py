@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
-from ..docstrings import AUTO_GAMMA_B, shared_parameters
+from ..docstrings import AUTO_GAMMA_A, AUTO_GAMMA_B, shared_parameters
 from .base import (
     StrictInterval,
     COUNT,
@@ -125,14 +125,15 @@ def kept_for_prediction(est, kernels, centres=None):
     return ViewKernels(views, kernels.kind, kernels.scales, max_memory=0)
 
 
-@shared_parameters(gamma_B=AUTO_GAMMA_B)
+@shared_parameters(gamma_A=AUTO_GAMMA_A, gamma_B=AUTO_GAMMA_B)
 class MVLLeastSquares(MVLClassifier):
     """Multi-view vector-valued least squares classifier (MVL-LS, Algorithm 1).
 
     Semi-supervised: samples labelled -1 (or None/NaN in object arrays) are unlabelled and enter through the
     graph (gamma_W) and the between-view term (gamma_B). The defaults are the validation study's choice
     (``benchmarks/study_defaults.py``): a 5-NN graph with kernel weights, the normalized Laplacian squared,
-    gamma_A = 1e-5, gamma_B = 0 (3e-4 on incomplete views, ``gamma_B="auto"``), gamma_W = 1e-2;
+    gamma_A = 1e-5 (the graph regime's rule with "vecchia_direct", ``gamma_A="auto"``), gamma_B = 0 (3e-4 on
+    incomplete views, ``gamma_B="auto"``), gamma_W = 1e-2;
     ``n_neighbors=None`` gives the paper's dense graph. To select the graph and the gammas by cross-validation, use
     :class:`mvl.MVLLeastSquaresCV`.
 
@@ -212,6 +213,9 @@ class MVLLeastSquares(MVLClassifier):
         graph-regime size :func:`mvl.solvers.auto.measured_regime` (the fraction of the kernels' trace that
         ``n_components`` Nystrom centres miss, on 500 sampled points, times (gamma_B m + gamma_W 2^k) / gamma_A),
         "vecchia_direct" when >= 1 (:data:`mvl.solvers.auto.GRAPH_REGIME`); None when not measured.
+    gamma_A_ : float
+        The gamma_A of the fit (``gamma_A="auto"`` resolved): 1e-5, or with solver "vecchia_direct" the rule's value
+        (:func:`mvl.solvers.vecchia_direct.share_gamma_A`).
     gamma_B_ : float
         The gamma_B of the fit (``gamma_B="auto"`` resolved).
     centres_ : array (M,) or None
@@ -246,8 +250,9 @@ class MVLLeastSquares(MVLClassifier):
     between-view term couples the views present together, each graph is built on its view's samples, and a
     test point is predicted from the views it has. Solvers "structured" (O(sum_p n_p^3)), "dense", "cg" and
     "nystrom" (the same system, :mod:`mvl.solvers.system`; view p draws min(n_components, n_p) centres among its
-    samples, ``centres_`` is their union and ``coef_[p]`` is zero at the other views' centres); "graph" needs complete
-    views ("auto" then picks "cg"); scikit-learn's
+    samples, ``centres_`` is their union and ``coef_[p]`` is zero at the other views' centres); "graph" and
+    "vecchia_direct" need complete views ("auto" then picks "cg" or "nystrom", with a GraphRegimeFallbackWarning
+    in the measured graph regime); scikit-learn's
     ``StandardScaler`` passes the NaN through in a ``Pipeline``. With views missing, gamma_B > 0 carries the labels
     across views at the unlabelled samples: ``gamma_B="auto"`` (the default) takes
     :data:`mvl.estimators.base.INCOMPLETE_GAMMA_B` then (chosen on validation draws,
@@ -271,6 +276,7 @@ class MVLLeastSquares(MVLClassifier):
     # solver's, one per line
     _parameter_constraints: dict = {
         **MVLClassifier._parameter_constraints,
+        "gamma_A": [*MVLClassifier._parameter_constraints["gamma_A"], StrOptions({"auto"})],
         "gamma_B": [*MVLClassifier._parameter_constraints["gamma_B"], StrOptions({"auto"})],
         "solver": [StrOptions(set(SOLVERS) | {"auto"})],
         "between_weights": [None, "array-like"],
@@ -285,7 +291,7 @@ class MVLLeastSquares(MVLClassifier):
     _memory_advice = MEMORY_ADVICE
     _missing_views = True
 
-    def __init__(self, *, gamma_A=1e-5, gamma_B="auto", gamma_W=1e-2, c=None, laplacian="normalized",
+    def __init__(self, *, gamma_A="auto", gamma_B="auto", gamma_W=1e-2, c=None, laplacian="normalized",
                  solver="auto", n_neighbors=5, n_classes=None, between_weights=None, laplacian_power=None,
                  graph_weights="kernel", kernel="rbf", views=None, bandwidth=None, n_components=1000, tol=1e-6,
                  max_iter=500, max_memory=None, random_state=None, verbose=0, loss="auto"):
@@ -326,16 +332,20 @@ class MVLLeastSquares(MVLClassifier):
             return fit_poisson(self, X, y, self.loss_)
         self.regime_ = None
         regime = None
-        if self.n_neighbors is not None and isinstance(self.laplacian, str) and self.gamma_W > 0 and self.gamma_A > 0:
+        built = {}  # the regime's kernel operator, reused by the fit
+        if self.n_neighbors is not None and isinstance(self.laplacian, str) and self.gamma_W > 0:
 
             def regime():  # measured only when the choice depends on it (beyond the structured solver)
-                from ..solvers.auto import measured_regime
+                from ..solvers.auto import measured_regime, warn_incomplete_graph_regime
 
-                if _holds_nan(X):
-                    return None  # incomplete views: "graph" needs complete views
-                self.regime_ = measured_regime(self._fit_kernel_operator(X, 0), self.gamma_A, self._gamma_B(),
+                kernels = built["kernels"] = self._fit_kernel_operator(X, 0, missing=True)
+                mask = getattr(kernels, "mask", None)  # incomplete views: each view on the samples that have it
+                self.regime_ = measured_regime(getattr(kernels, "base", kernels), self._gamma_A(), self._gamma_B(),
                                                self.gamma_W, self._laplacian_power(), self.n_components,
-                                               self.random_state)
+                                               self.random_state, mask=mask)
+                if mask is not None:  # "vecchia_direct" needs complete views: never a silent fallback
+                    warn_incomplete_graph_regime(self.regime_, n)
+                    return None
                 return self.regime_
 
         name = choose_solver(self.solver, self.kernel, n, m, l, budget, regime,
@@ -345,7 +355,7 @@ class MVLLeastSquares(MVLClassifier):
         if solver.operator:
             nodes = self._vecchia_nodes(X, y, n, m, budget) if name == "vecchia_direct" else None
             if nodes is None:
-                return self._fit_operator(X, y, solver, budget)
+                return self._fit_operator(X, y, solver, budget, built.get("kernels"))
             # on a node subsample (mvl.solvers.vecchia_nodes): the other training points predicted as new points
             self._fit_operator(take_samples(X, nodes), np.asarray(y)[nodes], solver, budget)
             self.centres_, self.n_train_ = nodes, n
@@ -367,6 +377,7 @@ class MVLLeastSquares(MVLClassifier):
         self.fit_seconds_ = time.perf_counter() - t0
         self.condition_estimate_ = result.condition  # NaN: not estimated (the dense textbook solver)
         _check_solution(coef, self.condition_estimate_, gammas["gamma_A"])
+        self.gamma_A_ = gammas["gamma_A"]
         self.coef_ = coef
         self.c_ = c
         self.n_labelled_ = len(labelled)
@@ -386,13 +397,20 @@ class MVLLeastSquares(MVLClassifier):
         return subsample_nodes(unlabelled_mask(np.asarray(y)).ravel(), m, self._graph(n)[1], self._laplacian_power(),
                                budget, self.random_state)
 
-    def _fit_operator(self, X, y, solver, budget):
-        """A solver on a kernel operator without n x n arrays ("cg", "nystrom", "graph", :mod:`mvl.solvers`)."""
+    def _fit_operator(self, X, y, solver, budget, kernels=None):
+        """A solver on a kernel operator without n x n arrays ("cg", "nystrom", "graph", :mod:`mvl.solvers`);
+        ``kernels``: the operator the regime measurement built (reused where the solver keeps no Gram matrix)."""
+        from contextlib import nullcontext
+
+        from threadpoolctl import threadpool_limits
+
         t0 = time.perf_counter()
-        problem = self.operator_problem(X, y, solver, budget)
-        result = solver.solve(problem)
+        with nullcontext() if solver.threads is None else threadpool_limits(limits=solver.threads):
+            problem = self.operator_problem(X, y, solver, budget, kernels=kernels)
+            result = solver.solve(problem)
         coef, c, labelled = result.coef, problem.c, problem.labelled
         self._set_solve_attributes(result.n_iter, result.residual, result.converged)
+        self.gamma_A_ = float((result.info or {}).get("gamma_A", problem.gamma_A))  # "vecchia_direct": its rule
         self.centres_ = result.centres
         if not result.converged:
             from sklearn.exceptions import ConvergenceWarning
@@ -400,7 +418,7 @@ class MVLLeastSquares(MVLClassifier):
             warnings.warn(solver.unconverged_message(result, self.tol), ConvergenceWarning, stacklevel=3)
         if not np.all(np.isfinite(coef)):
             raise FloatingPointError(f'solver="{solver.name}" produced NaN or inf; increase gamma_A '
-                                     f'(now {self.gamma_A!r})')
+                                     f'(now {self.gamma_A_:g})')
         rows = (result.info or {}).get("prediction_kernels")  # a solver's own kernel rows (vecchia_direct)
         self._scalable = kept_for_prediction(self, problem.kernels, result.centres) if rows is None else rows
         self.coef_ = coef
@@ -410,7 +428,7 @@ class MVLLeastSquares(MVLClassifier):
         self.fit_seconds_ = time.perf_counter() - t0
         # the decision values on the labelled samples (t = l rows of kernels, no n x n array)
         check_swamped(self, self.decision_function(take_samples(X, labelled)),
-                      (("gamma_A", self.gamma_A), ("gamma_B", self.gamma_B_), ("gamma_W", self.gamma_W)),
+                      (("gamma_A", self.gamma_A_), ("gamma_B", self.gamma_B_), ("gamma_W", self.gamma_W)),
                       np.argmax(problem.Y_L, axis=1))
         return self
 

@@ -103,7 +103,7 @@ def poisson_gammas(est, loss):
     """(gamma_A, gamma_B, gamma_W) of a Poisson-type fit: with ``loss="poisson"`` gamma_W is raised to gamma_A /
     :data:`POISSON_RATIO` when smaller (the source term alone sees only the ratios; a larger gamma_W, i.e. a smaller
     ratio, is kept) and gamma_B scaled by the same factor; ``"squared+poisson"``: the gammas as given."""
-    gA, gB, gW = float(est.gamma_A), float(est._gamma_B()), float(est.gamma_W)
+    gA, gB, gW = est._gamma_A(), float(est._gamma_B()), float(est.gamma_W)
     if loss == "poisson" and gW < gA / POISSON_RATIO:
         scale = gA / POISSON_RATIO / gW if gW > 0 else None
         gB = gB * scale if scale is not None else gB
@@ -143,6 +143,7 @@ def fit_poisson(est, X, y, loss):
     c = check_combination(est.c, m)
     est.gamma_B_ = est._gamma_B()
     gA, gB, gW = poisson_gammas(est, loss)
+    est.gamma_A_ = gA
     t0 = time.perf_counter()
     if solver == "dense":
         coef = solve_dense(K, labelled, Y_L, c, gA, gB, gW, np.stack([L.toarray()] * m), loss=loss, balanced=True)

@@ -13,7 +13,7 @@ from .structured import structured_bytes
 
 __all__ = ["choose_solver", "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME", "NYSTROM_SAMPLE", "regime_ratio",
            "nystrom_missed", "measured_regime", "vecchia_direct_bytes", "vecchia_direct_nodes",
-           "GraphRegimeFallbackWarning"]
+           "GraphRegimeFallbackWarning", "warn_incomplete_graph_regime"]
 
 
 #: solver="auto" on feature views: the structured solver up to this many training points (if its memory fits),
@@ -87,11 +87,12 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None, graph=None):
     10^5: benchmarks/README.md), otherwise "cg" up to AUTO_CG_MAX and "nystrom" beyond. ``regime``: the measure
     :func:`mvl.solvers.auto.measured_regime` (graph regime iff >= :data:`mvl.solvers.auto.GRAPH_REGIME`), or a
     function of no arguments that computes it, called only when the choice depends on it; None when there is no
-    sparse graph term (or incomplete views: MVLLeastSquares does not measure then, the graph solvers need complete
-    views). ``graph``: (n_neighbors, laplacian_power) of the kNN graphs; when :func:`vecchia_direct_bytes` exceeds
-    ``max_memory`` "vecchia_direct" fits on the node subsample that fits (:func:`vecchia_direct_nodes`,
-    :mod:`mvl.solvers.vecchia_nodes`), and only when that holds no more than the l labelled points the graph regime
-    falls back to "cg" / "nystrom" with a :class:`GraphRegimeFallbackWarning` that states the measured regime."""
+    sparse graph term (or incomplete views: the graph solvers need complete views; MVLLeastSquares measures the
+    regime there and warns, :func:`warn_incomplete_graph_regime`). ``graph``: (n_neighbors, laplacian_power) of
+    the kNN graphs; when :func:`vecchia_direct_bytes` exceeds ``max_memory`` "vecchia_direct" fits on the node
+    subsample that fits (:func:`vecchia_direct_nodes`, :mod:`mvl.solvers.vecchia_nodes`), and only when that holds
+    no more than the l labelled points the graph regime falls back to "cg" / "nystrom" with a
+    :class:`GraphRegimeFallbackWarning` that states the measured regime."""
     if solver != "auto":
         return solver
     if kernel == "precomputed":
@@ -136,36 +137,63 @@ def regime_ratio(gamma_A, gamma_B, gamma_W, laplacian_power, m):
     return ((gamma_B * m if m > 1 else 0.0) + gamma_W * 2.0 ** int(laplacian_power)) / gamma_A
 
 
-def nystrom_missed(kernels, n_components, random_state=0, sample=NYSTROM_SAMPLE):
+def nystrom_missed(kernels, n_components, random_state=0, sample=NYSTROM_SAMPLE, mask=None):
     """The largest, over the views, fraction of the kernel's trace that a Nystrom basis on ``n_components`` uniformly
     drawn centres misses, tr(K - K_nys) / tr(K), estimated on ``sample`` uniformly drawn points (all n if fewer):
     d_i = k(x_i, x_i) - k_iC K_CC^+ k_Ci, the diagonal of the Nystrom residual (FITC's correction). Cost per view:
-    one n_components^2 kernel block and its eigendecomposition, one sample x n_components block; no n x n array."""
+    one n_components^2 kernel block and its eigendecomposition, one sample x n_components block; no n x n array.
+    ``mask`` (n, m), incomplete views: view p's centres and sample are drawn among the samples that have it."""
     from sklearn.utils import check_random_state
+    from threadpoolctl import threadpool_limits
 
     rng = check_random_state(random_state)
     n = kernels.n
-    R = min(int(n_components), n)
     worst = 0.0
-    for p in range(kernels.m):
-        C = np.sort(rng.choice(n, R, replace=False))
-        S = np.arange(n) if sample >= n else np.sort(rng.choice(n, int(sample), replace=False))
-        w, U = linalg.eigh(kernels.square(p, C))
-        keep = w > 1e-12 * max(w.max(), np.finfo(float).tiny)
-        G = kernels.submatrix(p, S, C) @ (U[:, keep] / np.sqrt(w[keep]))
-        diag = kernels.diag(p)[S]
-        missed = np.clip(diag - np.einsum("ij,ij->i", G, G), 0.0, None)
-        worst = max(worst, float(missed.sum() / max(diag.sum(), np.finfo(float).tiny)))
+    with threadpool_limits(limits=1):  # 1000^2 blocks: threads only contend (10x slower on a loaded machine)
+        for p in range(kernels.m):
+            if mask is None:
+                R = min(int(n_components), n)
+                C = np.sort(rng.choice(n, R, replace=False))
+                S = np.arange(n) if sample >= n else np.sort(rng.choice(n, int(sample), replace=False))
+            else:
+                idx = np.flatnonzero(mask[:, p])
+                if idx.size < 2:
+                    continue
+                C = np.sort(rng.choice(idx, min(int(n_components), idx.size), replace=False))
+                S = idx if sample >= idx.size else np.sort(rng.choice(idx, int(sample), replace=False))
+            w, U = linalg.eigh(kernels.square(p, C))
+            keep = w > 1e-12 * max(w.max(), np.finfo(float).tiny)
+            G = kernels.submatrix(p, S, C) @ (U[:, keep] / np.sqrt(w[keep]))
+            diag = kernels.diag(p)[S]
+            missed = np.clip(diag - np.einsum("ij,ij->i", G, G), 0.0, None)
+            worst = max(worst, float(missed.sum() / max(diag.sum(), np.finfo(float).tiny)))
     return worst
 
 
 def measured_regime(kernels, gamma_A, gamma_B, gamma_W, laplacian_power, n_components, random_state=0,
-                    sample=NYSTROM_SAMPLE):
+                    sample=NYSTROM_SAMPLE, mask=None):
     """The graph-regime measure of solver="auto": :func:`nystrom_missed` times :func:`regime_ratio`. Why this
     product: the "cg" solver's Nystrom-preconditioned spectrum reaches 1 + ||K - K_nys|| ||M|| / delta (module
     docstring), the kernel's Nystrom residual amplified by the graph term; its per-point size, the missed fraction
     of the trace, is measured on a sample (a kernel that a basis captures, e.g. a wide Gaussian, gives ~1e-6 and
     "cg" converges whatever gamma_W / gamma_A), ||M|| / delta bounded from the parameters. >= GRAPH_REGIME:
-    "vecchia_direct"."""
-    return nystrom_missed(kernels, n_components, random_state, sample) * regime_ratio(
+    "vecchia_direct". ``mask`` (n, m), incomplete views: each view measured on the samples that have it (the
+    kernels those of the views with the missing rows filled, e.g. ``MaskedViewKernels.base``)."""
+    return nystrom_missed(kernels, n_components, random_state, sample, mask) * regime_ratio(
         gamma_A, gamma_B, gamma_W, laplacian_power, kernels.m)
+
+
+def warn_incomplete_graph_regime(regime, n):
+    """Warn (:class:`GraphRegimeFallbackWarning`) when incomplete views (NaN rows) are in the measured graph regime
+    (``regime`` >= :data:`GRAPH_REGIME`), where "vecchia_direct" would be the choice but needs complete views:
+    solver="auto" then falls back to "cg" (n <= :data:`AUTO_CG_MAX`) or "nystrom", named with the measurement and
+    what to do instead. Returns whether it warned."""
+    if regime is None or regime < GRAPH_REGIME:
+        return False
+    fallback = "cg" if n <= AUTO_CG_MAX else "nystrom"
+    warnings.warn(f'solver="auto": the graph regime (measured {regime:.3g} >= {GRAPH_REGIME:g}) on incomplete views, '
+                  f'where "cg" stalls and "nystrom" cannot follow the graph, but "vecchia_direct" needs complete '
+                  f'views; falling back to "{fallback}". Impute the missing views, fit on the samples that have '
+                  'every view, or use solver="structured" (exact with missing views, O(sum_p n_p^2) memory) if it '
+                  'fits max_memory.', GraphRegimeFallbackWarning, stacklevel=4)
+    return True

@@ -53,6 +53,10 @@ class MVLProblem:
         The iterative solvers' stopping rule and printing.
     seed : int
         The seed of a solver's own random choices (the graph solver's Vecchia orderings).
+    gamma_A_rule : bool
+        gamma_A is the estimator's ``"auto"``: a solver with a rule of its own for gamma_A replaces ``gamma_A``
+        by it ("vecchia_direct": :func:`mvl.solvers.vecchia_direct.share_gamma_A`, the value in
+        ``SolverResult.info["gamma_A"]``); the others solve at ``gamma_A``.
     """
 
     kernels: Any
@@ -72,6 +76,7 @@ class MVLProblem:
     max_iter: int = 500
     verbose: int = 0
     seed: int = 0
+    gamma_A_rule: bool = False
 
     @property
     def gammas(self):
@@ -110,6 +115,10 @@ class Solver:
     nystrom_basis = False
     keeps_kernels = True
     optc = False
+    threads = None
+    """BLAS and OpenMP threads of the estimator's set-up and solve with this solver (threadpoolctl): None as the
+    environment allows; 1 where the products and neighbour searches are small (extra threads only contend for the
+    cores)."""
     advice = ""
     """What to do when an iterative solve stops at max_iter (the warning's last words)."""
 
