@@ -96,7 +96,7 @@ from .problem import Solver, SolverResult
 
 __all__ = ["OUT_OF_SAMPLE", "VecchiaFit", "QuasiDefiniteFactor", "VecchiaSystem", "solve_vecchia", "error_bound",
            "KERNEL_SHARE", "limit_energies", "share_gamma_A", "kernel_share", "transfer_gamma_A", "fit_estimator",
-           "problem", "VecchiaDirectSolver"]
+           "problem", "LIMIT_MARGIN", "limit_margin_ratio", "VecchiaDirectSolver"]
 
 OUT_OF_SAMPLE = ("kriging", "representer", "induction")
 
@@ -483,6 +483,47 @@ def problem(est, X, y):
     return prob.kernels, prob.system
 
 
+LIMIT_MARGIN = 0.3
+"""``gamma_A="auto"`` takes the rule (:func:`share_gamma_A`) only where the graph term's limit is not degenerate:
+:func:`limit_margin_ratio` at least this; otherwise it keeps :data:`mvl.estimators.base.AUTO_GAMMA_A`. Measured
+(``benchmarks/bench_gamma_rule.py``; benchmarks/README.md): 0.99 on graph6 at 8,000 points, where the rule reaches
+Laplace learning; 0.5 on the tests' 240-point manifold data, 0.7-0.8 on mfeat; 0.18 on multi-view MNIST with the
+package defaults, where the limit is the few-label degenerate one (constant away from the labels) and the rule gave
+0.65 held-out accuracy against 0.77 at 1e-5. A threshold between two data sets' values, not a validated one."""
+
+
+def limit_margin_ratio(decision, labelled):
+    """The median margin (largest minus second largest decision value; |value| for one output) of the graph term's
+    limit on the unlabelled nodes over that on the labelled nodes: near 1 when the limit carries the labels along
+    the graph, small when it is the few-label degenerate solution, nearly constant away from the labels (Calder et
+    al. 2020).
+
+    Parameters
+    ----------
+    decision : ndarray of shape (n, P)
+        The limit's decision values on the training points (:meth:`VecchiaFit.decision_nodes`).
+    labelled : ndarray of shape (l,)
+        Indices of the labelled points.
+
+    Returns
+    -------
+    float
+        The ratio (1.0 when there is no unlabelled point).
+    """
+    D = np.asarray(decision, dtype=np.float64)
+    if D.shape[1] == 1:
+        margin = np.abs(D[:, 0])
+    else:
+        top = np.partition(D, D.shape[1] - 2, axis=1)
+        margin = top[:, -1] - top[:, -2]
+    unl = np.ones(len(D), dtype=bool)
+    unl[np.asarray(labelled)] = False
+    if not unl.any():
+        return 1.0
+    lab = float(np.median(margin[~unl]))
+    return float(np.median(margin[unl]) / lab) if lab > 0 else 0.0
+
+
 SHARE_WARNING = 10.0
 """solver="vecchia_direct" warns when the kernel term's share theta at the fit's gamma_A exceeds this many times
 :data:`KERNEL_SHARE` (the graph regime's validated fits lie at theta <= 1.5e-2 on graph6)."""
@@ -495,8 +536,9 @@ class VecchiaDirectSolver(Solver):
     predictions by the kriging rule (:mod:`mvl.solvers.vecchia_kriging`, ``info["prediction_kernels"]``). Also
     measures the kernel term's share theta at the fit's gamma_A (one more numeric factorisation,
     ``info["kernel_share"]``) and the gamma_A of the rule (``info["share_gamma_A"]``); with
-    ``problem.gamma_A_rule`` (the estimator's ``gamma_A="auto"``) the fit is at the rule's gamma_A. The gamma_A
-    solved at is ``info["gamma_A"]``."""
+    ``problem.gamma_A_rule`` (the estimator's ``gamma_A="auto"``) the fit is at the rule's gamma_A where the graph
+    term's limit is not degenerate (``info["limit_margin_ratio"]`` >= :data:`LIMIT_MARGIN`), otherwise at the
+    problem's gamma_A (1e-5). The gamma_A solved at is ``info["gamma_A"]``."""
 
     name = "vecchia_direct"
     exact = False
@@ -512,14 +554,17 @@ class VecchiaDirectSolver(Solver):
             raise ValueError('solver="vecchia_direct" needs feature views (kriging predicts from them), not '
                              'precomputed kernels')
         vs = VecchiaSystem(problem.system, problem.kernels, random_state=problem.seed)
-        graph, kern = limit_energies(problem.system, problem.kernels, vsystem=vs)
         system = problem.system
+        limit = vs.fit(1e-12 * system.l)  # limit_energies, with the limit's node values kept for the margins
+        F = limit.values.reshape(-1, limit.values.shape[2])
+        graph, kern = float(np.sum(F * (vs.M @ F))), float(np.sum(F * limit.coef.reshape(F.shape)))
         rule = KERNEL_SHARE / (1.0 - KERNEL_SHARE) * graph / (system.l * kern)
-        if problem.gamma_A_rule:  # gamma_A="auto": the rule's value, on the same factors (one more refactor)
+        margins = limit_margin_ratio(limit.decision_nodes(), system.labelled)
+        if problem.gamma_A_rule and margins >= LIMIT_MARGIN:  # gamma_A="auto": the rule, on the same factors
             system.delta = system.l * rule
         fit = vs.fit(system.delta)
         info = dict(fit.info, kernel_share=system.delta * kern / (graph + system.delta * kern),
-                    share_gamma_A=rule, gamma_A=system.delta / system.l)
+                    share_gamma_A=rule, gamma_A=system.delta / system.l, limit_margin_ratio=margins)
         info["prediction_kernels"] = fit.kernel_rows()
         if info["kernel_share"] > SHARE_WARNING * KERNEL_SHARE:
             from ..exceptions import RegularizationWarning
