@@ -249,3 +249,18 @@ def test_auto_gamma_A_keeps_1e5_where_the_graph_limit_is_degenerate(data, monkey
     est = MVLLeastSquares(solver="vecchia_direct", **params("auto")).fit(X, y)
     assert est.gamma_A_ == 1e-5
     assert np.allclose(est.coef_, MVLLeastSquares(solver="vecchia_direct", **params(1e-5)).fit(X, y).coef_)
+
+
+def test_auto_gamma_A_keeps_1e5_where_the_graph_limit_collapses_onto_few_classes(data, monkeypatch):
+    """The limit's class balance: the smallest ratio of a class's share of the unlabelled points to its labelled
+    share; 0 when the limit gives a class no point; below LIMIT_BALANCE gamma_A="auto" keeps 1e-5."""
+    import mvl.solvers.vecchia_direct as vd
+
+    Y_L = np.eye(3)[np.arange(6) % 3]
+    spread = np.eye(3)[np.arange(200) % 3]
+    assert vd.limit_class_balance(spread, np.arange(6), Y_L) == pytest.approx(1.0, abs=0.02)
+    collapsed = np.eye(3)[np.r_[np.arange(6) % 3, np.zeros(194, dtype=int)]]
+    assert vd.limit_class_balance(collapsed, np.arange(6), Y_L) == 0.0
+    X, y, _ = data
+    monkeypatch.setattr(vd, "LIMIT_BALANCE", 1.1)  # 0.75 on these data: the rule at the threshold 0.5
+    assert MVLLeastSquares(solver="vecchia_direct", **params("auto")).fit(X, y).gamma_A_ == 1e-5
