@@ -227,3 +227,40 @@ def test_auto_gamma_A_is_the_rule_on_the_same_factors(data, monkeypatch):
     assert at.gamma_A_ == est.gamma_A_
     assert np.allclose(est.coef_, at.coef_, rtol=0, atol=1e-8 * np.abs(at.coef_).max())
     assert np.array_equal(est.predict(Xt), at.predict(Xt))
+
+
+def test_auto_gamma_A_keeps_1e5_where_the_graph_limit_is_degenerate(data, monkeypatch):
+    """The limit's margin ratio: ~1 when the limit carries the labels along the graph, small for the few-label
+    degenerate limit (constant with spikes at the labels); below LIMIT_MARGIN gamma_A="auto" keeps 1e-5."""
+    import mvl.solvers.vecchia_direct as vd
+
+    rng = np.random.default_rng(0)
+    labelled = np.arange(6)
+    spread = np.eye(3)[rng.integers(0, 3, 200)] + 0.01 * rng.normal(size=(200, 3))
+    assert vd.limit_margin_ratio(spread, labelled) > 0.9
+    flat = 0.01 * rng.normal(size=(200, 3))
+    flat[labelled] = np.eye(3)[labelled % 3]
+    assert vd.limit_margin_ratio(flat, labelled) < 0.1
+    assert vd.limit_margin_ratio(np.column_stack([np.r_[np.ones(6), 0.2 * np.ones(194)]]), labelled) == 0.2
+    X, y, _ = data
+    est = MVLLeastSquares(solver="vecchia_direct", **params("auto")).fit(X, y)
+    assert est.gamma_A_ < 1e-5  # 0.5 on these data: the rule
+    monkeypatch.setattr(vd, "LIMIT_MARGIN", 0.9)
+    est = MVLLeastSquares(solver="vecchia_direct", **params("auto")).fit(X, y)
+    assert est.gamma_A_ == 1e-5
+    assert np.allclose(est.coef_, MVLLeastSquares(solver="vecchia_direct", **params(1e-5)).fit(X, y).coef_)
+
+
+def test_auto_gamma_A_keeps_1e5_where_the_graph_limit_collapses_onto_few_classes(data, monkeypatch):
+    """The limit's class balance: the smallest ratio of a class's share of the unlabelled points to its labelled
+    share; 0 when the limit gives a class no point; below LIMIT_BALANCE gamma_A="auto" keeps 1e-5."""
+    import mvl.solvers.vecchia_direct as vd
+
+    Y_L = np.eye(3)[np.arange(6) % 3]
+    spread = np.eye(3)[np.arange(200) % 3]
+    assert vd.limit_class_balance(spread, np.arange(6), Y_L) == pytest.approx(1.0, abs=0.02)
+    collapsed = np.eye(3)[np.r_[np.arange(6) % 3, np.zeros(194, dtype=int)]]
+    assert vd.limit_class_balance(collapsed, np.arange(6), Y_L) == 0.0
+    X, y, _ = data
+    monkeypatch.setattr(vd, "LIMIT_BALANCE", 1.1)  # 0.75 on these data: the rule at the threshold 0.5
+    assert MVLLeastSquares(solver="vecchia_direct", **params("auto")).fit(X, y).gamma_A_ == 1e-5

@@ -215,7 +215,7 @@ class MVLLeastSquares(MVLClassifier):
         "vecchia_direct" when >= 1 (:data:`mvl.solvers.auto.GRAPH_REGIME`); None when not measured.
     gamma_A_ : float
         The gamma_A of the fit (``gamma_A="auto"`` resolved): 1e-5, or with solver "vecchia_direct" the rule's value
-        (:func:`mvl.solvers.vecchia_direct.share_gamma_A`).
+        (:func:`mvl.solvers.vecchia_direct.share_gamma_A`) where the graph term's limit is not degenerate.
     gamma_B_ : float
         The gamma_B of the fit (``gamma_B="auto"`` resolved).
     centres_ : array (M,) or None

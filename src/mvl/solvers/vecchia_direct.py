@@ -96,7 +96,8 @@ from .problem import Solver, SolverResult
 
 __all__ = ["OUT_OF_SAMPLE", "VecchiaFit", "QuasiDefiniteFactor", "VecchiaSystem", "solve_vecchia", "error_bound",
            "KERNEL_SHARE", "limit_energies", "share_gamma_A", "kernel_share", "transfer_gamma_A", "fit_estimator",
-           "problem", "VecchiaDirectSolver"]
+           "problem", "LIMIT_MARGIN", "limit_margin_ratio", "LIMIT_BALANCE", "limit_class_balance",
+           "VecchiaDirectSolver"]
 
 OUT_OF_SAMPLE = ("kriging", "representer", "induction")
 
@@ -483,6 +484,85 @@ def problem(est, X, y):
     return prob.kernels, prob.system
 
 
+LIMIT_MARGIN = 0.3
+"""``gamma_A="auto"`` takes the rule (:func:`share_gamma_A`) only where the graph term's limit is not degenerate:
+:func:`limit_margin_ratio` at least this; otherwise it keeps :data:`mvl.estimators.base.AUTO_GAMMA_A`. Measured
+(``benchmarks/bench_gamma_rule.py``; benchmarks/README.md): 0.99 on graph6 at 8,000 points, where the rule reaches
+Laplace learning; 0.5 on the tests' 240-point manifold data, 0.7-0.8 on mfeat; 0.18 on multi-view MNIST with the
+package defaults, where the limit is the few-label degenerate one (constant away from the labels) and the rule gave
+0.65 held-out accuracy against 0.77 at 1e-5. A threshold between two data sets' values, not a validated one."""
+
+
+def limit_margin_ratio(decision, labelled):
+    """The median margin (largest minus second largest decision value; |value| for one output) of the graph term's
+    limit on the unlabelled nodes over that on the labelled nodes: near 1 when the limit carries the labels along
+    the graph, small when it is the few-label degenerate solution, nearly constant away from the labels (Calder et
+    al. 2020).
+
+    Parameters
+    ----------
+    decision : ndarray of shape (n, P)
+        The limit's decision values on the training points (:meth:`VecchiaFit.decision_nodes`).
+    labelled : ndarray of shape (l,)
+        Indices of the labelled points.
+
+    Returns
+    -------
+    float
+        The ratio (1.0 when there is no unlabelled point).
+    """
+    D = np.asarray(decision, dtype=np.float64)
+    if D.shape[1] == 1:
+        margin = np.abs(D[:, 0])
+    else:
+        top = np.partition(D, D.shape[1] - 2, axis=1)
+        margin = top[:, -1] - top[:, -2]
+    unl = np.ones(len(D), dtype=bool)
+    unl[np.asarray(labelled)] = False
+    if not unl.any():
+        return 1.0
+    lab = float(np.median(margin[~unl]))
+    return float(np.median(margin[unl]) / lab) if lab > 0 else 0.0
+
+
+LIMIT_BALANCE = 0.5
+"""``gamma_A="auto"`` takes the rule only where the graph term's limit also gives every labelled class at least this
+fraction of its labelled share of the unlabelled points (:func:`limit_class_balance`). Measured: 0.99 on graph6 at
+8,000 points; 0.0 on multi-view MNIST with the graph keywords (gamma_W = 1, 10-NN, L^2: half the points in one
+class, the rule 0.13 held-out accuracy against 0.41 at 1e-5) and 0.41 on mfeat with them (the rule 0.21 against
+0.96), where the margins alone (0.95, 0.73) do not tell. A threshold between three data sets' values."""
+
+
+def limit_class_balance(decision, labelled, Y_L):
+    """The smallest, over the labelled classes, ratio of a class's share of the unlabelled points under the graph
+    term's limit (argmax of its decision values) to its share of the labelled points: near 1 when the limit spreads
+    the classes as the labels do, 0 when it gives a class no point (the limit collapsed onto a few classes).
+
+    Parameters
+    ----------
+    decision : ndarray of shape (n, P)
+        The limit's decision values on the training points.
+    labelled : ndarray of shape (l,)
+        Indices of the labelled points.
+    Y_L : ndarray of shape (l, P)
+        Their targets (the class is the largest entry).
+
+    Returns
+    -------
+    float
+        The ratio (1.0 with one output or no unlabelled point).
+    """
+    D = np.asarray(decision, dtype=np.float64)
+    Y = np.asarray(Y_L, dtype=np.float64)
+    unl = np.ones(len(D), dtype=bool)
+    unl[np.asarray(labelled)] = False
+    if D.shape[1] == 1 or not unl.any():
+        return 1.0
+    lab = np.bincount(Y.argmax(axis=1), minlength=D.shape[1]) / len(Y)
+    got = np.bincount(D[unl].argmax(axis=1), minlength=D.shape[1]) / unl.sum()
+    return float(np.min(got[lab > 0] / lab[lab > 0]))
+
+
 SHARE_WARNING = 10.0
 """solver="vecchia_direct" warns when the kernel term's share theta at the fit's gamma_A exceeds this many times
 :data:`KERNEL_SHARE` (the graph regime's validated fits lie at theta <= 1.5e-2 on graph6)."""
@@ -495,8 +575,10 @@ class VecchiaDirectSolver(Solver):
     predictions by the kriging rule (:mod:`mvl.solvers.vecchia_kriging`, ``info["prediction_kernels"]``). Also
     measures the kernel term's share theta at the fit's gamma_A (one more numeric factorisation,
     ``info["kernel_share"]``) and the gamma_A of the rule (``info["share_gamma_A"]``); with
-    ``problem.gamma_A_rule`` (the estimator's ``gamma_A="auto"``) the fit is at the rule's gamma_A. The gamma_A
-    solved at is ``info["gamma_A"]``."""
+    ``problem.gamma_A_rule`` (the estimator's ``gamma_A="auto"``) the fit is at the rule's gamma_A where the graph
+    term's limit is not degenerate (``info["limit_margin_ratio"]`` >= :data:`LIMIT_MARGIN` and
+    ``info["limit_class_balance"]`` >= :data:`LIMIT_BALANCE`), otherwise at the problem's gamma_A (1e-5). The
+    gamma_A solved at is ``info["gamma_A"]``."""
 
     name = "vecchia_direct"
     exact = False
@@ -512,14 +594,19 @@ class VecchiaDirectSolver(Solver):
             raise ValueError('solver="vecchia_direct" needs feature views (kriging predicts from them), not '
                              'precomputed kernels')
         vs = VecchiaSystem(problem.system, problem.kernels, random_state=problem.seed)
-        graph, kern = limit_energies(problem.system, problem.kernels, vsystem=vs)
         system = problem.system
+        limit = vs.fit(1e-12 * system.l)  # limit_energies, with the limit's node values kept for the margins
+        F = limit.values.reshape(-1, limit.values.shape[2])
+        graph, kern = float(np.sum(F * (vs.M @ F))), float(np.sum(F * limit.coef.reshape(F.shape)))
         rule = KERNEL_SHARE / (1.0 - KERNEL_SHARE) * graph / (system.l * kern)
-        if problem.gamma_A_rule:  # gamma_A="auto": the rule's value, on the same factors (one more refactor)
+        margins = limit_margin_ratio(limit.decision_nodes(), system.labelled)
+        balance = limit_class_balance(limit.decision_nodes(), system.labelled, system.Y_L)
+        if problem.gamma_A_rule and margins >= LIMIT_MARGIN and balance >= LIMIT_BALANCE:  # "auto": the rule
             system.delta = system.l * rule
         fit = vs.fit(system.delta)
         info = dict(fit.info, kernel_share=system.delta * kern / (graph + system.delta * kern),
-                    share_gamma_A=rule, gamma_A=system.delta / system.l)
+                    share_gamma_A=rule, gamma_A=system.delta / system.l, limit_margin_ratio=margins,
+                    limit_class_balance=balance)
         info["prediction_kernels"] = fit.kernel_rows()
         if info["kernel_share"] > SHARE_WARNING * KERNEL_SHARE:
             from ..exceptions import RegularizationWarning
