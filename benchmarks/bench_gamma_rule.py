@@ -16,6 +16,10 @@ Methods (``method`` column), each fit on the same draw:
 - ``defaults``: ``MVLLeastSquares()`` with every package default (``loss="auto"``: the Poisson-type term at 5 labels
   per class; ``gamma_A="auto"``), what a user's first fit does;
 - ``defaults-squared``: the same with ``loss="squared"`` (gamma_A "auto" resolves to 1e-5 here);
+- ``defaults-auto``: the package defaults with ``solver="vecchia_direct"`` and ``loss="squared"``: what a first fit
+  runs on such data beyond 5,000 points when the regime measures >= 1 (``loss="auto"`` keeps the squared loss
+  beyond 5,000 points), gamma_A from the rule; ``defaults-auto-1e-5``: the same at gamma_A = 1e-5 (what "auto" ran
+  there before the rule was the default);
 - the graph keywords of the graph regime (gamma_W = 1, gamma_B = 0, 10-NN graphs, L^2, Gaussian kernels of median
   bandwidth), ``solver="structured"`` (exact): ``graph-1e-5`` (gamma_A = 1e-5), ``graph-1e-6`` (the peers study's
   ``mvl_ls_graph``), ``graph-rule`` (gamma_A = share_gamma_A at these data, the exact solution at the rule's value);
@@ -45,8 +49,8 @@ import time
 import numpy as np
 
 GRAPH_KW = dict(gamma_B=0.0, gamma_W=1.0, n_neighbors=10, laplacian_power=2, random_state=0)
-METHODS = ("defaults", "defaults-squared", "graph-1e-5", "graph-1e-6", "graph-rule", "graph-auto", "laplace",
-           "poisson")
+METHODS = ("defaults", "defaults-squared", "defaults-auto", "defaults-auto-1e-5", "graph-1e-5", "graph-1e-6",
+           "graph-rule", "graph-auto", "laplace", "poisson")
 
 
 def split(dataset, seed, lc=5):
@@ -99,6 +103,10 @@ def run(dataset, seed, methods):
                     kw["gamma_A"] = float(method.split("-", 1)[1])
             elif method == "defaults-squared":
                 kw["loss"] = "squared"
+            elif method.startswith("defaults-auto"):
+                kw.update(loss="squared", solver="vecchia_direct", random_state=0)
+                if method.endswith("1e-5"):
+                    kw["gamma_A"] = 1e-5
             est = MVLLeastSquares(**kw).fit(X, yy)
             pred = est.predict(Xt)
             row.update(gamma_A=est.gamma_A_, solver=est.solver_, loss=est.loss_)

@@ -494,10 +494,10 @@ package defaults, where the limit is the few-label degenerate one (constant away
 
 
 def limit_margin_ratio(decision, labelled):
-    """The median margin (largest minus second largest decision value; |value| for one output) of the graph term's
-    limit on the unlabelled nodes over that on the labelled nodes: near 1 when the limit carries the labels along
-    the graph, small when it is the few-label degenerate solution, nearly constant away from the labels (Calder et
-    al. 2020).
+    """The median margin (largest minus second largest decision value; the absolute value for one output) of the
+    graph term's limit on the unlabelled nodes over that on the labelled nodes: near 1 when the limit carries the
+    labels along the graph, small when it is the few-label degenerate solution, nearly constant away from the labels
+    (Calder et al. 2020).
 
     Parameters
     ----------
