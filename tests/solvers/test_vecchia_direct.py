@@ -249,6 +249,13 @@ def test_auto_gamma_A_keeps_1e5_where_the_graph_limit_is_degenerate(data, monkey
     est = MVLLeastSquares(solver="vecchia_direct", **params("auto")).fit(X, y)
     assert est.gamma_A_ == 1e-5
     assert np.allclose(est.coef_, MVLLeastSquares(solver="vecchia_direct", **params(1e-5)).fit(X, y).coef_)
+    # where the kernel term then carries the fit, the user is told why the rule was not taken, and not given it
+    monkeypatch.setattr(vd, "SHARE_WARNING", 0.0)
+    with pytest.warns(RegularizationWarning, match="limit is degenerate here") as caught:
+        MVLLeastSquares(solver="vecchia_direct", **params("auto")).fit(X, y)
+    assert not any("holds it at" in str(w.message) for w in caught)
+    with pytest.warns(RegularizationWarning, match="holds it at"):
+        MVLLeastSquares(solver="vecchia_direct", **params(1e-5)).fit(X, y)
 
 
 def test_auto_gamma_A_keeps_1e5_where_the_graph_limit_collapses_onto_few_classes(data, monkeypatch):

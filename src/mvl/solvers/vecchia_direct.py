@@ -601,7 +601,8 @@ class VecchiaDirectSolver(Solver):
         rule = KERNEL_SHARE / (1.0 - KERNEL_SHARE) * graph / (system.l * kern)
         margins = limit_margin_ratio(limit.decision_nodes(), system.labelled)
         balance = limit_class_balance(limit.decision_nodes(), system.labelled, system.Y_L)
-        if problem.gamma_A_rule and margins >= LIMIT_MARGIN and balance >= LIMIT_BALANCE:  # "auto": the rule
+        degenerate = margins < LIMIT_MARGIN or balance < LIMIT_BALANCE
+        if problem.gamma_A_rule and not degenerate:  # "auto": the rule
             system.delta = system.l * rule
         fit = vs.fit(system.delta)
         info = dict(fit.info, kernel_share=system.delta * kern / (graph + system.delta * kern),
@@ -611,10 +612,17 @@ class VecchiaDirectSolver(Solver):
         if info["kernel_share"] > SHARE_WARNING * KERNEL_SHARE:
             from ..exceptions import RegularizationWarning
 
-            warnings.warn(f'solver="vecchia_direct": the kernel term is {info["kernel_share"]:.2g} of the objective '
-                          f'at gamma_A = {info["gamma_A"]:.3g} (fits that follow the graph lie at <= '
-                          f'{SHARE_WARNING * KERNEL_SHARE:g}, and this solver\'s error grows with it); gamma_A = '
-                          f'{info["share_gamma_A"]:.3g} holds it at {KERNEL_SHARE:g} '
-                          '(mvl.solvers.vecchia_direct.share_gamma_A)', RegularizationWarning, stacklevel=4)
+            where = (f'solver="vecchia_direct": the kernel term is {info["kernel_share"]:.2g} of the objective at '
+                     f'gamma_A = {info["gamma_A"]:.3g} (fits that follow the graph lie at <= '
+                     f'{SHARE_WARNING * KERNEL_SHARE:g}, and this solver\'s error grows with it)')
+            if problem.gamma_A_rule:  # "auto" kept 1e-5: the rule does not apply to a degenerate limit
+                warnings.warn(f'{where}; gamma_A="auto" did not take the graph-regime rule because the graph term\'s '
+                              f'limit is degenerate here (margin ratio {margins:.2g}, threshold {LIMIT_MARGIN:g}; '
+                              f'class balance {balance:.2g}, threshold {LIMIT_BALANCE:g}: too few labels for this '
+                              'graph). The answer may be poor: check it against solver="cg" (exact), or use more '
+                              'labels or a denser graph', RegularizationWarning, stacklevel=4)
+            else:
+                warnings.warn(f'{where}; gamma_A = {info["share_gamma_A"]:.3g} holds it at {KERNEL_SHARE:g} '
+                              '(mvl.solvers.vecchia_direct.share_gamma_A)', RegularizationWarning, stacklevel=4)
         residual = info["residual"]
         return SolverResult(fit.coef, 1, residual, bool(np.isfinite(residual)), info=info)

@@ -408,8 +408,9 @@ def scale_figure(df):
         g = group.sort_values("n")
         k = exps.loc[(method, M)]
         name = label(method, M)
-        axes[0].loglog(g["n"], g["seconds"], "o-", label=f"{name}: n^{k.time_exponent:.2f}")
-        axes[1].loglog(g["n"], g["rss"] / 1e9, "o-", label=f"{name}: n^{k.rss_exponent:.2f}")
+        one = len(g) < 2  # no exponent from one size
+        axes[0].loglog(g["n"], g["seconds"], "o-", label=name if one else f"{name}: n^{k.time_exponent:.2f}")
+        axes[1].loglog(g["n"], g["rss"] / 1e9, "o-", label=name if one else f"{name}: n^{k.rss_exponent:.2f}")
         axes[2].semilogx(g["n"], g["accuracy"], "o-", label=name)
     axes[0].set(xlabel="training points n", ylabel="fit + predict time (s)", title="time")
     axes[1].set(xlabel="training points n", ylabel="peak RSS of the process (GB)", title="memory")
