@@ -85,7 +85,8 @@ display(table[cols].set_index(["method", "n"]))
 #
 # `solver="auto"` measures the graph regime beyond the structured solver's size (`regime_`: the fraction of the
 # kernels' trace a Nyström basis misses times the graph term's weight over gamma_A; the graph regime from 1 on) and
-# takes "vecchia_direct" there, with gamma_A from the kernel-share rule (`mvl.solvers.vecchia_direct.share_gamma_A`).
+# takes "vecchia_direct" there, with gamma_A from the kernel-share rule (`mvl.solvers.vecchia_direct.share_gamma_A`)
+# where the graph term's limit carries the labels (its margin and class balance checked), 1e-5 otherwise.
 
 # %%
 if "solver" in df.columns and (df["method"] == "auto").any():
