@@ -8,8 +8,8 @@ import pytest
 from scipy import linalg, sparse
 from scipy.sparse import linalg as sla
 
+from graph_regime_problem import FEATURES, N, graph_params, manifold_problem
 from mvl import MVLLeastSquares
-from mvl.data.synthetic import make_multiview_manifold
 from mvl.solvers.graph import sparse_operator, vecchia_factors
 from mvl.kernels import rbf_kernel
 from mvl.exceptions import RegularizationWarning
@@ -17,24 +17,15 @@ from mvl.solvers import get_solver
 from mvl.solvers.vecchia_direct import (QuasiDefiniteFactor, VecchiaSystem, error_bound, fit_estimator, kernel_share,
                                         problem, share_gamma_A, solve_vecchia, transfer_gamma_A)
 
-N, T, FEATURES = 240, 60, (6, 8, 10)
 
 
 @pytest.fixture(scope="module")
 def data():
-    d = make_multiview_manifold(N + T, n_classes=3, n_views=3, n_features=max(FEATURES), random_state=3)
-    views = [V[:, :f] for V, f in zip(d.views, FEATURES, strict=True)]
-    views = [(V - V[:N].mean(axis=0)) / V[:N].std(axis=0) for V in views]
-    X = np.hstack(views)
-    y = np.full(N, -1)
-    for k in range(3):
-        y[np.flatnonzero(d.y[:N] == k)[:3]] = k
-    return X[:N], y, X[N:]
+    return manifold_problem()
 
 
 def params(gamma_A):
-    return dict(kernel="rbf", views=list(FEATURES), bandwidth=[1.5] * 3, gamma_A=gamma_A, gamma_B=0.0, gamma_W=1.0,
-                n_neighbors=8, laplacian_power=2, random_state=0)
+    return graph_params(gamma_A)
 
 
 def dense_kernels(X):

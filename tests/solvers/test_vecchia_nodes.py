@@ -6,30 +6,21 @@ import warnings
 import numpy as np
 import pytest
 
+from graph_regime_problem import N, T, graph_params, manifold_problem
 from mvl import MVLLeastSquares
-from mvl.data.synthetic import make_multiview_manifold
 from mvl.solvers.auto import vecchia_direct_bytes, vecchia_direct_nodes
 from mvl.solvers.vecchia_nodes import draw_nodes, subsample_nodes
 
-N, T, FEATURES = 240, 60, (6, 8, 10)
 BUDGET = 3e5  # bytes: about 100 of the 240 points fit (8-NN graphs, L^2, three views)
 
 
 @pytest.fixture(scope="module")
 def data():
-    d = make_multiview_manifold(N + T, n_classes=3, n_views=3, n_features=max(FEATURES), random_state=3)
-    views = [V[:, :f] for V, f in zip(d.views, FEATURES, strict=True)]
-    views = [(V - V[:N].mean(axis=0)) / V[:N].std(axis=0) for V in views]
-    X = np.hstack(views)
-    y = np.full(N, -1)
-    for k in range(3):
-        y[np.flatnonzero(d.y[:N] == k)[:3]] = k
-    return X[:N], y, X[N:]
+    return manifold_problem()
 
 
 def params(**kw):
-    return {**dict(kernel="rbf", views=list(FEATURES), bandwidth=[1.5] * 3, gamma_A=1e-8, gamma_B=0.0, gamma_W=1.0,
-                   n_neighbors=8, laplacian_power=2, random_state=0, loss="squared"), **kw}
+    return graph_params(1e-8, loss="squared", **kw)
 
 
 def test_the_node_count_is_the_largest_that_fits_the_budget():
