@@ -55,16 +55,11 @@ METHODS = ("defaults", "defaults-squared", "defaults-auto", "defaults-auto-1e-5"
 
 def split(dataset, seed, lc=5):
     """(train views, train labels with -1, test views, test labels) of one seed (module docstring)."""
-    from mvl.workflow.peers import draw_labelled, holdout, load_peer_data
+    from mvl.workflow.peers import draw_labelled, inductive_split, load_peer_data
 
     views, y, _ = load_peer_data(dataset, {"mirror": os.path.join(os.path.dirname(__file__), "..", "..", "shared",
                                                                   "data"), "offline": True})
-    test = holdout(y, seed)
-    tr = [v[~test] for v in views]
-    mean = [v.mean(axis=0) for v in tr]
-    sd = [np.where(v.std(axis=0) > 0, v.std(axis=0), 1.0) for v in tr]
-    train = [(v - mu) / s for v, mu, s in zip(tr, mean, sd, strict=True)]
-    held = [(v[test] - mu) / s for v, mu, s in zip(views, mean, sd, strict=True)]
+    train, held, test = inductive_split(views, y, seed)
     labelled = draw_labelled(y[~test], [lc], seed)[lc]
     yy = np.full(int((~test).sum()), -1, dtype=np.int64)
     yy[labelled] = y[~test][labelled]

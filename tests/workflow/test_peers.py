@@ -220,6 +220,10 @@ def test_inductive_rows_score_held_out_points():
     assert test.sum() == 12 and np.bincount(y[test]).tolist() == [4, 4, 4]
     tr = views[0][~test]
     mu, sd = tr.mean(0), tr.std(0)
+    train_views, test_views, mask = P.inductive_split(views, y, 2)
+    assert np.array_equal(mask, test)
+    np.testing.assert_allclose(train_views[0], (tr - mu) / sd, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(test_views[0], (views[0][test] - mu) / sd, rtol=0, atol=1e-12)
     labelled = P.draw_labelled(y[~test], [1], 2)[1]
     yy = np.full(48, -1)
     yy[labelled] = y[~test][labelled]

@@ -51,7 +51,7 @@ from .peers_settings import INDUCTIVE_METHODS, PEER_DATASETS, PEER_METHODS, Peer
 
 __all__ = ["PEER_METHODS", "INDUCTIVE_METHODS", "PEER_DATASETS", "PeersSettings", "parse_settings", "reference_numbers",
            "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled", "knn_graph", "graph_learning",
-           "fit_method", "holdout", "run_peers", "write_run", "write_summary", "summarise", "accuracy_figure",
+           "fit_method", "holdout", "inductive_split", "run_peers", "write_run", "write_summary", "summarise", "accuracy_figure",
            "accuracy_table", "peers_run", "peers_summary", "peers_report", "GraphlearningUnavailable"]
 
 MVL_GRAPH_SETTING = dict(gamma_A=1e-6, gamma_W=1.0, n_neighbors=10, laplacian_power=2)
@@ -231,15 +231,23 @@ def holdout(y, seed, fraction=0.2):
     return mask
 
 
-def _inductive_rows(dataset, seed, settings, views, y):
-    """The inductive setting of one seed (module docstring): rows as :func:`run_peers`'s, accuracy on the held-out
-    points; ``views`` not yet standardised (the training points' mean and scale are applied to the held-out ones)."""
+def inductive_split(views, y, seed):
+    """(training views, held-out views, the held-out mask) of the inductive setting: :func:`holdout`'s seeded
+    stratified fifth held out, each view standardised by the training points' mean and scale (a constant feature
+    keeps scale 1)."""
     test = holdout(y, seed)
     tr = [v[~test] for v in views]
     mean = [v.mean(axis=0) for v in tr]
     sd = [np.where(v.std(axis=0) > 0, v.std(axis=0), 1.0) for v in tr]
     train_views = [(v - mu) / s for v, mu, s in zip(tr, mean, sd, strict=True)]
     test_views = [(v[test] - mu) / s for v, mu, s in zip(views, mean, sd, strict=True)]
+    return train_views, test_views, test
+
+
+def _inductive_rows(dataset, seed, settings, views, y):
+    """The inductive setting of one seed (module docstring): rows as :func:`run_peers`'s, accuracy on the held-out
+    points; ``views`` not yet standardised (the training points' mean and scale are applied to the held-out ones)."""
+    train_views, test_views, test = inductive_split(views, y, seed)
     y_tr = y[~test]
     rows = []
     for lc, labelled in draw_labelled(y_tr, settings.labels_per_class, seed).items():
