@@ -352,10 +352,15 @@ def limit_energies(system, kernels, neighbours=None, random_state=0, factors=Non
         The labelled and graph energy, the kernel energy.
     """
     vs = VecchiaSystem(system, kernels, neighbours, random_state, factors) if vsystem is None else vsystem
-    fit = vs.fit(1e-12 * system.l)
+    return _limit(vs)[1:]
+
+
+def _limit(vs):
+    """(the :class:`VecchiaFit` at delta = 1e-12 l, F0^T M F0, F0^T Q_v F0) of a :class:`VecchiaSystem`: the graph
+    term's limit and its two energies, summed over the output columns (:func:`limit_energies`)."""
+    fit = vs.fit(1e-12 * vs.system.l)
     F = fit.values.reshape(-1, fit.values.shape[2])
-    graph = float(np.sum(F * (vs.M @ F)))
-    return graph, float(np.sum(F * fit.coef.reshape(F.shape)))
+    return fit, float(np.sum(F * (vs.M @ F))), float(np.sum(F * fit.coef.reshape(F.shape)))
 
 
 def share_gamma_A(system, kernels, share=KERNEL_SHARE, neighbours=None, random_state=0, factors=None,
@@ -595,9 +600,7 @@ class VecchiaDirectSolver(Solver):
                              'precomputed kernels')
         vs = VecchiaSystem(problem.system, problem.kernels, random_state=problem.seed)
         system = problem.system
-        limit = vs.fit(1e-12 * system.l)  # limit_energies, with the limit's node values kept for the margins
-        F = limit.values.reshape(-1, limit.values.shape[2])
-        graph, kern = float(np.sum(F * (vs.M @ F))), float(np.sum(F * limit.coef.reshape(F.shape)))
+        limit, graph, kern = _limit(vs)  # the limit's node values kept for its margins and class balance
         rule = KERNEL_SHARE / (1.0 - KERNEL_SHARE) * graph / (system.l * kern)
         margins = limit_margin_ratio(limit.decision_nodes(), system.labelled)
         balance = limit_class_balance(limit.decision_nodes(), system.labelled, system.Y_L)
