@@ -52,7 +52,8 @@ from .peers_settings import INDUCTIVE_METHODS, PEER_DATASETS, PEER_METHODS, Peer
 __all__ = ["PEER_METHODS", "INDUCTIVE_METHODS", "PEER_DATASETS", "PeersSettings", "parse_settings", "reference_numbers",
            "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled", "knn_graph", "graph_learning",
            "fit_method", "holdout", "inductive_split", "run_peers", "write_run", "write_summary", "summarise",
-           "accuracy_figure", "accuracy_table", "peers_run", "peers_summary", "peers_report", "GraphlearningUnavailable"]
+           "accuracy_figure", "accuracy_table", "peers_run", "peers_summary", "peers_report",
+           "GraphlearningUnavailable"]
 
 MVL_GRAPH_SETTING = dict(gamma_A=1e-6, gamma_W=1.0, n_neighbors=10, laplacian_power=2)
 """``mvl_ls_graph``: the graph-regime setting (the others: the package defaults)."""
