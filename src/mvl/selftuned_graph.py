@@ -100,14 +100,18 @@ class GraphSpace:
 
     def __init__(self, views):
         X = np.hstack([np.asarray(v, dtype=np.float64) for v in views])
-        self.mean_ = X.mean(axis=0)
-        sd = X.std(axis=0)
+        if np.isnan(X).any():  # incomplete views (NaN rows): each column over the samples that have it
+            self.mean_, sd = np.nanmean(X, axis=0), np.nanstd(X, axis=0)
+        else:
+            self.mean_, sd = X.mean(axis=0), X.std(axis=0)
         self.scale_ = np.where(sd > 0, sd, 1.0)
 
     def transform(self, views):
-        """The coordinates (t, sum d_p) of points given as feature views."""
+        """The coordinates (t, sum d_p) of points given as feature views; a missing view's (NaN) coordinates are 0,
+        the training mean."""
         X = np.hstack([np.asarray(v, dtype=np.float64) for v in views])
-        return (X - self.mean_) / self.scale_
+        Z = (X - self.mean_) / self.scale_
+        return np.where(np.isnan(Z), 0.0, Z)
 
 
 def knn_induction(Z_train, F, Z_new, k=10):

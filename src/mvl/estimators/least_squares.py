@@ -352,6 +352,9 @@ class MVLLeastSquares(MVLClassifier):
                              None if regime is None else (self._graph(n)[1], self._laplacian_power()))
         self.solver_ = name
         solver = get_solver(name)
+        if "squared" not in solver.losses:
+            raise ValueError(f'solver="{name}" carries loss {" or ".join(map(repr, solver.losses))}, not the squared '
+                             f'loss (loss="{self.loss}" resolved to "squared" here: set loss="poisson")')
         if solver.operator:
             nodes = self._vecchia_nodes(X, y, n, m, budget) if name == "vecchia_direct" else None
             if nodes is None:

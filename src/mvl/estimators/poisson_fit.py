@@ -54,9 +54,11 @@ POISSON_NEIGHBORS = 10
 POISSON_RATIO = 1e-5
 """The validated gamma_A / gamma_W of the source term (``benchmarks/bench_poisson.py validate``)."""
 
-POISSON_SOLVERS = ("auto", "structured", "dense")
-"""The solvers of the Poisson-type fit: "structured" (:func:`mvl.solvers.poisson.solve_structured`, O(m n^3); "auto"
-is it) and "dense" (the textbook reference, for tests)."""
+POISSON_SOLVERS = ("auto", "structured", "dense", "vecchia")
+"""The solvers of the Poisson-type fit: "structured" (:func:`mvl.solvers.poisson.solve_structured`, O(m n^3)),
+"vecchia" (the kernels' sparse Vecchia precision, one sparse factorisation per view, never an n x n array:
+:mod:`mvl.solvers.poisson_sparse`) and "dense" (the textbook reference, for tests). "auto" is "structured" up to
+:data:`mvl.solvers.auto.AUTO_STRUCTURED_MAX` samples, "vecchia" beyond (feature views)."""
 
 
 def resolve_loss(loss, n_labelled, n_classes, n, supported=True):
@@ -74,16 +76,11 @@ def auto_supported(est, has_missing_views, n=0):
     induction rule; with precomputed kernels the graph would come from the kernels' distance and new points from the
     representer rule, neither validated), a solver of :data:`POISSON_SOLVERS`, a graph term (gamma_W > 0) built from
     the data with the default graph parameters (:data:`GRAPH_PARAMETERS` untouched: the Poisson-type terms use a graph
-    of their own), complete views, and with ``solver="auto"`` at most
-    :data:`mvl.solvers.auto.AUTO_STRUCTURED_MAX` samples ``n`` (the structured solver's range; beyond it "auto" keeps
-    the squared loss and its scalable solvers). Otherwise the user's setting is one of the squared loss, and "auto"
-    keeps it."""
-    from ..solvers.auto import AUTO_STRUCTURED_MAX
-
+    of their own) and complete views, at any size ``n`` (beyond the structured solver's range the sparse
+    "vecchia" solver). Otherwise the user's setting is one of the squared loss, and "auto" keeps it."""
     graph_untouched = all(_is_default(est, name) for name in GRAPH_PARAMETERS)
-    in_range = est.solver != "auto" or n <= AUTO_STRUCTURED_MAX
     return (est.kernel != "precomputed" and est.solver in POISSON_SOLVERS and graph_untouched and est.gamma_W > 0
-            and not has_missing_views and in_range)
+            and not has_missing_views)
 
 
 GRAPH_PARAMETERS = ("laplacian", "n_neighbors", "laplacian_power", "graph_weights", "between_weights")
@@ -122,12 +119,22 @@ def fit_poisson(est, X, y, loss):
 
     solver = est.solver
     if solver not in POISSON_SOLVERS:
-        raise ValueError(f'loss="{loss}" is solved by solver "structured" (or "dense", the textbook reference), not '
-                         f'"{solver}": the cg, graph and nystrom solvers, and missing views, are not implemented for '
-                         'the source term (mvl.solvers.poisson says what each would cost)')
+        raise ValueError(f'loss="{loss}" is solved by solver "structured", "vecchia" (sparse, any size) or "dense" '
+                         f'(the textbook reference), not "{solver}": the cg, graph and nystrom solvers are not '
+                         'implemented for the source term (mvl.solvers.poisson says what each would cost)')
+    if solver == "auto":
+        from ..solvers.auto import AUTO_STRUCTURED_MAX
+        from .least_squares import sample_and_view_counts
+
+        n_all = sample_and_view_counts(est, X)[0]
+        sparse_ = n_all > AUTO_STRUCTURED_MAX or _holds_nan(X)
+        solver = "vecchia" if sparse_ and est.kernel != "precomputed" else "structured"
+    if solver == "vecchia":
+        return _fit_poisson_sparse(est, X, y, loss)
     K = est._fit_kernels(X)
     if est.view_mask_ is not None:
-        raise ValueError(f'loss="{loss}" needs complete views (no NaN rows); use loss="squared" with missing views')
+        raise ValueError(f'loss="{loss}" needs complete views (no NaN rows) on solver "{solver}"; use '
+                         'solver="vecchia", or loss="squared" with missing views')
     m, n, _ = K.shape
     y_enc, labelled = est._fit_labels(y, n)
     P = len(est.classes_)
@@ -169,6 +176,67 @@ def fit_poisson(est, X, y, loss):
     check_swamped(est, _two_class(est._decision_rule.scores(F[labelled])),
                   (("gamma_A", gA), ("gamma_B", gB), ("gamma_W", gW)), y_enc[labelled])
     return est
+
+
+def _fit_poisson_sparse(est, X, y, loss):
+    """The Poisson-type fit on the sparse route (:mod:`mvl.solvers.poisson_sparse`): kernels kept as feature views,
+    the self-tuned graph sparse, node values from one sparse factorisation per view; complete or incomplete views."""
+    import time
+
+    from ..selftuned_graph import GraphSpace, selftuned_weights, unnormalized_laplacian
+    from ..solvers.poisson import fit_decision
+    from ..solvers.poisson_sparse import solve_poisson_sparse
+    from ..validation import check_combination
+    from .base import check_swamped
+
+    if est.kernel == "precomputed":
+        raise ValueError(f'loss="{loss}" with solver="vecchia" needs feature views (Vecchia\'s precision is built '
+                         'from each view\'s nearest neighbours); use solver="structured" for precomputed kernels')
+    kernels = est._fit_kernel_operator(X, 0, missing=True)
+    mask = est.view_mask_
+    views = est._fit_views
+    m, n = len(views), views[0].shape[0]
+    y_enc, labelled = est._fit_labels(y, n)
+    P = len(est.classes_)
+    Y_L = encode_targets(y_enc[labelled], P)
+    if mask is not None:  # the graph's coordinates of a missing view: the training mean (GraphSpace)
+        views = [np.where(mask[:, [p]], Xp, np.nan) for p, Xp in enumerate(views)]
+    est._graph_space = GraphSpace(views)
+    Z = est._graph_space.transform(views)
+    W = selftuned_weights(Z, POISSON_NEIGHBORS)
+    L, degrees = unnormalized_laplacian(W)
+    c = check_combination(est.c, m)
+    est.gamma_B_ = est._gamma_B()
+    gA, gB, gW = poisson_gammas(est, loss)
+    est.gamma_A_ = gA
+    t0 = time.perf_counter()
+    fit = solve_poisson_sparse(kernels, labelled, Y_L, c, gA, gB, gW, laplacians=[L] * m, loss=loss, balanced=True,
+                               mask=mask, random_state=0 if est.random_state is None else est.random_state)
+    est.fit_seconds_ = time.perf_counter() - t0
+    if not np.all(np.isfinite(fit.values)):
+        raise FloatingPointError(f"the solution has NaN or inf entries; increase gamma_A (now {gA:g})")
+    F = fit.decision_nodes()
+    est._decision_rule = fit_decision(F, weights=degrees)
+    est._train_outputs = F
+    est._graph_points = Z
+    est.coef_, est.c_ = fit.coef, c
+    est.n_labelled_ = len(labelled)
+    est.solver_ = "vecchia"
+    est.loss_ = loss
+    est.condition_estimate_ = np.nan
+    est.centres_ = None
+    res = float(fit.info["residual"])
+    est.n_iter_, est.residual_, est.converged_ = 1, res, bool(np.isfinite(res))
+    est._scalable = None
+    check_swamped(est, _two_class(est._decision_rule.scores(F[labelled])),
+                  (("gamma_A", gA), ("gamma_B", gB), ("gamma_W", gW)), y_enc[labelled])
+    return est
+
+
+def _holds_nan(X):
+    from .least_squares import _holds_nan as holds
+
+    return holds(X)
 
 
 def _two_class(S):

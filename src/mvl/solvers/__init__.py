@@ -5,7 +5,8 @@ what ``solver="auto"`` stands for (:mod:`mvl.solvers.auto`). The solvers: "struc
 :mod:`~mvl.solvers.structured`), "dense" (the textbook system, :mod:`~mvl.solvers.dense`), "cg" (conjugate
 gradients, :mod:`~mvl.solvers.cg`), "nystrom" (the Nystrom restriction, :mod:`~mvl.solvers.nystrom`), "graph"
 (the graph regime, exact, :mod:`~mvl.solvers.graph`) and "vecchia_direct" (the graph regime at 10^4-10^5 points, one
-sparse factorisation, :mod:`~mvl.solvers.vecchia_direct`), each on incomplete views too where it declares so
+sparse factorisation, :mod:`~mvl.solvers.vecchia_direct`) and "vecchia" (the few-label term at any size,
+:mod:`~mvl.solvers.poisson_sparse`), each on incomplete views too where it declares so
 (:mod:`~mvl.solvers.incomplete`). Beside them: the operator M (:mod:`~mvl.solvers.system`), LAPACK helpers
 (:mod:`~mvl.solvers.lapack`), optC's f-step systems (:mod:`~mvl.solvers.optc`) and c-step
 (:mod:`~mvl.solvers.sphere`), the decision functions of a grid of gammas (:mod:`~mvl.solvers.grid`). The other
@@ -18,6 +19,7 @@ from .cg import CGSolver
 from .dense import DenseSolver
 from .graph import GraphSolver
 from .nystrom import NystromSolver
+from .poisson_sparse import VecchiaPoissonSolver
 from .problem import MVLProblem, Solver, SolverResult
 from .structured import StructuredSolver
 from .vecchia_direct import VecchiaDirectSolver
@@ -25,7 +27,7 @@ from .vecchia_direct import VecchiaDirectSolver
 __all__ = ["SOLVERS", "get_solver", "choose_solver", "solver_names", "MVLProblem", "SolverResult", "Solver"]
 
 SOLVERS = {s.name: s for s in (StructuredSolver(), DenseSolver(), CGSolver(), NystromSolver(), GraphSolver(),
-                               VecchiaDirectSolver())}
+                               VecchiaDirectSolver(), VecchiaPoissonSolver())}
 """Every MVL-LS solver by name."""
 
 

@@ -108,6 +108,9 @@ class Solver:
     """The interface of an MVL-LS solver (module docstring): the declarations below and :meth:`Solver.solve`."""
 
     name = ""
+    losses = ("squared",)
+    """The data terms the solver carries: "squared" (eq 53), "poisson" (the centred sources,
+    :mod:`mvl.solvers.poisson`), "squared+poisson"."""
     exact = True
     operator = False
     missing_views = True
