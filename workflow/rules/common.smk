@@ -22,7 +22,7 @@ wildcard_constraints:
 def prepared_path(dataset, seed):
     """The loaded raw data a run needs: one per split where the source has files per split (Caltech-101)."""
     part = int(seed) if STUDY[dataset].source.per_split_files else 0
-    return f"{RES}/{dataset}/prepared/part{part}.pkl"
+    return f"{RES}/{dataset}/prepared/part{part}.npz"
 
 
 def unit_input(w):
