@@ -35,8 +35,8 @@ From the repository root, with the project's virtualenv (first run: ~3 min to wr
 from __future__ import annotations
 
 import argparse
-import pickle
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -82,7 +82,11 @@ def prepared_split(fixture_dir, views, split=1):
         write_caltech101(root, n_classes=102, n_orig=15, n_test=15, splits=(split,), seed=0)
         print(f"  written in {time.perf_counter() - t0:.0f} s", flush=True)
     data = load_caltech101(split=split, views=views, root=root / "caltech101")
-    return pickle.loads(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))  # as the unit reads it back
+    from mvl.workflow.prepared import load_prepared, save_prepared
+
+    with tempfile.TemporaryDirectory() as tmp:  # as the unit reads it back
+        save_prepared(Path(tmp) / "part.npz", data)
+        return load_prepared(Path(tmp) / "part.npz")
 
 
 def use_solver(solver):

@@ -375,3 +375,82 @@ def test_mirror_copy_of_fixture_flowers_is_used_offline(tmp_path, flowers_root):
                        checksums=flowers_root.checksums)
     paths = dl.fetch("flowers17", o)
     assert all(p.parent == mirror / "flowers17" for p in paths.values())
+
+
+# ------------------------------------------------------------------------- check verifies the local files
+
+
+def _damaged(src, dest, how):
+    """A copy of ``src`` at ``dest``, truncated to half its length or with one bit flipped in the middle."""
+    data = bytearray(Path(src).read_bytes())
+    if how == "truncated":
+        data = data[: len(data) // 2]
+    else:
+        data[len(data) // 2] ^= 0x01
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(bytes(data))
+    return hashlib.sha256(bytes(data)).hexdigest()
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped"])
+def test_check_refuses_a_damaged_mirror_file_with_one_line(tmp_path, capsys, shared_data, how):
+    """A mirror file whose SHA-256 is known: ``check`` (not only ``fetch``) names it, its path and both digests."""
+    mirror = tmp_path / "mirror"
+    shutil.copytree(shared_data / "ssl_benchmarks", mirror / "ssl_benchmarks",
+                    ignore=shutil.ignore_patterns("chapelle_ssl_book"))
+    bad = mirror / "ssl_benchmarks" / "uspst.mat"
+    got = _damaged(shared_data / "ssl_benchmarks" / "uspst.mat", bad, how)
+    expected = hashlib.sha256((shared_data / "ssl_benchmarks" / "uspst.mat").read_bytes()).hexdigest()
+    o = dl.DataOptions(cache_dir=tmp_path / "cache", data_mirror=mirror, offline=True)
+    assert dl.check_available("ssl_benchmarks", o)["ssl_benchmarks/uspst.mat"] == bad  # present: not enough
+    with pytest.raises(dl.DataIntegrityError) as info:
+        dl.verify_available("ssl_benchmarks", o)
+    msg = str(info.value)
+    assert "\n" not in msg and msg.startswith("ssl_benchmarks/uspst.mat: sha256 checksum mismatch")
+    assert f"expected {expected}, got {got}" in msg and str(bad) in msg
+    rc = dl.main(["check", "ssl_benchmarks", "--data-mirror", str(mirror), "--cache-dir", str(tmp_path / "c2"),
+                  "--offline"])
+    err = capsys.readouterr().err
+    assert rc == 1 and err == f"error: {msg}\n"
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "c2").exists()  # nothing written
+
+
+def test_check_verifies_intact_mirror_files_and_structure_without_a_checksum(tmp_path, capsys, shared_data,
+                                                                             flowers_root):
+    """Intact files pass; a file without a published checksum (the Flowers-17 distances) is checked
+    structurally, so a truncated copy fails; every bad file gets its own line."""
+    mirror = tmp_path / "mirror"
+    shutil.copytree(flowers_root.root / "flowers17", mirror / "flowers17")
+    o = dl.DataOptions(cache_dir=tmp_path / "cache", data_mirror=mirror, offline=True,
+                       checksums=flowers_root.checksums)
+    assert set(dl.verify_available("flowers17", o).values()) == {mirror / "flowers17" / n for n in (
+        "datasplits.mat", "distancematrices17itfeat08.mat", "distancematrices17gcfeat06.mat")}
+    rc = dl.main(["check", "ssl_benchmarks", "--data-mirror", str(shared_data), "--cache-dir", str(tmp_path / "c"),
+                  "--offline"])
+    assert rc == 0 and "4 local and verified, 0 to download" in capsys.readouterr().out
+    dist = mirror / "flowers17" / "distancematrices17gcfeat06.mat"
+    _damaged(flowers_root.root / "flowers17" / dist.name, dist, "truncated")
+    _damaged(flowers_root.root / "flowers17" / "datasplits.mat", mirror / "flowers17" / "datasplits.mat", "flipped")
+    with pytest.raises(dl.DataIntegrityError) as info:
+        dl.verify_available("flowers17", o)
+    lines = str(info.value).splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("flowers17/datasplits.mat: md5 checksum mismatch")
+    assert lines[1].startswith("flowers17/distancematrices17gcfeat06.mat: structural validation failed")
+    assert all(f"The file in data_mirror ({mirror / 'flowers17'}" in line for line in lines)
+
+
+def test_check_offline_refuses_a_changed_cached_file(tmp_path, flowers_root, flowers_server):
+    """A cached file checked structurally when downloaded: offline, a later change (its SHA-256 differs from the
+    one recorded) is reported by check; online it would be downloaded again, so check passes."""
+    o = opts(tmp_path, flowers_server, checksums=flowers_root.checksums)
+    dl.fetch("flowers17", o)
+    cached = o.cache_dir / "flowers17" / "distancematrices17itfeat08.mat"
+    _damaged(flowers_root.root / "flowers17" / cached.name, cached, "flipped")
+    assert dl.verify_available("flowers17", o)  # online: a bad cache copy is replaced when fetched
+    offline = dl.DataOptions(cache_dir=o.cache_dir, data_mirror=False, offline=True,
+                             checksums=flowers_root.checksums)
+    with pytest.raises(dl.DataIntegrityError, match=r"cached flowers17/distancematrices17itfeat08.mat .*differs "
+                                                    r"from the one recorded"):
+        dl.verify_available("flowers17", offline)
+    assert cached.exists()  # check removes nothing

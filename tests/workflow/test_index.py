@@ -35,14 +35,29 @@ def _notebook(path, title, executed=True):
     return path
 
 
+def _figure(path):
+    """A small real figure (matplotlib, format from the suffix)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(1.5, 1))
+    ax.plot([0, 1, 2], [1, 0, 1])
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
 def _run_tree(root):
     res = root / "results"
     _notebook(res / "mfeat" / "report.ipynb", "Single-view vs multi-view")
     (res / "mfeat" / "report.html").write_text("<html></html>")
     figs = res / "mfeat" / "figures"
     figs.mkdir()
-    for name in ("accuracy_vs_labels.png", "accuracy_vs_labels.pdf", "optc weights.png", ".hidden.png",
-                 ".accuracy_vs_labels.png.x1.png"):
+    for name in ("accuracy_vs_labels.png", "accuracy_vs_labels.pdf", "optc weights.png"):
+        _figure(figs / name)
+    for name in (".hidden.png", ".accuracy_vs_labels.png.x1.png"):
         (figs / name).write_bytes(b"x")
     _notebook(res / "coreg" / "report.ipynb", "Co-regularization")
     (res / "coreg" / "report.html").write_text("<html></html>")
@@ -74,6 +89,32 @@ def test_check_links_reports_broken_and_absolute_links(tmp_path):
                     '<a href="https://example.org/x">web</a> <a href="sub/">folder</a>')
     assert I.check_links(page) == ["b.html", "/etc/hostname", "https://example.org/x", "sub/"]
     assert I.main(["check", str(page)]) == 1
+
+
+def test_check_links_reports_figures_that_do_not_decode(tmp_path):
+    """A figure cut short (a killed plot, a failed copy) or with one byte changed exists but does not decode:
+    the check lists it; intact PNG, PDF and SVG files pass."""
+    figs = tmp_path / "figures"
+    figs.mkdir()
+    names = ["ok.png", "ok.pdf", "ok.svg", "cut.png", "flipped.png", "cut.pdf", "cut.svg", "empty.png"]
+    for name in names:
+        _figure(figs / name.replace("cut", "x").replace("flipped", "y").replace("empty", "z")).rename(figs / name)
+    for name in ("cut.png", "cut.pdf", "cut.svg"):
+        data = (figs / name).read_bytes()
+        (figs / name).write_bytes(data[: len(data) // 2])
+    data = bytearray((figs / "flipped.png").read_bytes())
+    data[len(data) // 2] ^= 0x01  # inside the image data: its chunk's CRC no longer matches
+    (figs / "flipped.png").write_bytes(bytes(data))
+    (figs / "empty.png").write_bytes(b"")
+    page = tmp_path / "index.html"
+    page.write_text("".join(f'<a href="figures/{n}">{n}</a>' for n in names))
+    bad = I.check_links(page)
+    assert [b.split(" ")[0] for b in bad] == [f"figures/{n}" for n in names[3:]]
+    assert all(" (does not decode: " in b for b in bad)
+    assert "PDF" in bad[2] and "ParseError" in bad[3]
+    assert I.main(["check", str(page)]) == 1
+    page.write_text("".join(f'<img src="figures/{n}">' for n in names[:3]))
+    assert I.check_links(page) == [] and I.main(["check", str(page)]) == 0
 
 
 def test_export_html_reads_as_a_report(tmp_path):

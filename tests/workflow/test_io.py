@@ -3,7 +3,6 @@
 import hashlib
 import io as _stdio
 import json
-import pickle
 import shutil
 import subprocess
 import sys
@@ -26,16 +25,15 @@ def _write_all(root):
         "json": root / "splits" / "seed0.json",
         "csv": root / "results.csv",
         "rows": root / "runs" / "u0" / "l1" / "mvl_ls" / "seed0.csv",
-        "pkl": root / "prepared" / "part0.pkl",
+        "prep": root / "prepared" / "part0.npz",
     }
-    # the chain of the workflow: split -> kernel -> run -> results; the pickle stands alone
+    # the chain of the workflow: split -> kernel -> run -> results; the prepared data stand alone
     io.save_json(out["json"], {"pool": [1, 2], "test": [0]}, checksum=True)
     io.save_npz(out["npz"], checksum=True, inputs=[out["json"]], K_pool=np.eye(3), K_test=np.ones((2, 3)))
     io.save_rows_csv(out["rows"], [{"method": "mvl_ls", "accuracy": 0.75}], checksum=True,
                      inputs=[out["json"], out["npz"]])
     io.save_csv(out["csv"], pd.DataFrame({"a": [1, 2], "b": [0.5, 0.25]}), checksum=True, inputs=[out["rows"]])
-    with io.atomic_path(out["pkl"], checksum=True) as tmp, open(tmp, "wb") as fh:
-        pickle.dump({"x": 1}, fh)
+    io.save_npz(out["prep"], checksum=True, y=np.arange(3))
     return out
 
 
@@ -49,7 +47,7 @@ def test_every_writer_records_the_sha256_in_a_sidecar(tmp_path):
     # the inputs follow, with their digests, relative to the output's folder
     assert io.sidecar_path(out["rows"]).read_text().splitlines()[1:] == [
         f"{_sha(out['json'])}  ../../../../splits/seed0.json", f"{_sha(out['npz'])}  ../../../../kernels/seed0/fou.npz"]
-    assert io.sidecar_path(out["pkl"]).read_text() == f"{_sha(out['pkl'])}  part0.pkl\n"
+    assert io.sidecar_path(out["prep"]).read_text() == f"{_sha(out['prep'])}  part0.npz\n"
     # nothing else left behind: no temporaries of the files or of their sidecars
     names = sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
     assert not [n for n in names if n.startswith(".")]
@@ -113,16 +111,16 @@ def test_verify_outputs_removes_corrupted_files_and_reports_them(tmp_path):
     untouched.parent.mkdir()
     untouched.write_text("log")
     out["rows"].write_text(out["rows"].read_text().replace("0.75", "0.76"))  # a changed digit
-    with open(out["pkl"], "r+b") as fh:  # truncated
+    with open(out["prep"], "r+b") as fh:  # truncated
         fh.truncate(5)
     stderr = _stdio.StringIO()
     bad = io.verify_outputs(tmp_path, stream=stderr)
     # the results table was computed from the corrupted run CSV: removed too, so that it is recomputed
-    assert bad == sorted([out["rows"], out["pkl"], out["csv"]])
+    assert bad == sorted([out["rows"], out["prep"], out["csv"]])
     for path in bad:
         assert not path.exists() and not io.sidecar_path(path).exists()
     assert stderr.getvalue().splitlines() == [
-        f"corrupted, will be recomputed: {out['pkl']}", f"corrupted, will be recomputed: {out['rows']}",
+        f"corrupted, will be recomputed: {out['prep']}", f"corrupted, will be recomputed: {out['rows']}",
         f"downstream of a corrupted file, will be recomputed: {out['csv']}"]
     for key in ("json", "npz"):  # upstream of the corrupted file: kept
         assert io.verify_file(out[key]) is True
@@ -139,7 +137,7 @@ def test_verify_outputs_removes_everything_downstream(tmp_path):
     assert all(p.exists() for p in out.values())  # remove=False only reports
     assert stderr.getvalue().splitlines()[0] == f"corrupted: {out['npz']}"
     assert io.verify_outputs(tmp_path) == sorted([out["npz"], out["rows"], out["csv"]])
-    assert sorted(p for p in out.values() if p.exists()) == sorted([out["json"], out["pkl"]])
+    assert sorted(p for p in out.values() if p.exists()) == sorted([out["json"], out["prep"]])
 
 
 def test_verify_outputs_truncated_npz(tmp_path):
@@ -171,7 +169,7 @@ def test_vanished_file_does_not_remove_downstream(tmp_path):
     out["npz"].unlink()  # e.g. deleted by hand to save space: what was computed from it stays valid
     assert io.verify_outputs(tmp_path) == [out["npz"]]
     assert not io.sidecar_path(out["npz"]).exists()
-    assert all(io.verify_file(out[k]) is True for k in ("json", "rows", "csv", "pkl"))
+    assert all(io.verify_file(out[k]) is True for k in ("json", "rows", "csv", "prep"))
 
 
 def test_verify_outputs_check_only_and_edge_cases(tmp_path):

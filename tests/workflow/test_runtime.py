@@ -40,3 +40,59 @@ def test_a_jupytext_report_is_executed_with_its_parameters(tmp_path):
     outputs = [o for c in cells if c["cell_type"] == "code" for o in c.get("outputs", [])]
     assert any("answer = 42" in "".join(o.get("text", "")) for o in outputs)
     assert sorted(p.name for p in out.parent.iterdir()) == ["report.ipynb"]  # nothing half-written beside it
+
+
+_HEADER = ("# ---\n# jupyter:\n#   kernelspec:\n#     display_name: Python 3\n#     language: python\n"
+           "#     name: python3\n# ---\n\n")
+
+
+def test_a_failing_report_leaves_no_temporary_and_a_killed_runs_temporary_is_removed(tmp_path):
+    """A cell that raises: papermill's error, no output and no temporary notebook beside it. A 0-byte temporary
+    that a SIGKILLed report left (``.report.ipynb.<random>.ipynb``) is removed by the next run of the report."""
+    import papermill
+    import pytest
+
+    out = tmp_path / "results" / "mfeat" / "report.ipynb"
+    out.parent.mkdir(parents=True)
+    failing = tmp_path / "failing.py"
+    failing.write_text(_HEADER + '# %% tags=["parameters"]\nx = 0\n\n# %%\nraise RuntimeError("bad figure")\n')
+    with pytest.raises(papermill.PapermillExecutionError, match="bad figure"):
+        execute_notebook(failing, out, {"x": 1})
+    assert list(out.parent.iterdir()) == []
+    stale = out.parent / ".report.ipynb.k1ll3d.ipynb"
+    stale.write_bytes(b"")
+    other = out.parent / ".summary.csv.k1ll3d.csv"  # another output's temporary: not this job's to remove
+    other.write_bytes(b"")
+    good = tmp_path / "good.py"
+    good.write_text(_HEADER + '# %% tags=["parameters"]\nx = 0\n\n# %%\nprint(x)\n')
+    execute_notebook(good, out, {"x": 1})
+    assert sorted(p.name for p in out.parent.iterdir()) == [".summary.csv.k1ll3d.csv", "report.ipynb"]
+
+
+def test_sigterm_inside_logged_removes_the_temporary_file(tmp_path):
+    """Snakemake cancels a job with SIGTERM: inside ``logged`` it ends the job with exit status 143 and the
+    atomic writer's temporary file is removed (without the handler the process dies and leaves it)."""
+    import subprocess
+
+    out = tmp_path / "report.ipynb"
+    code = f"""
+import os, signal, time
+from types import SimpleNamespace
+from mvl.fileio import atomic_path
+from mvl.workflow.runtime import logged
+with logged(SimpleNamespace(log=[{str(tmp_path / 'job.log')!r}])):
+    with atomic_path({str(out)!r}, ".ipynb") as tmp:
+        tmp.write_text("half")
+        print("temporary", tmp.name, flush=True)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 143, proc.stderr
+    assert "temporary .report.ipynb." in (tmp_path / "job.log").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.log"]
+    bare = code.replace("with logged(SimpleNamespace(log=[" + repr(str(tmp_path / "job.log")) + "])):",
+                        "if True:")
+    proc = subprocess.run([sys.executable, "-c", bare], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == -15
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".report.ipynb.")]  # the failure guarded

@@ -22,7 +22,7 @@ wildcard_constraints:
 def prepared_path(dataset, seed):
     """The loaded raw data a run needs: one per split where the source has files per split (Caltech-101)."""
     part = int(seed) if STUDY[dataset].source.per_split_files else 0
-    return f"{RES}/{dataset}/prepared/part{part}.pkl"
+    return f"{RES}/{dataset}/prepared/part{part}.npz"
 
 
 def unit_input(w):
@@ -99,10 +99,11 @@ def all_report_targets():
 
 def check_raw_data():
     """The raw files of every paper dataset still to be prepared (and of the SSL benchmarks) and of every files
-    source can be obtained.
+    source can be obtained, and those already local are intact.
 
     Offline (data.offline or $MVL_OFFLINE) without a file in the mirror or the cache, this raises a
-    WorkflowError with one message naming every missing file, its URL and the mirror option. It only reads
+    WorkflowError with one message naming every missing file, its URL and the mirror option; a local file whose
+    checksum (else structural check) fails raises one naming it, its path and both checksums. It only reads
     the mirror and the cache.
     """
     missing_files = [
@@ -142,7 +143,9 @@ def check_raw_data():
 
     options = download.DataOptions.from_config({"data": config["data"]}, base_dir=os.getcwd())
     try:
-        download.check_available(todo, options)
+        download.verify_available(todo, options)  # presence, then each local file's checksum (else its structure)
+    except download.DataIntegrityError as err:
+        raise WorkflowError(f"\nRaw data corrupted; no job was started.\n\n{err}\n") from None
     except download.DataError as err:
         hint = (
             "To run without them, leave out the datasets that need them, e.g. --config 'datasets=[mfeat]' "

@@ -23,7 +23,7 @@ rule prepare:
     """Paper datasets (Flowers-17, Caltech-101, CUB-200-2011): fetch the raw files (verified; from the
     mirror, the cache or the canonical URLs) and load them once; runs draw from the loaded object."""
     output:
-        f"{RES}/{{dataset}}/prepared/part{{part}}.pkl",
+        f"{RES}/{{dataset}}/prepared/part{{part}}.npz",
     wildcard_constraints:
         part=r"\d+",
     params:

@@ -23,9 +23,10 @@ Where a file comes from, in this order:
    corrupted download therefore never leaves a file that a rerun would trust.
 
 :func:`check_available` is meant to run before any job starts: offline, it raises ONE
-:class:`DataUnavailableError` naming every missing file, its URL and the ``data_mirror`` option.
-:func:`fetch` returns ``{relative path: local path}`` for a data set; the loaders of
-:mod:`mvl.data.paper` take that mapping.
+:class:`DataUnavailableError` naming every missing file, its URL and the ``data_mirror`` option;
+:func:`verify_available` (the ``check`` command and the workflow's parse-time check) also verifies every local
+copy and raises ONE :class:`DataIntegrityError` with a line per corrupted file. :func:`fetch` returns
+``{relative path: local path}`` for a data set; the loaders of :mod:`mvl.data.paper` take that mapping.
 
 The URLs of the Caltech-101 kernels (Vedaldi et al. 2009, distributed from
 https://www.robots.ox.ac.uk/~vgg/software/MKL/, footnote 4 of the paper; layout
@@ -78,6 +79,7 @@ __all__ = [
     "DATASETS",
     "dataset_files",
     "check_available",
+    "verify_available",
     "fetch",
     "fetch_file",
     "file_hash",
@@ -526,6 +528,69 @@ def check_available(datasets, options=None, *, files=None, include_optional=Fals
     return found
 
 
+def _quick_verify(path, rf):
+    """The checksum when one is known, else the structural validation; raises DataIntegrityError."""
+    _verify(path, rf if not rf.known_hash else replace(rf, validator=None))
+
+
+def _local_problem(rf, options):
+    """Why the local copy of ``rf`` cannot be used (one line), or None (no local copy, or a good one). A bad
+    cache copy counts only offline (online it is downloaded again); nothing is written or removed."""
+    if options.data_mirror is not None and (options.data_mirror / rf.relpath).is_file():
+        p = options.data_mirror / rf.relpath
+        try:
+            _quick_verify(p, rf)
+        except DataIntegrityError as exc:
+            return str(_mirror_error(exc, p, rf))
+        return None
+    p = options.cache_dir / rf.relpath
+    if not p.is_file() or not options.offline:
+        return None
+    marker = _marker(p)
+    try:
+        if not rf.known_hash and marker.exists():
+            recorded = json.loads(marker.read_text()).get("sha256")
+            if recorded != file_hash(p):
+                raise DataIntegrityError(f"{rf.relpath}: sha256 {file_hash(p)} differs from the one recorded when "
+                                         f"it was validated ({recorded}; {p})")
+        else:
+            _quick_verify(p, rf)
+    except (DataIntegrityError, ValueError, OSError) as exc:
+        return (f"cached {rf.relpath} ({p}) failed verification: {exc}. Offline it cannot be downloaded again "
+                f"from {rf.source}; remove it and provide it through the data_mirror option or rerun with network "
+                f"access.")
+    return None
+
+
+def verify_available(datasets, options=None, *, files=None, include_optional=False):
+    """:func:`check_available`, then every local copy (mirror, and offline the cache) verified: its checksum
+    when one is known (registry or ``checksums`` option), else its structural validation; archives of members
+    without a local copy too. Returns the same ``{relpath: local path or None}``; raises one
+    :class:`DataIntegrityError` with one line per bad file (its relative path, path and both checksums).
+    Reads only, downloads nothing."""
+    options = options or DataOptions()
+    names = [datasets] if isinstance(datasets, str) else list(datasets)
+    if files is None:
+        files = [f for n in names for f in dataset_files(n, options, include_optional)]
+    found = check_available(names, options, files=files)
+    todo, seen = list(files), set()
+    bad = []
+    while todo:
+        rf = todo.pop(0)
+        if rf.relpath in seen:
+            continue
+        seen.add(rf.relpath)
+        if rf.archive is not None and _local_copy(rf, options) is None:
+            todo.append(rf.archive)
+            continue
+        problem = _local_problem(rf, options)
+        if problem:
+            bad.append(problem)
+    if bad:
+        raise DataIntegrityError("\n".join(bad))
+    return found
+
+
 # -------------------------------------------------------------------------------------------- fetching
 
 
@@ -630,6 +695,12 @@ def _extract(archive_path, jobs, options):
     return out
 
 
+def _mirror_error(exc, path, rf):
+    """The one-line error of a mirror file that fails verification."""
+    return DataIntegrityError(f"{exc}. The file in data_mirror ({path}) is corrupted or not the expected file; "
+                              f"replace it (source: {rf.source}) or remove it.")
+
+
 def _resolve_local(rf, options):
     """Verified local copy (mirror or cache) or None; untrustworthy cache files are removed."""
     if options.data_mirror is not None:
@@ -638,8 +709,7 @@ def _resolve_local(rf, options):
             try:
                 _verify(p, rf)
             except DataIntegrityError as exc:
-                raise DataIntegrityError(f"{exc}. The file in data_mirror ({p}) is corrupted or not the expected "
-                                         f"file; replace it (source: {rf.source}) or remove it.") from None
+                raise _mirror_error(exc, p, rf) from None
             return p
     p = options.cache_dir / rf.relpath
     if p.is_file():
@@ -725,8 +795,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mvl.data.download", description=CLI_DESCRIPTION,
                                      epilog=CLI_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=("check", "fetch", "list"),
-                        help="list: print every file of the data sets (path, URL, checksum); check: say which "
-                             "files are local and which would be downloaded, download nothing; fetch: download "
+                        help="list: print every file of the data sets (path, URL, checksum); check: verify the "
+                             "local files (checksum, else structure) and say which would be downloaded, "
+                             "download nothing; fetch: download "
                              "(or copy from the mirror), verify and cache every file")
     parser.add_argument("datasets", nargs="+", metavar="DATASET", help=f"data sets: {', '.join(DATASETS)}")
     parser.add_argument("--data-mirror", default=None, metavar="DIR",
@@ -752,9 +823,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     optional = "" if rf.required else "\t(optional)"
                     print(f"{n}\t{rf.relpath}\t{rf.source}\t{check}{optional}")
         elif a.command == "check":
-            found = check_available(names, options, include_optional=a.include_optional)
+            found = verify_available(names, options, include_optional=a.include_optional)
             n_local = sum(p is not None for p in found.values())
-            print(f"[data] {len(found)} file(s) for {', '.join(names)}: {n_local} local, "
+            print(f"[data] {len(found)} file(s) for {', '.join(names)}: {n_local} local and verified, "
                   f"{len(found) - n_local} to download")
         else:
             check_available(names, options, include_optional=a.include_optional)

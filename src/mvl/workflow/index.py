@@ -3,8 +3,9 @@
 :func:`build_index` writes one plain HTML page linking every report (its HTML export and the executed
 notebook) and every figure of a run, with the profile name, a hash of the merged config, the package version,
 the date and the datasets; every link is relative to the page. :func:`check_links` lists the links of a page
-that do not resolve to a file. :func:`export_html` converts an executed notebook to HTML with nbconvert (code
-cells shown) and writes it atomically. No paper section (presentation of the results).
+that do not resolve to a file or lead to a figure that does not decode. :func:`export_html` converts an executed
+notebook to HTML with nbconvert (code cells shown) and writes it atomically. No paper section
+(presentation of the results).
 
 The workflow's rules ``index`` and ``notebook_html`` call :func:`write_index` and :func:`export_html` (through
 :mod:`mvl.workflow.jobs`); ``make ci-workflow`` checks the page's links::
@@ -27,7 +28,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from ..fileio import atomic_write_text
 
-__all__ = ["config_hash", "report_entries", "build_index", "write_index", "check_links",
+__all__ = ["config_hash", "report_entries", "build_index", "write_index", "check_links", "undecodable",
            "export_html", "FIGURE_SUFFIXES"]
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -159,9 +160,39 @@ class _Links(HTMLParser):
                 self.links.append(value)
 
 
+def undecodable(path):
+    """Why the figure ``path`` does not decode (one line), or None: a PNG is decoded in full (every chunk's CRC
+    checked, then every pixel read: a truncated file fails), an SVG parsed as XML, a PDF must start with
+    ``%PDF-`` and end with ``%%EOF`` (a truncated one does not). Other files: None."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".png":
+            from PIL import Image
+
+            with Image.open(path) as im:
+                im.verify()  # structure and CRCs
+            with Image.open(path) as im:
+                im.load()  # every pixel
+        elif suffix == ".svg":
+            import xml.etree.ElementTree as ET
+
+            ET.parse(path)
+        elif suffix == ".pdf":
+            data = path.read_bytes()
+            if not data.startswith(b"%PDF-"):
+                return "not a PDF (no %PDF- header)"
+            if b"%%EOF" not in data[-1024:]:
+                return "truncated PDF (no %%EOF at the end)"
+    except Exception as exc:  # noqa: BLE001  (PIL and expat raise many kinds; each is a bad file)
+        return f"{type(exc).__name__}: {exc}".splitlines()[0]
+    return None
+
+
 def check_links(page):
     """Links (``href``, ``src``) of the HTML file ``page`` that are not relative paths to an existing file:
-    absolute URLs, absolute paths and missing targets. Empty list: every link resolves."""
+    absolute URLs, absolute paths and missing targets, and links to a figure that does not decode
+    (:func:`undecodable`; listed as ``"<link> (does not decode: <reason>)"``). Empty list: every link resolves."""
     page = Path(page)
     parser = _Links()
     parser.feed(page.read_text(encoding="utf-8"))
@@ -174,6 +205,8 @@ def check_links(page):
         target = page.parent / unquote(parts.path)
         if not target.is_file():
             bad.append(link)
+        elif target.suffix.lower() in FIGURE_SUFFIXES and (reason := undecodable(target)) is not None:
+            bad.append(f"{link} (does not decode: {reason})")
     return bad
 
 
@@ -196,10 +229,12 @@ def export_html(notebook, out):
 
 
 def main(argv=None):
-    """``python -m mvl.workflow.index check PAGE``: exit 1 listing the links of PAGE that do not resolve."""
+    """``python -m mvl.workflow.index check PAGE``: exit 1 listing the links of PAGE that do not resolve (or
+    whose figure does not decode)."""
     p = argparse.ArgumentParser(prog="python -m mvl.workflow.index", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("check", help="fail unless every link of an HTML page resolves to a file")
+    s = sub.add_parser("check", help="fail unless every link of an HTML page resolves to a file and every linked "
+                                     "figure decodes")
     s.add_argument("page")
     a = p.parse_args(argv)
     bad = check_links(a.page)
@@ -207,7 +242,7 @@ def main(argv=None):
         print(f"{a.page}: broken link {link}", file=sys.stderr)
     if bad:
         return 1
-    print(f"{a.page}: every link resolves")
+    print(f"{a.page}: every link resolves, every figure decodes")
     return 0
 
 

@@ -9,8 +9,6 @@ every output is written atomically with a SHA-256 sidecar (:mod:`mvl.workflow.io
 
 from __future__ import annotations
 
-import pickle
-
 from . import io
 from .runtime import data_options
 
@@ -47,17 +45,18 @@ def write_dataset(data, out, data_config=None):
 
 def write_prepared(data, out, part=0, data_config=None):
     """A paper dataset (``data``, a :class:`mvl.workflow.settings.DataSpec`) fetched (verified) and loaded once
-    (:func:`mvl.data.paper.prepare`), kept as a pickle ``out``."""
+    (:func:`mvl.data.paper.prepare`), kept as an npz ``out`` that loads without pickle
+    (:func:`mvl.workflow.prepared.save_prepared`)."""
     from ..data import download
     from ..data.sources import source
+    from .prepared import save_prepared
 
     src = source(data.source)
     if not src.is_paper:
         raise ValueError(f"prepare is for the paper datasets, not {data.source!r}")
     paths = download.fetch(src.download, data_options(data_config))
     loaded = src.load_function()(data.source, paths, data.views, part=part, image_view=data.image_view)
-    with io.atomic_path(out, checksum=True) as tmp, open(tmp, "wb") as fh:
-        pickle.dump(loaded, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    save_prepared(out, loaded)
     print(f"[prepare] {data.dataset} (source {data.source}, part {part}): views {list(data.views)} -> {out}")
 
 

@@ -10,7 +10,6 @@ run to its log. An interrupted job is rerun whole.
 
 from __future__ import annotations
 
-import pickle
 import time
 
 import numpy as np
@@ -21,6 +20,7 @@ from ..kernels import rbf_kernel, linear_kernel
 from . import io
 from .experiments import run_on_draw, select_gammas_on_draw
 from .methods import method
+from .prepared import load_prepared
 
 __all__ = ["split_for_seed", "split_kernels", "unit_source", "draw", "views_of", "run_unit"]
 
@@ -65,13 +65,13 @@ def split_kernels(data, split, view, spec):
 
 def unit_source(data_spec, seed, data_path, log=None):
     """What every draw of one unit (dataset, split ``seed``) comes from, an object with a ``kernel_draw`` method:
-    the prepared paper dataset (the pickle of :func:`mvl.data.paper.prepare`, with its protocols, Section 7.2),
+    the prepared paper dataset (:func:`mvl.data.paper.prepare`, with its protocols, Section 7.2; read without
+    pickle by :func:`mvl.workflow.prepared.load_prepared`),
     or the split's kernels of every view, computed once per unit (:class:`mvl.data.protocols.SplitKernels`)."""
     t0 = time.perf_counter()
     views = list(data_spec.views)
     if data_source(data_spec.source).is_paper:
-        with open(data_path, "rb") as fh:
-            return pickle.load(fh)
+        return load_prepared(data_path)
     data = np.load(data_path)
     split = split_for_seed(data, data_spec.protocol, seed)
     # every view's kernels once per unit, stacked sample-first (N, N, m) and (T, N, m); draws slice them
@@ -108,7 +108,7 @@ def views_of(m, views):
 
 def run_unit(unit, seed, data_path, out, log=None):
     """Run every task of ``unit`` (:class:`mvl.workflow.settings.Unit`) on split ``seed`` (``data_path``: the
-    dataset's ``dataset.npz``, or the prepared pickle of a paper dataset) and write the rows to ``out`` (CSV +
+    dataset's ``dataset.npz``, or the prepared npz of a paper dataset) and write the rows to ``out`` (CSV +
     sidecar). Returns the rows."""
     log = log or (lambda text: print(text, flush=True))
     t_unit = time.perf_counter()

@@ -8,14 +8,56 @@ modules for theirs) wrap their step in :func:`logged`; steps that read raw data 
 
 from __future__ import annotations
 
+import contextlib
+import glob
+import signal
+import threading
+from pathlib import Path
+
 from ..fileio import atomic_path, redirected_output
 
-__all__ = ["logged", "data_options", "execute_notebook"]
+__all__ = ["logged", "data_options", "execute_notebook", "remove_stale_temporaries"]
 
 
+@contextlib.contextmanager
+def _terminate_as_exit():
+    """SIGTERM (what Snakemake sends a job it cancels) raises SystemExit in the block, so that its ``finally``
+    and ``except`` clauses run (temporary files removed) instead of the process dying at once; restored after.
+    Only in the main thread (elsewhere a handler cannot be installed)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
 def logged(smk):
-    """Standard output and error of the block go to the rule's log (its first log file), line-buffered."""
-    return redirected_output(smk.log[0])
+    """Standard output and error of the block go to the rule's log (its first log file), line-buffered; a
+    SIGTERM ends the block with SystemExit (its temporary files removed)."""
+    with redirected_output(smk.log[0]) as fh, _terminate_as_exit():
+        yield fh
+
+
+def remove_stale_temporaries(out, suffix):
+    """Remove the temporaries of ``out`` (``.<name>.*<suffix>`` beside it, :func:`mvl.fileio.atomic_path`) that a
+    killed job left (SIGKILL runs no cleanup). Safe in a job: Snakemake runs one job per output, under its lock.
+    Returns the removed paths."""
+    out = Path(out)
+    removed = []
+    if out.parent.is_dir():
+        for p in out.parent.glob(f".{glob.escape(out.name)}.*{suffix}"):
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
+                removed.append(p)
+    return removed
 
 
 def data_options(data):
@@ -28,9 +70,12 @@ def data_options(data):
 def execute_notebook(notebook, out, parameters):
     """Run the report ``notebook`` with papermill into ``out``, atomically (nothing half-written): an .ipynb as it
     is, a jupytext script (.py) converted to .ipynb into the temporary file first. The one way every report rule
-    executes its notebook (cell tagged ``parameters``)."""
+    executes its notebook (cell tagged ``parameters``). On failure (an error, an interrupt, SIGTERM inside
+    :func:`logged`) the temporary notebook is removed; one left by a killed run is removed first."""
     import papermill
 
+    for p in remove_stale_temporaries(out, ".ipynb"):
+        print(f"[report] removed {p}, the temporary notebook of a killed run")
     with atomic_path(out, ".ipynb") as tmp:
         source = str(notebook)
         if not source.endswith(".ipynb"):
