@@ -107,11 +107,8 @@ table = summary.assign(value=summary.apply(fmt, axis=1)).pivot_table(
 display(table[[m for m in order if m in table.columns]].rename(columns=P.LABELS))
 
 # %% [markdown]
-# ## Beside the literature and earlier measurements
-# Ours: this run, mean over its seeds. Quoted: the numbers of `mvl.data.published.load_reference("peers_reference")`,
-# each with its source and protocol (mfeat's quoted MVL-LS number is the main study's inductive accuracy on 100
-# test points per class with 50 unlabelled points per class and the graph selected on validation, not this
-# transductive protocol).
+# ## Beside the literature
+# Ours: this run, mean over its seeds. Quoted: the published numbers, each with its source and protocol.
 
 # %%
 quoted = P.reference_numbers()
@@ -119,9 +116,7 @@ ours = summary[["dataset", "setting", "l_c", "method", "mean", "std", "seeds", "
 side = quoted.merge(ours, on=["dataset", "setting", "l_c", "method"], how="left")
 side = side[side["dataset"].isin(set(summary["dataset"]))]
 side["ours"] = [("not run" if pd.isna(m) else f"{m:.1f} ± {s:.1f} ({int(k)} seeds, n = {int(n):,})")
-                if method != "laprls_package" else "coreg study (results/coreg)"
-                for m, s, k, n, method in zip(side["mean"], side["std"].fillna(0), side["seeds"], side["n"],
-                                               side["method"], strict=True)]
+                for m, s, k, n in zip(side["mean"], side["std"].fillna(0), side["seeds"], side["n"], strict=True)]
 display(side[["dataset", "setting", "l_c", "method", "quoted", "ours", "source"]].set_index(["dataset", "setting",
                                                                                              "l_c", "method"]))
 

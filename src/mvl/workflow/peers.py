@@ -62,8 +62,8 @@ MVL_GRAPH_SETTING = dict(gamma_A=1e-6, gamma_W=1.0, n_neighbors=10, laplacian_po
 
 
 def reference_numbers():
-    """The accuracies (%) the report shows beside this study's: the literature and earlier measurements, each with
-    its source and protocol (:func:`mvl.data.published.load_reference`, table ``peers_reference``).
+    """The accuracies (%) of the literature the report shows beside this study's, each with its source and
+    protocol (:func:`mvl.data.published.load_reference`, table ``peers_reference``).
 
     Returns
     -------
