@@ -87,6 +87,8 @@ class Verdict:
 def _p(p):
     if not np.isfinite(p):
         return "n/a"
+    if p == 0:
+        return "0"
     return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
 
 
