@@ -24,8 +24,8 @@
 # Accuracies are test accuracies in %, as mean (standard deviation) over the splits, two decimals, as in the
 # paper's tables. Every table and figure comes from `mvl.workflow.report` (unit-tested); this notebook is
 # `notebooks/report.py` (jupytext), executed by papermill from the Snakemake rule `report`, which
-# overwrites the parameters cell below. Cells tagged "plumbing" (imports, helpers) and the parameters cells are
-# left out of the HTML page (`mvl.workflow.index.export_html`) and kept here.
+# overwrites the parameters cell below. The HTML page (`mvl.workflow.index.export_html`) shows the text and the
+# results; the code is kept here.
 
 # %% tags=["parameters"]
 # Parameters (overwritten by papermill -p ...)
