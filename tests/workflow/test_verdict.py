@@ -131,3 +131,16 @@ def test_table_and_bad_input():
         V.judge([], alpha=1.5)
     with pytest.raises(ValueError, match="min_pairs"):
         V.judge([], min_pairs=1)
+
+
+def test_no_fixed_verdict_text_in_the_main_and_peers_reports():
+    """The main and peers reports state verdicts only through this module: no verdict written as fixed text."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    files = ["src/mvl/workflow/report.py", "src/mvl/workflow/peers.py", "notebooks/report.py",
+             "notebooks/peers_report.py"]
+    words = ("beats", "far below", "far above", "significant difference", "unlabelled data help.",
+             "unlabelled data hurt.", "earlier measurement")
+    found = [(f, w) for f in files for w in words if w in (root / f).read_text(encoding="utf-8").lower()]
+    assert found == []
