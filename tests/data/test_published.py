@@ -241,19 +241,19 @@ def test_csv_keeps_printed_digits():
 
 @pytest.mark.parametrize("name", REFERENCES)
 def test_reference_numbers_name_their_source(name):
-    """The numbers the study reports quote beside their own: each row names its source (a paper or the
-    protocol of an earlier measurement), and the accuracies are in range."""
+    """The numbers the study reports quote beside their own: each row names its source (a paper and its
+    protocol, never the project's own measurement), and the accuracies are in range."""
     df = load_reference(name)
     assert len(df) > 0 and df["source"].str.len().gt(20).all()
+    assert not df["source"].str.contains("earlier measurement|main study|coreg study").any()
     assert df["accuracy"].between(0, 100 if name == "peers_reference" else 1).all()
     with pytest.raises(ValueError, match="unknown reference table"):
         load_reference("jmlr2016_results")
 
 
 def test_the_reports_read_their_quoted_numbers_from_the_reference_tables():
-    from mvl.workflow import incomplete, peers
+    from mvl.workflow import peers
 
     quoted = peers.reference_numbers()
     assert list(quoted.columns) == ["dataset", "setting", "l_c", "method", "quoted", "source"]
     assert quoted["quoted"].tolist() == load_reference("peers_reference")["accuracy"].tolist()
-    assert incomplete.reference_numbers().equals(load_reference("incomplete_reference"))

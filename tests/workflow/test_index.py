@@ -118,15 +118,45 @@ def test_check_links_reports_figures_that_do_not_decode(tmp_path):
 
 
 def test_export_html_reads_as_a_report(tmp_path):
-    """The page shows the text, the code that makes each result and its output; the plumbing (parameters,
-    injected values, imports and helpers) stays in the notebook only."""
+    """The page shows the text and the outputs, titled by the notebook's heading; the code and the plumbing
+    (parameters, injected values, imports and helpers) stay in the notebook only."""
     nb = _notebook(tmp_path / "r.ipynb", "Title")
     I.export_html(nb, tmp_path / "out" / "r.html")
-    text = re.sub(r"<[^>]+>", "", (tmp_path / "out" / "r.html").read_text())
-    assert "Title" in text and "print(x + 40)" in text and "42" in text  # code cells and outputs shown
+    page = (tmp_path / "out" / "r.html").read_text()
+    text = re.sub(r"<[^>]+>", "", page)
+    assert "<title>Title</title>" in page and "<title>Notebook" not in page
+    assert "Text." in text and "42" in text  # text and outputs shown
+    assert "print(x + 40)" not in text  # code hidden
     assert "x = 2" not in text and "x = 1" not in text and "def helper" not in text  # plumbing hidden
     assert len(nbformat.read(str(nb), as_version=4).cells) == 5  # and kept in the notebook
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["r.html"]
+
+
+_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+
+
+def test_export_html_alt_text_from_the_caption(tmp_path):
+    """Each figure's alt text is its caption (the markdown cell after it, starting with "Figure"), else the text
+    that introduces it; never nbconvert's placeholder."""
+    nb = nbformat.v4.new_notebook()
+    image = nbformat.v4.new_output("display_data", data={"image/png": _PNG, "text/plain": "<Image>"})
+    nb.cells = [nbformat.v4.new_markdown_cell("# Study\n## Accuracy against q\nOne panel per pattern."),
+                nbformat.v4.new_code_cell("show()", outputs=[image]),
+                nbformat.v4.new_markdown_cell("*Figure: accuracy against l_c, mean over 8 splits.* Read it so."),
+                nbformat.v4.new_code_cell("show()", outputs=[image])]
+    path = tmp_path / "s.ipynb"
+    nbformat.write(nb, str(path))
+    I.export_html(path, tmp_path / "s.html")
+    page = (tmp_path / "s.html").read_text()
+    alts = re.findall(r'<img[^>]*alt="([^"]*)"', page)
+    assert alts == ["Figure: accuracy against l_c, mean over 8 splits. Read it so.",
+                    "Figure: accuracy against l_c, mean over 8 splits. Read it so."]
+    assert I.DEFAULT_ALT not in page
+    nb.cells = nb.cells[:2]  # no caption after the figure: the section before it
+    nbformat.write(nb, str(path))
+    I.export_html(path, tmp_path / "s.html")
+    alts = re.findall(r'<img[^>]*alt="([^"]*)"', (tmp_path / "s.html").read_text())
+    assert alts == ["Study Accuracy against q One panel per pattern."]
 
 
 @pytest.mark.slow

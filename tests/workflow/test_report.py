@@ -64,10 +64,11 @@ def test_unlabelled_gain_and_verdicts():
     assert row["better / worse (splits)"] == "3 / 0 of 3"
     b = g[(g.scope == R.scopes()["mvl_ls_ablation_cv"]) & (g.cell == "B")].iloc[0]
     assert b["difference (points)"] == 0.0
-    lines = R.unlabelled_verdicts(g)
-    assert len(lines) == 2
-    assert lines[0].startswith("l_c = 1, u_c = all, paper graph, gammas selected on validation: 82.33 (2.52)")
-    assert lines[0].endswith("unlabelled data help.")
+    lines = R.unlabelled_verdicts(R.report_verdicts(_results()))
+    assert len(lines) == 2  # one per scope, the "any" cell against "none"
+    assert lines[0].startswith("l_c = 1, u_c = all, paper graph, gammas selected on validation: semi-supervised")
+    assert "82.33 against supervised 71.00, +11.33 points over 3 splits" in lines[0]
+    assert lines[0].endswith("too few splits to tell (the rule needs at least 6).")  # 3 splits, whatever the gain
 
 
 def test_ablation_table_layout():
@@ -177,8 +178,19 @@ def test_multiview_vs_best_view_and_verdict():
     assert first["difference (points)"] == pytest.approx(10.0)  # (20 + 5 + 5) / 3
     assert first["better / worse (splits)"] == "3 / 0 of 3"
     assert t.iloc[1]["difference (points)"] == pytest.approx(-5.0)
-    assert R.multiview_verdict(t) == "No: multi-view MVL-LS does not beat the best single view at l_c = 5."
-    assert R.multiview_verdict(t.iloc[:1]).startswith("Yes: multi-view MVL-LS beats the best single view")
+    lines = R.multiview_verdict(R.report_verdicts(pd.DataFrame(rows)))
+    assert [line.split(":")[0] for line in lines] == ["l_c = 1", "l_c = 5"]
+    assert "+10.00 points over 3 splits" in lines[0] and "-5.00 points over 3 splits" in lines[1]
+    assert all(line.endswith("too few splits to tell (the rule needs at least 6).") for line in lines)
+    # 8 splits: +10 points on average is a win, -5 points on every split a loss; two comparisons in the family
+    many = [_row("mvl_ls", 1, 0, s, 0.75 + 0.01 * (s % 3)) for s in range(8)]
+    many += [_row("view_a", 1, 0, s, 0.65 + 0.005 * (s % 2)) for s in range(8)]
+    many += [_row("mvl_ls", 5, 0, s, 0.9) for s in range(8)] + [_row("view_b", 5, 0, s, 0.95) for s in range(8)]
+    v = R.report_verdicts(pd.DataFrame(many))["multiview"]
+    assert [x.outcome for x in v] == ["better", "worse"] and v[0].family == 2
+    assert R.multiview_verdict(v and {"multiview": v})[0].endswith(
+        "MVL-LS (all views) is better than the best single view (a) (adjusted p < 0.05).")
+    assert R.multiview_verdict({}) == ["No supervised MVL-LS and single-view runs to compare."]
 
 
 def test_selected_gammas_counts_one_selection_per_split():
@@ -339,7 +351,7 @@ def test_tables_of_a_run_without_ablation_or_selection():
     res = pd.DataFrame([dict(method="mvl_ls", l_c=1, u_c=0, split=0, accuracy=0.5)])
     assert R.unlabelled_gain(res).empty and R.ablation_table(res).empty
     assert R.selected_graphs(res).empty and R.grid_cost(res).empty
-    assert R.unlabelled_verdicts(R.unlabelled_gain(res)) == []
+    assert R.unlabelled_verdicts(R.report_verdicts(res)) == []
 
 
 def test_every_table_and_figure_of_a_minimal_run():

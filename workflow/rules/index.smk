@@ -11,7 +11,7 @@ REPORT_HTML = [nb[: -len(".ipynb")] + ".html" for nb in REPORT_NOTEBOOKS]
 
 
 rule notebook_html:
-    """An executed notebook as HTML beside it (nbconvert, code cells shown), written atomically."""
+    """An executed notebook as an HTML page beside it (nbconvert; titled, code left out, figures with alt text)."""
     input:
         f"{RES}/{{nbdir}}/{{nbname}}.ipynb",
     output:

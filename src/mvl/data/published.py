@@ -17,15 +17,11 @@ The CSV files live in ``mvl/data/published/`` and are read with :mod:`importlib.
     (table, dataset, parameter, value, note).
 
 The reference numbers the study reports quote beside their own, read with :func:`load_reference`, in the same
-folder; each row names its source (a paper, or the protocol of an earlier measurement):
+folder; each row names its source (a paper and its protocol):
 
 ``peers_reference``
     The accuracies (%) the peers study's report shows beside its own (dataset, setting, labels_per_class,
-    method, accuracy, source): the literature (cited in ``source``) and earlier measurements, each with
-    its protocol.
-``incomplete_reference``
-    The accuracies (fraction) the incomplete-views study's report shows beside its own (dataset, pattern,
-    q, method, accuracy, source): an earlier measurement of mean imputation, with its protocol.
+    method, accuracy, source): the literature, cited in ``source`` with its protocol.
 
 The text versions of the papers are PDF-to-text conversions, and some JMLR tables are garbled. A note starting
 with ``[illegible]`` marks a cell whose number could not be read (its mean/value is left empty), ``[reconstructed]``
@@ -42,7 +38,7 @@ import pandas as pd
 __all__ = ["PUBLISHED", "REFERENCES", "load_published", "load_reference"]
 
 PUBLISHED = ("jmlr2016_results", "jmlr2016_parameters", "sindhwani2008_results", "sindhwani2008_parameters")
-REFERENCES = ("peers_reference", "incomplete_reference")
+REFERENCES = ("peers_reference",)
 
 # columns read as text (everything else is left to pandas: integers, floats with NaN for empty cells)
 _TEXT_COLUMNS = ("dataset", "method", "setting", "views", "parameter", "metric", "error_type", "note", "pattern",
@@ -68,7 +64,7 @@ def load_reference(name: str) -> pd.DataFrame:
     Parameters
     ----------
     name : str
-        ``"peers_reference"`` or ``"incomplete_reference"``.
+        ``"peers_reference"``.
 
     Returns
     -------

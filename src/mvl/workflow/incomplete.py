@@ -44,7 +44,7 @@ from .figures import new_figure
 from .runtime import data_options, execute_notebook, logged
 from .incomplete_settings import INCOMPLETE_PATTERNS, IncompleteSettings, parse_settings
 
-__all__ = ["INCOMPLETE_PATTERNS", "IncompleteSettings", "parse_settings", "METHODS", "reference_numbers",
+__all__ = ["INCOMPLETE_PATTERNS", "IncompleteSettings", "parse_settings", "METHODS",
            "draw_split", "mask_rng", "presence_mask", "fit_predict", "run_seed", "write_seed", "summarize",
            "best_views", "accuracy_table", "accuracy_figure", "incomplete_run", "incomplete_summary",
            "incomplete_report"]
@@ -55,20 +55,6 @@ METHODS = {"mvl_ls_incomplete": ("MVL-LS, incomplete views", "C0"),
            "complete": ("complete data (q = 0)", "0.35")}
 """Method -> (label, colour) of the tables and the figure (``view_<name>`` rows enter as ``best_single_view``)."""
 
-
-
-def reference_numbers():
-    """The accuracies (fraction) the report shows beside this study's: an earlier measurement of mean imputation,
-    with its protocol (:func:`mvl.data.published.load_reference`, table ``incomplete_reference``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns dataset, pattern, q, method, accuracy, source.
-    """
-    from ..data.published import load_reference
-
-    return load_reference("incomplete_reference")
 
 
 def draw_split(y, seed, labels_per_class, unlabelled_per_class, test_per_class):
@@ -295,8 +281,8 @@ def accuracy_table(summary, dataset):
 
 def accuracy_figure(summary):
     """Accuracy against q: one panel per (data set, pattern), the methods as lines with error bars (std over
-    seeds), the complete fit as a horizontal line with its std band, the reference numbers
-    (:func:`reference_numbers`) as bars; the best single view's name beside each of its points.
+    seeds), the complete fit as a horizontal line with its std band; the best single view's name beside each
+    of its points.
 
     Parameters
     ----------
@@ -308,7 +294,6 @@ def accuracy_figure(summary):
     matplotlib.figure.Figure
         Saved by :func:`mvl.workflow.figures.save_figure`.
     """
-    refs = reference_numbers()
     datasets = list(dict.fromkeys(summary["dataset"]))
     patterns = [p for p in INCOMPLETE_PATTERNS if p in set(summary["pattern"])]
     fig, axes = new_figure(len(datasets), len(patterns), 5.2 * len(patterns), 4.2 * len(datasets), layout=None,
@@ -334,11 +319,6 @@ def accuracy_figure(summary):
                     for row in r.itertuples():
                         ax.annotate(row.view, (row.q, row.mean), textcoords="offset points", xytext=(4, -11),
                                     fontsize=7, color=color)
-            ref = refs[(refs["dataset"] == d) & (refs["pattern"] == pattern)
-                       & (refs["method"] == "mean_imputation")].sort_values("q")
-            if len(ref):
-                ax.plot(ref["q"], ref["accuracy"], "_", color="k", ms=18, mew=2, zorder=5,
-                        label="mean imputation, earlier measurement (gamma_B = 0)")
             what = {"random": "missing at random", "class": "views absent per class",
                     "block": "views absent per block of samples"}[pattern]
             ax.set(title=f"{d}: {what}", xlabel="missing fraction q", xticks=qs)

@@ -215,17 +215,76 @@ HIDDEN_TAGS = ("plumbing", "parameters", "injected-parameters")
 notebook's default parameters and papermill's injected values (the report's settings table states them)."""
 
 
+DEFAULT_ALT = "No description has been provided for this image"
+"""The alt text nbconvert gives an image it knows nothing about (replaced by :func:`export_html`)."""
+
+
+def notebook_title(nb):
+    """The text of the notebook's first level-1 heading (a markdown line ``# Title``), or None."""
+    for cell in nb.cells:
+        if cell.get("cell_type") == "markdown":
+            for line in str(cell.get("source", "")).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return None
+
+
+def _markdown_text(cell):
+    """A markdown cell's source as plain text: emphasis marks, heading marks and line breaks removed."""
+    import re
+
+    text = " ".join(line.lstrip("#").strip() for line in str(cell.get("source", "")).splitlines())
+    return re.sub(r"[*`]", "", text).strip()
+
+
+def figure_captions(cells):
+    """The alt text of every image output of ``cells``, in order: the caption (the markdown cell right after the
+    figure's cell when it starts with "Figure"), else the markdown cell before it (the section that introduces it),
+    else "Figure"."""
+    out = []
+    for i, cell in enumerate(cells):
+        if cell.get("cell_type") != "code":
+            continue
+        n = sum(1 for o in cell.get("outputs", []) if set(o.get("data", {})) & {"image/png", "image/jpeg"})
+        if not n:
+            continue
+        nxt = next((c for c in cells[i + 1:] if c.get("cell_type") == "markdown"), None)
+        before = next((c for c in reversed(cells[:i]) if c.get("cell_type") == "markdown"), None)
+        if nxt is not None and _markdown_text(nxt).startswith("Figure"):
+            alt = _markdown_text(nxt)
+        elif before is not None and _markdown_text(before):
+            alt = _markdown_text(before)
+        else:
+            alt = "Figure"
+        out += [alt] * n
+    return out
+
+
 def export_html(notebook, out):
-    """An executed notebook as HTML (nbconvert's HTML exporter, code cells and outputs shown), written atomically.
-    Cells tagged with one of :data:`HIDDEN_TAGS` are left out, and so are the ``In [4]:`` prompts: the page reads
-    as a report, the notebook keeps everything."""
+    """An executed notebook as a report page (nbconvert's HTML exporter), written atomically: titled by the
+    notebook's first heading, outputs and text shown, code left out (the notebook keeps it, and the cells tagged
+    with one of :data:`HIDDEN_TAGS` are left out entirely), and every figure's alt text its caption
+    (:func:`figure_captions`)."""
     import nbformat
+    from bs4 import BeautifulSoup
     from nbconvert import HTMLExporter
 
     nb = nbformat.read(str(notebook), as_version=4)
     nb.cells = [c for c in nb.cells if not set(c.get("metadata", {}).get("tags", [])) & set(HIDDEN_TAGS)]
-    body, _ = HTMLExporter(exclude_input_prompt=True, exclude_output_prompt=True).from_notebook_node(nb)
-    atomic_write_text(out, body)
+    title = notebook_title(nb)
+    if title:
+        nb.metadata["title"] = title
+    body, _ = HTMLExporter(exclude_input=True, exclude_input_prompt=True,
+                           exclude_output_prompt=True).from_notebook_node(nb)
+    soup = BeautifulSoup(body, features="html.parser")
+    images = soup.select("div.jp-RenderedImage img")
+    captions = figure_captions(nb.cells)
+    for img, alt in zip(images, captions, strict=False):
+        img["alt"] = alt
+    for img in soup.select("img"):  # any image the captions did not reach: the page's title, never the default
+        if img.get("alt", DEFAULT_ALT) == DEFAULT_ALT:
+            img["alt"] = f"Figure of the report {title}" if title else "Figure of the report"
+    atomic_write_text(out, str(soup))
 
 
 def main(argv=None):

@@ -50,6 +50,7 @@ from .runtime import data_options, execute_notebook, logged
 from .peers_settings import INDUCTIVE_METHODS, PEER_DATASETS, PEER_METHODS, PeersSettings, parse_settings
 
 __all__ = ["PEER_METHODS", "INDUCTIVE_METHODS", "PEER_DATASETS", "PeersSettings", "parse_settings", "reference_numbers",
+           "verdicts",
            "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled", "knn_graph", "graph_learning",
            "fit_method", "holdout", "inductive_split", "run_peers", "write_run", "write_summary", "summarise",
            "accuracy_figure", "accuracy_table", "peers_run", "peers_summary", "peers_report",
@@ -61,8 +62,8 @@ MVL_GRAPH_SETTING = dict(gamma_A=1e-6, gamma_W=1.0, n_neighbors=10, laplacian_po
 
 
 def reference_numbers():
-    """The accuracies (%) the report shows beside this study's: the literature and earlier measurements, each with
-    its source and protocol (:func:`mvl.data.published.load_reference`, table ``peers_reference``).
+    """The accuracies (%) of the literature the report shows beside this study's, each with its source and
+    protocol (:func:`mvl.data.published.load_reference`, table ``peers_reference``).
 
     Returns
     -------
@@ -320,6 +321,36 @@ def summarise(results):
     out = g.agg(n=("n", "first"), n_labelled=("n_labelled", "first"), mean=("accuracy", "mean"),
                 std=("accuracy", "std"), seeds=("seed", "nunique"), seconds=("seconds", "mean")).reset_index()
     return out
+
+
+GRAPH_METHODS = ("laplace", "poisson", "laplace_sum", "poisson_sum")
+MVL_METHODS = ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "mvl_poisson")
+
+
+def verdicts(results, alpha=None, min_pairs=None):
+    """The comparisons the peers report concludes on, judged together by :func:`mvl.workflow.verdict.judge` (one
+    family, paired over the seeds, i.e. the labelled draws): per (data set, setting, l_c), every MVL-LS variant
+    against the graph method with the best mean there, and Laplace learning against Poisson learning (on the
+    concatenated views' graph). ``results``: the per-seed table (columns dataset, setting, l_c, method, seed,
+    accuracy as a fraction). Returns a list of :class:`mvl.workflow.verdict.Verdict`."""
+    from .verdict import ALPHA, MIN_PAIRS, judge
+
+    family = []
+    for (d, setting, lc), g in results.groupby(["dataset", "setting", "l_c"], sort=False):
+        by = {m: gg.set_index("seed")["accuracy"] for m, gg in g.groupby("method")}
+        where = f"{d}, {'BNS split (l = 50)' if setting == 'bns' else f'l_c = {int(lc)}'}"
+        if setting not in ("stratified", "bns"):
+            where += f" ({setting})"
+        peers = [m for m in GRAPH_METHODS if m in by]
+        if peers:
+            top = max(peers, key=lambda m: by[m].mean())
+            family += [dict(a=LABELS[m], b=f"{LABELS[top]} (best graph method here)", x=by[m], y=by[top],
+                            context=where) for m in MVL_METHODS if m in by]
+        if "laplace" in by and "poisson" in by:
+            family.append(dict(a=LABELS["laplace"], b=LABELS["poisson"], x=by["laplace"], y=by["poisson"],
+                               context=where))
+    return judge(family, alpha=ALPHA if alpha is None else alpha,
+                 min_pairs=MIN_PAIRS if min_pairs is None else min_pairs, unit="draws")
 
 
 def write_summary(inputs, results_out, summary_out):

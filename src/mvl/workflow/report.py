@@ -3,7 +3,9 @@
 The notebooks call these functions and display what they return, so that what a report says is unit-tested
 (tests/workflow/test_report.py). Accuracies are in % with two decimals and the standard deviation over splits in
 parentheses, as in the paper's tables. Comparisons are paired per split (same test set, same labelled and
-unlabelled samples) and come with a paired t-test and a Wilcoxon signed-rank test (scipy.stats).
+unlabelled samples) and come with a paired t-test and a Wilcoxon signed-rank test (scipy.stats); every verdict
+sentence is made by the one rule of :mod:`mvl.workflow.verdict` over the report's comparisons
+(:func:`report_verdicts`).
 
 Which method appears in which table or figure, in which order, colour and panel, comes from the method registry
 (:mod:`mvl.workflow.methods`: ``Method.sections``, ``rank``, ``color``, ``panel``, ``scope_label``,
@@ -26,6 +28,7 @@ import pandas as pd
 
 from .figures import new_figure
 from .methods import REFERENCE, lookup, method_attribute, methods_in, rank
+from .verdict import ALPHA, MIN_PAIRS, judge
 
 __all__ = [
     "scopes",
@@ -43,6 +46,8 @@ __all__ = [
     "best_single_view",
     "multiview_vs_best_view",
     "multiview_verdict",
+    "report_verdicts",
+    "optc_verdicts",
     "selected_gammas",
     "configured_ablation_table",
     "optc_table",
@@ -161,22 +166,15 @@ def ablation_table(res):
     return wide
 
 
-def unlabelled_verdicts(gain, alpha=0.05, cell="any"):
-    """One sentence per (scope, l_c, u_c) for the model selected over all cells against supervised MVL-LS:
-    the numbers and whether the difference is significant at ``alpha`` by the paired t-test."""
-    lines = []
-    if gain.empty:
-        return lines
-    for r in gain[gain["cell"] == cell].to_dict("records"):
-        d, p, pw = r["difference (points)"], r["p (paired t)"], r["p (Wilcoxon)"]
-        if np.isfinite(p) and p < alpha:
-            word = "unlabelled data help" if d > 0 else "unlabelled data hurt"
-        else:
-            word = "no significant difference"
-        lines.append(f"l_c = {r['l_c']}, u_c = {r['u_c']}, {r['scope']}: {r['semi-supervised']} semi-supervised vs "
-                     f"{r['supervised']} supervised, {d:+.2f} points, better/worse on "
-                     f"{r['better / worse (splits)']} splits, paired t p = {_p(p)}, Wilcoxon p = {_p(pw)}: {word}.")
-    return lines
+def unlabelled_verdicts(verdicts):
+    """One sentence per (scope, l_c, u_c): the model selected over all cells against supervised MVL-LS, by the rule
+    of :mod:`mvl.workflow.verdict` (``verdicts``: the dict of :func:`report_verdicts`)."""
+    return [v.sentence() for v in verdicts.get("unlabelled", [])]
+
+
+def optc_verdicts(verdicts):
+    """One sentence per l_c: optC against uniform c, by the rule of :mod:`mvl.workflow.verdict`."""
+    return [v.sentence() for v in verdicts.get("optc", [])]
 
 
 def _p(p):
@@ -333,15 +331,54 @@ def multiview_vs_best_view(res):
     return pd.DataFrame(out)
 
 
-def multiview_verdict(table):
-    """One sentence answering "does multi-view MVL-LS beat the best single view at every l_c?"."""
-    if table.empty:
-        return "No supervised MVL-LS and single-view runs to compare."
-    worse = [int(lc) for lc, d in zip(table["l_c"], table["difference (points)"], strict=True) if not d > 0]
-    if not worse:
-        return ("Yes: multi-view MVL-LS beats the best single view at every l_c "
-                f"({', '.join(str(v) for v in table['l_c'])}), although that view is chosen on the test set.")
-    return f"No: multi-view MVL-LS does not beat the best single view at l_c = {', '.join(map(str, worse))}."
+def multiview_verdict(verdicts):
+    """The answers to "does multi-view MVL-LS beat the best single view?", one sentence per l_c, from the rule of
+    :mod:`mvl.workflow.verdict` (``verdicts``: the dict of :func:`report_verdicts`)."""
+    lines = [v.sentence() for v in verdicts.get("multiview", [])]
+    return lines or ["No supervised MVL-LS and single-view runs to compare."]
+
+
+def report_verdicts(res, alpha=ALPHA, min_pairs=MIN_PAIRS):
+    """Every comparison the report concludes on, judged together by :func:`mvl.workflow.verdict.judge` (one
+    family: Holm's correction counts all of them).
+
+    Returns a dict question -> list of :class:`mvl.workflow.verdict.Verdict`: "multiview" (supervised MVL-LS on
+    all views against the best single view of each l_c), "unlabelled" (per scope, l_c and u_c, the cell selected
+    over all cells against cell "none", supervised), "optc" (optC at its largest iteration count against uniform
+    c, per l_c). Paired per split.
+    """
+    family = []
+    sup = res[res["u_c"] == 0]
+    for lc, view in best_single_view(res).items():
+        mv = sup[(sup["method"] == REFERENCE) & (sup["l_c"] == lc)].set_index("split")["accuracy"]
+        sv = sup[(sup["method"] == view) & (sup["l_c"] == lc)].set_index("split")["accuracy"]
+        if not mv.empty:
+            family.append(("multiview", dict(a=f"{method_label(REFERENCE)} (all views)",
+                                             b=f"the best single view ({view[5:]})", x=mv, y=sv,
+                                             context=f"l_c = {int(lc)}")))
+    ab = _ablation_rows(res)
+    scope = scopes(ab["method"].unique())
+    for (method, lc, uc), g in ab.groupby(["method", "l_c", "u_c"], sort=True):
+        by = {cell: gg.set_index("split")["accuracy"] for cell, gg in g.groupby("ablation_cell")}
+        if "none" in by and "any" in by:
+            family.append(("unlabelled", dict(a="semi-supervised (cell selected on validation)",
+                                              b="supervised", x=by["any"], y=by["none"],
+                                              context=f"l_c = {int(lc)}, u_c = {u_label(uc)}, {scope[method]}")))
+    optc = _optc_rows(res)
+    if not optc.empty:
+        it = int(optc["iterations"].max())
+        best = optc[optc["iterations"] == it]
+        uni = res[(res["method"] == REFERENCE) & (res["u_c"] == 0)]
+        for lc, g in best.groupby("l_c"):
+            family.append(("optc", dict(a=method_label(g["method"].iloc[0]), b="uniform c = 1/m",
+                                        x=g.set_index("split")["accuracy"],
+                                        y=uni[uni["l_c"] == lc].set_index("split")["accuracy"],
+                                        context=f"l_c = {int(lc)}")))
+    judged = judge([c for _, c in family], alpha=alpha, min_pairs=min_pairs)
+    out = {"multiview": [], "unlabelled": [], "optc": []}
+    for (question, _), v in zip(family, judged, strict=True):
+        out[question].append(v)
+    return out
 
 
 def selected_gammas(res, method=None):
