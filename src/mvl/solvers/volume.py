@@ -21,7 +21,7 @@ more than that (for example scores on a grid coarser than tol * range(a)). :func
 
 **The multiplicative threshold.** graphlearning's ``volume_label_projection`` (Calder, Cook, Thorpe & Slepcev, ICML
 2020, Section 3.1): scores mapped to [0, 1] by one affine map, label argmax_k w_k a_ik, and the weights adjusted by
-w_k <- w_k + 0.1 (fraction predicted as k - prior_k), normalised to w_0 = 1, until every fraction is within 1e-3 of
+w_k <- w_k - 0.1 (fraction predicted as k - prior_k), normalised to w_0 = 1, until every fraction is within 1e-3 of
 its prior (at most 10^4 steps): class sizes approximately, not the optimum of (1). :func:`multiplicative_threshold`.
 
 **PoissonMBO** (Calder et al. 2020, Algorithm 2; graphlearning's ``poisson_mbo``). On a graph with weights W,
@@ -208,7 +208,7 @@ def multiplicative_threshold(scores, class_priors, weights=None, dt=0.1, tol=1e-
         frac = np.bincount(np.argmax(a * w, axis=1), minlength=k) / n
         grad = frac - p
         err = np.max(np.abs(grad))
-        w = w + dt * grad
+        w = w - dt * grad                                         # over-filled classes lose weight
         w = w / w[0]
     return np.argmax(a * w, axis=1), w
 
