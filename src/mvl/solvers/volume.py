@@ -245,7 +245,7 @@ def combined_weights(graphs, weights=None):
     if w.shape != (m,) or np.any(w < 0) or not np.all(np.isfinite(w)) or w.sum() <= 0:
         raise ValueError(f"weights must be {m} finite non-negative numbers, not all zero; got {weights!r}")
     out = graphs[0] * w[0]
-    for wv, G in zip(w[1:], graphs[1:]):
+    for wv, G in zip(w[1:], graphs[1:], strict=True):
         out = out + G * wv
     return out.tocsr()
 
