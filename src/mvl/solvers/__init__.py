@@ -22,21 +22,11 @@ from .problem import MVLProblem, Solver, SolverResult
 from .structured import StructuredSolver
 from .vecchia_direct import VecchiaDirectSolver
 
-__all__ = ["SOLVERS", "get_solver", "choose_solver", "solver_names", "MVLProblem", "SolverResult", "Solver"]
+from .registry import LOSSES, SOLVERS, get_solver, register, solver_names, unregister
 
-SOLVERS = {s.name: s for s in (StructuredSolver(), DenseSolver(), CGSolver(), NystromSolver(), GraphSolver(),
-                               VecchiaDirectSolver())}
-"""Every MVL-LS solver by name."""
+__all__ = ["SOLVERS", "LOSSES", "get_solver", "choose_solver", "solver_names", "register", "unregister", "MVLProblem",
+           "SolverResult", "Solver"]
 
-
-def get_solver(name):
-    """The solver object registered as ``name`` (``"auto"`` is resolved first, by :func:`choose_solver`)."""
-    try:
-        return SOLVERS[name]
-    except KeyError:
-        raise ValueError(f"unknown solver {name!r}; one of {sorted(SOLVERS)}") from None
-
-
-def solver_names(**needs):
-    """The names of the solvers whose declarations match ``needs`` (e.g. ``optc=True``)."""
-    return {name for name, s in SOLVERS.items() if all(getattr(s, k) == v for k, v in needs.items())}
+for _s in (StructuredSolver(), DenseSolver(), CGSolver(), NystromSolver(), GraphSolver(), VecchiaDirectSolver()):
+    register(_s)
+del _s
