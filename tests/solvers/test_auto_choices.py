@@ -71,3 +71,32 @@ if __name__ == "__main__":
         out.writerow(FIELDS)
         for case in grid():
             out.writerow(key(*case) + tuple(str(x) for x in choose(choose_solver, *case)))
+
+
+def test_the_fallback_warning_points_at_the_estimators_caller():
+    import inspect
+
+    import pytest
+
+    from mvl.solvers import choose_solver
+    from mvl.solvers.auto import GraphRegimeFallbackWarning
+
+    def estimator():  # choose_solver's caller (the estimator's fit); the warning names the line that called it
+        return choose_solver("auto", "rbf", 8000, 2, 2000, 1e6, regime=2e3, graph=(10, 2))
+
+    with pytest.warns(GraphRegimeFallbackWarning, match="falling back to \"cg\"") as rec:
+        line = inspect.currentframe().f_lineno + 1
+        assert estimator() == "cg"
+    assert rec[0].filename == __file__ and rec[0].lineno == line
+
+
+def test_the_loss_and_incomplete_views_filter_the_candidates():
+    import pytest
+
+    from mvl.solvers import choose_solver
+
+    # the graph regime at 8,000 points: "vecchia_direct", which needs complete views and the squared loss
+    assert choose_solver("auto", "rbf", 8000, 2, 20, 1e13, regime=2e3, graph=(10, 2)) == "vecchia_direct"
+    assert choose_solver("auto", "rbf", 8000, 2, 20, 1e13, regime=2e3, graph=(10, 2), missing=True) == "cg"
+    with pytest.raises(ValueError, match="no registered solver accepts.*loss='poisson'"):
+        choose_solver("auto", "rbf", 8000, 2, 20, 1e13, regime=2e3, graph=(10, 2), loss="poisson")
