@@ -97,3 +97,22 @@ def test_every_registered_solver_declares_the_squared_loss_and_a_rank():
     assert all(s.losses == ("squared",) for s in SOLVERS.values())
     ranks = {n: s.auto_rank for n, s in SOLVERS.items()}
     assert ranks == {"structured": 0, "vecchia_direct": 1, "cg": 2, "nystrom": 3, "dense": None, "graph": None}
+
+
+def test_the_guides_toy_solver_is_chosen_by_auto_and_fits_as_dense(capsys):
+    import re
+    from pathlib import Path
+
+    guide = Path(__file__).resolve().parents[2] / "docs" / "guide" / "extending.md"
+    section = guide.read_text().split("## Adding a solver", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    namespace = {}
+    exec(compile(block, str(guide), "exec"), namespace)
+    name, gap = capsys.readouterr().out.split()
+    assert name == "toy_dense" and namespace["auto"].solver_ == "toy_dense"
+    assert namespace["dense"].solver_ == "dense" and float(gap) == 0.0  # the same dense solve, bit for bit
+    assert "toy_dense" not in SOLVERS  # unregistered by the block
+    half = namespace["ToyDense"]()
+    del type(half).auto_rank
+    with pytest.raises(TypeError, match=r"auto_rank \(missing\)"):
+        mvl_solvers.register(half)
