@@ -10,7 +10,6 @@ import numpy as np
 from scipy import linalg
 
 from .dense import dense_bytes  # noqa: F401  (the memory estimates sit beside their solvers)
-from .structured import structured_bytes  # noqa: F401
 
 __all__ = ["choose_solver", "Regime", "graph_regime_fits",
            "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME", "NYSTROM_SAMPLE", "regime_ratio",
