@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mvl import MVLLeastSquares, MVLLeastSquaresOptC
+import mvl.solvers as mvl_solvers
 from mvl.solvers import SOLVERS, Solver, get_solver, solver_names
 
 
@@ -37,3 +38,81 @@ def test_the_estimators_solver_options_are_the_registry_names():
     assert optc == solver_names(optc=True) | {"auto"} and "dense" not in optc
 
 
+
+
+class _HalfDeclared(Solver):
+    """A solver that declares a name and losses but neither auto_rank nor auto_accepts."""
+
+    name = "half"
+    losses = ("squared",)
+
+
+def test_a_half_declared_solver_is_refused_naming_what_is_missing():
+    with pytest.raises(TypeError, match=r"auto_rank \(missing\), auto_accepts \(missing\)"):
+        mvl_solvers.register(_HalfDeclared())
+    assert "half" not in SOLVERS
+
+
+def test_a_solver_without_memory_bytes_is_refused_at_registration():
+    class NoMemory:
+        name = "nomemory"
+        losses = ("squared",)
+        missing_views = True
+        sparse_graph = False
+        auto_rank = None
+
+        def auto_accepts(self, regime):
+            return False
+
+    with pytest.raises(TypeError, match=r"memory_bytes \(missing\)"):
+        mvl_solvers.register(NoMemory())
+    assert "nomemory" not in SOLVERS
+
+
+def test_ill_typed_declarations_are_named():
+    bad = _HalfDeclared()
+    bad.losses = ("hinge",)
+    bad.auto_rank = "first"
+    bad.auto_accepts = lambda regime: True
+    with pytest.raises(TypeError, match=r"losses \(a non-empty tuple.*auto_rank \(an int"):
+        mvl_solvers.register(bad)
+
+
+def test_register_and_unregister_round_trip():
+    ok = _HalfDeclared()
+    ok.auto_rank = None
+    ok.auto_accepts = lambda regime: False
+    try:
+        assert mvl_solvers.register(ok) is ok and get_solver("half") is ok and "half" in solver_names(losses=ok.losses)
+        with pytest.raises(ValueError, match="already registered"):
+            mvl_solvers.register(ok)
+    finally:
+        assert mvl_solvers.unregister("half") is ok
+    assert "half" not in SOLVERS
+    with pytest.raises(ValueError, match="unknown solver 'half'"):
+        mvl_solvers.unregister("half")
+
+
+def test_every_registered_solver_declares_the_squared_loss_and_a_rank():
+    assert all(s.losses == ("squared",) for s in SOLVERS.values())
+    ranks = {n: s.auto_rank for n, s in SOLVERS.items()}
+    assert ranks == {"structured": 0, "vecchia_direct": 1, "cg": 2, "nystrom": 3, "dense": None, "graph": None}
+
+
+def test_the_guides_toy_solver_is_chosen_by_auto_and_fits_as_dense(capsys):
+    import re
+    from pathlib import Path
+
+    guide = Path(__file__).resolve().parents[2] / "docs" / "guide" / "extending.md"
+    section = guide.read_text().split("## Adding a solver", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    namespace = {}
+    exec(compile(block, str(guide), "exec"), namespace)
+    name, gap = capsys.readouterr().out.split()
+    assert name == "toy_dense" and namespace["auto"].solver_ == "toy_dense"
+    assert namespace["dense"].solver_ == "dense" and float(gap) == 0.0  # the same dense solve, bit for bit
+    assert "toy_dense" not in SOLVERS  # unregistered by the block
+    half = namespace["ToyDense"]()
+    del type(half).auto_rank
+    with pytest.raises(TypeError, match=r"auto_rank \(missing\)"):
+        mvl_solvers.register(half)

@@ -1,7 +1,9 @@
 """The MVL-LS solvers, one per role, behind one interface (:class:`~mvl.solvers.problem.Solver`) and one registry.
 
-:data:`SOLVERS` maps each solver's name to its object; :func:`get_solver` looks one up; :func:`choose_solver` is
-what ``solver="auto"`` stands for (:mod:`mvl.solvers.auto`). The solvers: "structured" (Theorem 10 view by view,
+:data:`SOLVERS` maps each solver's name to its object (:func:`register` checks its declarations first,
+:func:`unregister` removes it; :mod:`mvl.solvers.registry`); :func:`get_solver` looks one up; :func:`choose_solver`
+is what ``solver="auto"`` stands for, read from the declarations (:mod:`mvl.solvers.auto`). The solvers:
+"structured" (Theorem 10 view by view,
 :mod:`~mvl.solvers.structured`), "dense" (the textbook system, :mod:`~mvl.solvers.dense`), "cg" (conjugate
 gradients, :mod:`~mvl.solvers.cg`), "nystrom" (the Nystrom restriction, :mod:`~mvl.solvers.nystrom`), "graph"
 (the graph regime, exact, :mod:`~mvl.solvers.graph`) and "vecchia_direct" (the graph regime at 10^4-10^5 points, one
@@ -24,21 +26,12 @@ from .problem import MVLProblem, Solver, SolverResult
 from .structured import StructuredSolver
 from .vecchia_direct import VecchiaDirectSolver
 
-__all__ = ["SOLVERS", "get_solver", "choose_solver", "solver_names", "MVLProblem", "SolverResult", "Solver"]
+from .registry import LOSSES, SOLVERS, get_solver, register, solver_names, unregister
 
-SOLVERS = {s.name: s for s in (StructuredSolver(), DenseSolver(), CGSolver(), NystromSolver(), GraphSolver(),
-                               VecchiaDirectSolver(), VecchiaPoissonSolver())}
-"""Every MVL-LS solver by name."""
+__all__ = ["SOLVERS", "LOSSES", "get_solver", "choose_solver", "solver_names", "register", "unregister", "MVLProblem",
+           "SolverResult", "Solver"]
 
-
-def get_solver(name):
-    """The solver object registered as ``name`` (``"auto"`` is resolved first, by :func:`choose_solver`)."""
-    try:
-        return SOLVERS[name]
-    except KeyError:
-        raise ValueError(f"unknown solver {name!r}; one of {sorted(SOLVERS)}") from None
-
-
-def solver_names(**needs):
-    """The names of the solvers whose declarations match ``needs`` (e.g. ``optc=True``)."""
-    return {name for name, s in SOLVERS.items() if all(getattr(s, k) == v for k, v in needs.items())}
+for _s in (StructuredSolver(), DenseSolver(), CGSolver(), NystromSolver(), GraphSolver(), VecchiaDirectSolver(),
+           VecchiaPoissonSolver()):
+    register(_s)
+del _s

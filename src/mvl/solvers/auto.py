@@ -1,5 +1,6 @@
-"""solver="auto": which MVL-LS solver a fit uses, from the problem's size, the memory budget and the measured
-regime of the graph term (:func:`choose_solver`, :func:`measured_regime`)."""
+"""solver="auto": which MVL-LS solver a fit uses, from the registered solvers' declarations (``auto_rank``,
+``auto_accepts``) on the problem's size, the memory budget and the measured regime of the graph term
+(:func:`choose_solver`, :class:`Regime`, :func:`measured_regime`)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import numpy as np
 from scipy import linalg
 
 from .dense import dense_bytes  # noqa: F401  (the memory estimates sit beside their solvers)
-from .structured import structured_bytes
 
-__all__ = ["choose_solver", "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME", "NYSTROM_SAMPLE", "regime_ratio",
+__all__ = ["choose_solver", "Regime", "graph_regime_fits",
+           "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME", "NYSTROM_SAMPLE", "regime_ratio",
            "nystrom_missed", "measured_regime", "vecchia_direct_bytes", "vecchia_direct_nodes",
            "GraphRegimeFallbackWarning", "warn_incomplete_graph_regime"]
 
@@ -79,42 +80,83 @@ def vecchia_direct_nodes(n, m, n_neighbors, laplacian_power, max_memory):
     return lo
 
 
-def choose_solver(solver, kernel, n, m, l, max_memory, regime=None, graph=None):
-    """The solver "auto" stands for: precomputed kernels -> "structured"; feature views -> "structured" while
-    n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``; beyond, in the graph regime "vecchia_direct" at
-    every n (one sparse factorisation; "cg" does not converge there, "nystrom"'s low-rank class cannot follow the
-    graph, the exact "graph" solver measured 0.9x "structured" at 8,000 points and needs ~10^2 kernel passes at
-    10^5: benchmarks/README.md), otherwise "cg" up to AUTO_CG_MAX and "nystrom" beyond. ``regime``: the measure
-    :func:`mvl.solvers.auto.measured_regime` (graph regime iff >= :data:`mvl.solvers.auto.GRAPH_REGIME`), or a
-    function of no arguments that computes it, called only when the choice depends on it; None when there is no
-    sparse graph term (or incomplete views: the graph solvers need complete views; MVLLeastSquares measures the
-    regime there and warns, :func:`warn_incomplete_graph_regime`). ``graph``: (n_neighbors, laplacian_power) of
-    the kNN graphs; when :func:`vecchia_direct_bytes` exceeds ``max_memory`` "vecchia_direct" fits on the node
-    subsample that fits (:func:`vecchia_direct_nodes`, :mod:`mvl.solvers.vecchia_nodes`), and only when that holds
-    no more than the l labelled points the graph regime falls back to "cg" / "nystrom" with a
-    :class:`GraphRegimeFallbackWarning` that states the measured regime."""
+class Regime:
+    """What solver="auto" knows of a fit when it chooses (the argument of each solver's ``auto_accepts``): ``kernel``
+    (the estimator's kernel, e.g. "precomputed"), ``n`` points, ``m`` views, ``l`` labels, ``max_memory`` bytes,
+    ``graph`` ((n_neighbors, laplacian_power) of the kNN graphs, or None), ``loss`` and ``missing`` (incomplete
+    views), and :attr:`measured`, the graph-regime measure, computed on first use when given as a function."""
+
+    def __init__(self, kernel, n, m, l, max_memory, measured=None, graph=None, loss="squared", missing=False):
+        self.kernel, self.n, self.m, self.l, self.max_memory = kernel, n, m, l, max_memory
+        self.graph, self.loss, self.missing = graph, loss, missing
+        self._measured = measured
+
+    @property
+    def measured(self):
+        """:func:`measured_regime` (None: no sparse graph term), computed once if it was given as a function."""
+        if callable(self._measured):
+            self._measured = self._measured()
+        return self._measured
+
+    @property
+    def graph_regime(self):
+        """Whether the measure is at least :data:`GRAPH_REGIME`."""
+        return self.measured is not None and self.measured >= GRAPH_REGIME
+
+    def __repr__(self):
+        return (f"Regime(kernel={self.kernel!r}, n={self.n}, m={self.m}, l={self.l}, max_memory={self.max_memory:g}, "
+                f"graph={self.graph!r}, loss={self.loss!r}, missing={self.missing})")
+
+
+def graph_regime_fits(regime):
+    """Whether "vecchia_direct" takes ``regime`` (a :class:`Regime`): the measured graph regime, where "cg" does not
+    converge, "nystrom"'s low-rank class cannot follow the graph and the exact "graph" solver measured 0.9x
+    "structured" at 8,000 points and needs ~10^2 kernel passes at 10^5 (benchmarks/README.md). When
+    :func:`vecchia_direct_bytes` exceeds ``max_memory`` it fits on the node subsample that fits
+    (:func:`vecchia_direct_nodes`, :mod:`mvl.solvers.vecchia_nodes`); only when that holds no more than the l
+    labelled points is it refused, with a :class:`GraphRegimeFallbackWarning` that states the measured regime."""
+    if not regime.graph_regime:
+        return False
+    n, m, l, graph, max_memory = regime.n, regime.m, regime.l, regime.graph, regime.max_memory
+    if graph is None or vecchia_direct_nodes(n, m, *graph, max_memory) > l:
+        return True
+    fallback = "cg" if n <= AUTO_CG_MAX else "nystrom"
+    need = vecchia_direct_bytes(l + 1, m, *graph)
+    # stacklevel: this function, auto_accepts, choose_solver, the estimator, its caller
+    warnings.warn(f'solver="auto": the graph regime (measured {regime.measured:.3g} >= {GRAPH_REGIME:g}), where "cg" '
+                  f'stalls and "nystrom" cannot follow the graph, but "vecchia_direct" would need ~'
+                  f'{need / 1e9:.2g} GB even on the {l} labelled points with {graph[0]}-NN graphs and Laplacian '
+                  f'power {graph[1]} (budget {max_memory / 1e9:.2g} GB); falling back to "{fallback}". Use fewer '
+                  'neighbours (e.g. n_neighbors=10) or a larger max_memory.', GraphRegimeFallbackWarning,
+                  stacklevel=5)
+    return False
+
+
+def choose_solver(solver, kernel, n, m, l, max_memory, regime=None, graph=None, loss="squared", missing=False):
+    """The solver "auto" stands for, read from the registered solvers' declarations (:mod:`mvl.solvers.registry`):
+    among those with an ``auto_rank`` (not None) that declare ``loss`` in their ``losses`` and, when ``missing``
+    (incomplete views), ``missing_views``, the first by increasing rank whose ``auto_accepts`` takes the
+    :class:`Regime` of the fit. The registered ranks give: precomputed kernels -> "structured"; feature views ->
+    "structured" while n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``; beyond, in the graph regime
+    "vecchia_direct" at every n (:func:`graph_regime_fits`), otherwise "cg" up to AUTO_CG_MAX and "nystrom" beyond.
+    ``regime``: the measure :func:`mvl.solvers.auto.measured_regime` (graph regime iff >=
+    :data:`mvl.solvers.auto.GRAPH_REGIME`), or a function of no arguments that computes it, called only when a
+    solver's ``auto_accepts`` reads it; None when there is no sparse graph term (or incomplete views: the graph
+    solvers need complete views; MVLLeastSquares measures the regime there and warns,
+    :func:`warn_incomplete_graph_regime`). ``graph``: (n_neighbors, laplacian_power) of the kNN graphs. A solver
+    name other than "auto" is returned as it is. ValueError if no registered solver accepts the regime."""
     if solver != "auto":
         return solver
-    if kernel == "precomputed":
-        return "structured"
-    if n <= AUTO_STRUCTURED_MAX and structured_bytes(n, m, l) <= max_memory:
-        return "structured"
-    if callable(regime):
-        regime = regime()
-    fallback = "cg" if n <= AUTO_CG_MAX else "nystrom"
-    if regime is not None and regime >= GRAPH_REGIME:
-        # "vecchia_direct" fits on a node subsample when all n points would not fit (mvl.solvers.vecchia_nodes):
-        # the fallback only when not even the labelled points and one more do
-        if graph is None or vecchia_direct_nodes(n, m, *graph, max_memory) > l:
-            return "vecchia_direct"
-        need = vecchia_direct_bytes(l + 1, m, *graph)
-        warnings.warn(f'solver="auto": the graph regime (measured {regime:.3g} >= {GRAPH_REGIME:g}), where "cg" '
-                      f'stalls and "nystrom" cannot follow the graph, but "vecchia_direct" would need ~'
-                      f'{need / 1e9:.2g} GB even on the {l} labelled points with {graph[0]}-NN graphs and Laplacian '
-                      f'power {graph[1]} (budget {max_memory / 1e9:.2g} GB); falling back to "{fallback}". Use fewer '
-                      'neighbours (e.g. n_neighbors=10) or a larger max_memory.', GraphRegimeFallbackWarning,
-                      stacklevel=3)
-    return fallback
+    from .registry import SOLVERS
+
+    fit = Regime(kernel, n, m, l, max_memory, measured=regime, graph=graph, loss=loss, missing=missing)
+    ranked = sorted((s for s in SOLVERS.values() if s.auto_rank is not None and loss in s.losses
+                     and (s.missing_views or not missing)), key=lambda s: s.auto_rank)
+    for candidate in ranked:
+        if candidate.auto_accepts(fit):
+            return candidate.name
+    raise ValueError(f'solver="auto": no registered solver accepts {fit!r} (ranked: '
+                     f'{[s.name for s in ranked]}); name a solver')
 
 
 GRAPH_REGIME = 1.0

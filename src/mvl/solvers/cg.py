@@ -127,6 +127,14 @@ class CGSolver(Solver):
     a sparse kNN graph; the Nystrom basis is its preconditioner."""
 
     name = "cg"
+    losses = ("squared",)
+    auto_rank = 2
+
+    def auto_accepts(self, regime):
+        """Up to AUTO_CG_MAX points."""
+        from .auto import AUTO_CG_MAX
+
+        return regime.n <= AUTO_CG_MAX
     operator = True
     sparse_graph = True
     nystrom_basis = True

@@ -57,6 +57,11 @@ class DenseSolver(Solver):
     """solver="dense": the textbook system (module docstring), for tests and benchmarks."""
 
     name = "dense"
+    losses = ("squared",)
+    auto_rank = None
+
+    def auto_accepts(self, regime):
+        return False
 
     def memory_bytes(self, n, m, l):
         return dense_bytes(n, m)

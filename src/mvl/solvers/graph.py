@@ -461,6 +461,11 @@ class GraphSolver(Solver):
     for the graph regime; complete views only; gamma_W > 0 needs a sparse kNN graph; no Nystrom basis."""
 
     name = "graph"
+    losses = ("squared",)
+    auto_rank = None
+
+    def auto_accepts(self, regime):
+        return False
     operator = True
     missing_views = False
     sparse_graph = True

@@ -116,6 +116,12 @@ class NystromSolver(Solver):
     exact when the centres are all the training points); never keeps n x n Gram matrices."""
 
     name = "nystrom"
+    losses = ("squared",)
+    auto_rank = 3
+
+    def auto_accepts(self, regime):
+        """Every size: the last resort of solver="auto"."""
+        return True
     exact = False
     operator = True
     sparse_graph = True

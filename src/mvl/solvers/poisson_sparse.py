@@ -462,6 +462,10 @@ class VecchiaPoissonSolver(Solver):
     (default "poisson"), the sources class-balanced unless ``problem.balanced`` is False."""
 
     name = "vecchia"
+    auto_rank = None
+
+    def auto_accepts(self, regime):
+        return False
     losses = ("poisson", "squared+poisson")
     exact = False
     operator = True

@@ -6,8 +6,9 @@ a kernel operator and the sparse operator M of :mod:`mvl.solvers.system`, never 
 (m, n, n) kernels and Laplacians), ``exact`` (Theorem 10's solution to ``tol``, or an approximation),
 ``missing_views`` (it takes incomplete views), ``sparse_graph`` (gamma_W > 0 needs a sparse kNN graph),
 ``nystrom_basis`` (it needs Nystrom centres), ``keeps_kernels`` (the Gram matrices may be kept within the memory
-budget) and ``optc`` (it serves MVL-LS-optC's f-step). Adding a solver is one module defining a :class:`Solver`
-subclass and one entry of :data:`mvl.solvers.SOLVERS`.
+budget) and ``optc`` (it serves MVL-LS-optC's f-step). Each solver also declares ``losses``, ``auto_rank`` and
+``auto_accepts`` (:func:`mvl.solvers.registry.register`, which refuses a solver missing any of them). Adding a
+solver is one module defining a :class:`Solver` subclass and one call of :func:`mvl.solvers.register`.
 """
 
 from __future__ import annotations
@@ -108,9 +109,6 @@ class Solver:
     """The interface of an MVL-LS solver (module docstring): the declarations below and :meth:`Solver.solve`."""
 
     name = ""
-    losses = ("squared",)
-    """The data terms the solver carries: "squared" (eq 53), "poisson" (the centred sources,
-    :mod:`mvl.solvers.poisson`), "squared+poisson"."""
     exact = True
     operator = False
     missing_views = True

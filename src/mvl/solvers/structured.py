@@ -150,6 +150,15 @@ class StructuredSolver(Solver):
 
     name = "structured"
     optc = True
+    losses = ("squared",)
+    auto_rank = 0
+
+    def auto_accepts(self, regime):
+        """Precomputed kernels; feature views up to AUTO_STRUCTURED_MAX points if its memory fits."""
+        from .auto import AUTO_STRUCTURED_MAX
+
+        return regime.kernel == "precomputed" or (regime.n <= AUTO_STRUCTURED_MAX and
+                                                  structured_bytes(regime.n, regime.m, regime.l) <= regime.max_memory)
 
     def memory_bytes(self, n, m, l):
         return structured_bytes(n, m, l)

@@ -586,6 +586,14 @@ class VecchiaDirectSolver(Solver):
     gamma_A solved at is ``info["gamma_A"]``."""
 
     name = "vecchia_direct"
+    losses = ("squared",)
+    auto_rank = 1
+
+    def auto_accepts(self, regime):
+        """The measured graph regime (:func:`mvl.solvers.auto.graph_regime_fits`, which warns when it does not fit)."""
+        from .auto import graph_regime_fits
+
+        return graph_regime_fits(regime)
     exact = False
     operator = True
     missing_views = False
