@@ -11,7 +11,7 @@ from mvl.solvers import SOLVERS, Solver, get_solver, solver_names
 
 
 def test_every_solver_is_registered_once_under_its_name():
-    assert set(SOLVERS) == {"structured", "dense", "cg", "nystrom", "graph", "vecchia_direct"}
+    assert set(SOLVERS) == {"structured", "dense", "cg", "nystrom", "graph", "vecchia_direct", "vecchia"}
     for name, solver in SOLVERS.items():
         assert isinstance(solver, Solver) and solver.name == name and get_solver(name) is solver
 
@@ -22,13 +22,14 @@ def test_unknown_names_are_refused_with_the_registered_ones():
 
 
 def test_the_declarations_state_what_each_solver_needs():
-    assert solver_names(operator=True) == {"cg", "nystrom", "graph", "vecchia_direct"}
-    assert solver_names(exact=False) == {"nystrom", "vecchia_direct"}
+    assert solver_names(operator=True) == {"cg", "nystrom", "graph", "vecchia_direct", "vecchia"}
+    assert solver_names(exact=False) == {"nystrom", "vecchia_direct", "vecchia"}
     assert solver_names(missing_views=False) == {"graph", "vecchia_direct"}
     assert solver_names(nystrom_basis=True) == {"cg", "nystrom"}
-    assert solver_names(keeps_kernels=False) == {"nystrom", "vecchia_direct"}
+    assert solver_names(keeps_kernels=False) == {"nystrom", "vecchia_direct", "vecchia"}
     assert SOLVERS["dense"].memory_bytes(10, 2, 3) > SOLVERS["structured"].memory_bytes(10, 2, 3) > 0
-    assert all(SOLVERS[n].memory_bytes(10, 2, 3) is None for n in solver_names(operator=True))
+    assert all(SOLVERS[n].memory_bytes(10, 2, 3) is None for n in solver_names(operator=True) - {"vecchia"})
+    assert SOLVERS["vecchia"].memory_bytes(10, 2, 3) > 0  # sparse factors, O(n (k + q)) per view
 
 
 def test_the_estimators_solver_options_are_the_registry_names():
@@ -93,10 +94,12 @@ def test_register_and_unregister_round_trip():
         mvl_solvers.unregister("half")
 
 
-def test_every_registered_solver_declares_the_squared_loss_and_a_rank():
-    assert all(s.losses == ("squared",) for s in SOLVERS.values())
+def test_every_registered_solver_declares_its_losses_and_a_rank():
+    losses = {n: s.losses for n, s in SOLVERS.items()}
+    assert losses == {**{n: ("squared",) for n in SOLVERS if n != "vecchia"}, "vecchia": ("poisson", "squared+poisson")}
     ranks = {n: s.auto_rank for n, s in SOLVERS.items()}
-    assert ranks == {"structured": 0, "vecchia_direct": 1, "cg": 2, "nystrom": 3, "dense": None, "graph": None}
+    assert ranks == {"structured": 0, "vecchia_direct": 1, "cg": 2, "nystrom": 3, "dense": None, "graph": None,
+                     "vecchia": None}
 
 
 def test_the_guides_toy_solver_is_chosen_by_auto_and_fits_as_dense(capsys):

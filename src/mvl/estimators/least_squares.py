@@ -329,7 +329,7 @@ class MVLLeastSquares(MVLClassifier):
         self.loss_ = resolve_loss(self.loss, l, _n_labelled_classes(y), n, supported)
         self._decision_rule = None
         if self.loss_ != "squared":  # the centred source term (mvl.estimators.poisson_fit)
-            return fit_poisson(self, X, y, self.loss_)
+            return fit_poisson(self, X, y, self.loss_, n, _holds_nan(X))
         self.regime_ = None
         regime = None
         built = {}  # the regime's kernel operator, reused by the fit

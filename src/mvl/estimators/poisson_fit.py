@@ -108,8 +108,9 @@ def poisson_gammas(est, loss):
     return gA, gB, gW
 
 
-def fit_poisson(est, X, y, loss):
-    """Fit ``est`` (:class:`mvl.MVLLeastSquares`) with the Poisson-type ``loss``; sets the fitted attributes."""
+def fit_poisson(est, X, y, loss, n_samples=0, has_missing_views=False):
+    """Fit ``est`` (:class:`mvl.MVLLeastSquares`) with the Poisson-type ``loss``; sets the fitted attributes.
+    ``n_samples`` and ``has_missing_views`` (the training input holds NaN) choose the solver of ``solver="auto"``."""
     import time
 
     from ..selftuned_graph import GraphSpace, kernel_distances, selftuned_weights, unnormalized_laplacian
@@ -124,10 +125,8 @@ def fit_poisson(est, X, y, loss):
                          'implemented for the source term (mvl.solvers.poisson says what each would cost)')
     if solver == "auto":
         from ..solvers.auto import AUTO_STRUCTURED_MAX
-        from .least_squares import sample_and_view_counts
 
-        n_all = sample_and_view_counts(est, X)[0]
-        sparse_ = n_all > AUTO_STRUCTURED_MAX or _holds_nan(X)
+        sparse_ = n_samples > AUTO_STRUCTURED_MAX or has_missing_views
         solver = "vecchia" if sparse_ and est.kernel != "precomputed" else "structured"
     if solver == "vecchia":
         return _fit_poisson_sparse(est, X, y, loss)
@@ -231,12 +230,6 @@ def _fit_poisson_sparse(est, X, y, loss):
     check_swamped(est, _two_class(est._decision_rule.scores(F[labelled])),
                   (("gamma_A", gA), ("gamma_B", gB), ("gamma_W", gW)), y_enc[labelled])
     return est
-
-
-def _holds_nan(X):
-    from .least_squares import _holds_nan as holds
-
-    return holds(X)
 
 
 def _two_class(S):
