@@ -34,7 +34,7 @@ import numpy as np
 
 FACTORISATIONS = ("qdldl", "cholespy", "splu")
 SEARCHES = ("exact", "hnsw")
-OUT = Path(__file__).resolve().parent / "results" / "poisson_sparse.csv"
+OUT = Path(__file__).resolve().parent / "results" / "sparse_poisson.csv"
 M_VIEWS, CLASSES, FEATURES, K_NN, SIGMA = 3, 4, 20, 10, 1.0
 GAMMA_A, GAMMA_B, GAMMA_W = 1e-5, 0.0, 1.0
 
