@@ -60,8 +60,8 @@ K^p_{N(x) N(x)}^{-1} F_v^p[N(x)], N(x) the q nearest training points of view p (
 **Factorisation and neighbour search** (``benchmarks/bench_poisson_sparse.py``, its table in
 benchmarks/results/sparse_poisson.csv: 3 views, 10-NN graphs, q = 20, gamma_B = 0). :data:`FACTORISATIONS` in the
 order tried, the fastest first at the largest n measured: ``cholespy`` (supernodal CHOLMOD) on the assembled SPD
-M + delta Q_v, ``qdldl`` on the quasi-definite matrix (no product Q_v formed; the package's dependency; as fast
-there, and the fastest at the smallest n), ``splu`` (SuperLU, symmetric mode) on the quasi-definite matrix, always
+M + delta Q_v, ``qdldl`` on the quasi-definite matrix (no product Q_v formed; the package's dependency; close
+behind there and as fast at smaller n), ``splu`` (SuperLU, symmetric mode) on the quasi-definite matrix, always
 available, the slowest with the most fill. The default is the first importable; a missing wheel falls back to the
 next. Vecchia's neighbours use the exact search of :mod:`mvl.solvers.vecchia` (sklearn trees); for the graphs the
 same benchmark measures scikit-learn's exact search faster than hnswlib up to its largest n.
