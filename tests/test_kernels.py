@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.spatial.distance import pdist
+from scipy.spatial.distance import cdist, pdist
 from sklearn.metrics.pairwise import additive_chi2_kernel, rbf_kernel
 from sklearn.metrics.pairwise import chi2_kernel as sk_chi2_kernel
 from sklearn.preprocessing import StandardScaler
@@ -37,7 +37,8 @@ def test_median_inplace_is_numpy_median_bit_for_bit(size):
     d = np.round(rng.exponential(size=size), 1)  # ties
     assert kernels.median_inplace(d.copy()) == np.median(d)
     X = rng.normal(size=(size + 1, 3))
-    assert kernels.rbf_bandwidth(X) == np.median(pdist(X))
+    # the distances from inner products: equal to pdist's to rounding
+    assert kernels.rbf_bandwidth(X) == pytest.approx(np.median(pdist(X)), rel=1e-13)
 
 
 def test_gaussian_bandwidth_ignores_test_points(features):
@@ -153,3 +154,23 @@ def test_gaussian_kernel_rejects_bad_input(features):
         kernels.rbf_kernel(np.ones((4, 2)))  # all points equal: median distance 0
     with pytest.raises(ValueError, match="bandwidth"):
         kernels.rbf_kernel(X, bandwidth="silverman")
+
+
+@pytest.mark.parametrize("shape", [(1, 3), (7, 2), (300, 40), (1100, 5)])
+def test_squared_distances_match_direct_sums(shape, monkeypatch):
+    """Inner-product distances against scipy's directly summed ones, with row blocks smaller than the matrix;
+    exact symmetry, a zero diagonal and exact zeros between equal rows."""
+    monkeypatch.setattr(kernels, "DISTANCE_BLOCK", 4096)
+    rng = np.random.default_rng(shape[0])
+    X = rng.normal(size=shape) * 3 + 5
+    X = np.vstack([X, X[: max(1, shape[0] // 3)]])  # duplicated rows
+    Y = rng.normal(size=(13, shape[1]))
+    D = kernels.squared_distances(X)
+    np.testing.assert_allclose(D, cdist(X, X, "sqeuclidean"), rtol=1e-12, atol=1e-12 * np.abs(X).max() ** 2)
+    assert np.array_equal(D, D.T) and not np.diag(D).any()
+    n0 = shape[0]
+    assert not D[np.arange(X.shape[0] - n0), np.arange(n0, X.shape[0])].any()
+    np.testing.assert_allclose(kernels.squared_distances(Y, X), cdist(Y, X, "sqeuclidean"), rtol=1e-12,
+                               atol=1e-12 * np.abs(X).max() ** 2)
+    d = kernels.pairwise_distances_condensed(X)
+    np.testing.assert_allclose(d, pdist(X), rtol=1e-12, atol=1e-9)

@@ -89,36 +89,86 @@ def chi2_kernel(D, D_test=None):
     return K, np.exp(-D_test / scale)
 
 
+DISTANCE_BLOCK = 1 << 22
+"""Entries of one row block of a dense distance computation (the temporaries of :func:`squared_distances`)."""
+
+
 def squared_distances(Z, X=None):
     """Squared Euclidean distances between the rows of Z (t, d) and X (n, d), shape (t, n); ``X=None``: Z itself.
 
-    Dense arrays: scipy's ``cdist`` (each pair summed directly; for ``X=None`` exactly symmetric with a zero
-    diagonal). scipy sparse matrices (e.g. PCMAC's bag of words): from inner products, clipped at 0, and for
-    ``X=None`` symmetrised with an exactly zero diagonal. The one distance of the estimators' feature views,
-    the workflow's kernels and the co-regularization graphs (:mod:`mvl.coreg`).
+    From inner products, ||z||^2 + ||x||^2 - 2 z.x (one BLAS product per row block, so on every core), clipped at
+    0; for ``X=None`` only the upper triangle is computed and mirrored, so the result is exactly symmetric with a
+    zero diagonal. The rounding error of an entry is ~1e-16 (||z||^2 + ||x||^2), far below the distances a kernel
+    bandwidth resolves. Dense arrays and scipy sparse matrices (e.g. PCMAC's bag of words) alike. The one
+    distance of the estimators' feature views, the workflow's kernels and the co-regularization graphs
+    (:mod:`mvl.coreg`).
     """
     from scipy import sparse
 
     same = X is None
     X = Z if same else X
-    if not (sparse.issparse(Z) or sparse.issparse(X)):
-        from scipy.spatial.distance import cdist  # imported lazily: keeps `import mvl` fast
-
-        return cdist(Z, X, "sqeuclidean")
 
     def sqnorms(A):
         if sparse.issparse(A):
             return np.asarray(A.multiply(A).sum(axis=1)).ravel()
         return np.einsum("ij,ij->i", A, A)
 
-    G = Z @ X.T
-    G = G.toarray() if sparse.issparse(G) else np.asarray(G, dtype=np.float64)
-    D = sqnorms(Z)[:, None] + sqnorms(X)[None, :] - 2.0 * G
-    np.maximum(D, 0.0, out=D)
-    if same:
-        D = 0.5 * (D + D.T)
-        D[np.diag_indices_from(D)] = 0.0
+    if not (sparse.issparse(Z) or sparse.issparse(X)):
+        Z = np.asarray(Z, dtype=np.float64)
+        X = Z if same else np.asarray(X, dtype=np.float64)
+    nz, nx = sqnorms(Z), (None if same else sqnorms(X))
+    nx = nz if same else nx
+    t, n = Z.shape[0], X.shape[0]
+    D = np.empty((t, n))
+    rows = max(1, DISTANCE_BLOCK // max(n, 1))
+    for s in range(0, t, rows):
+        e = min(t, s + rows)
+        c0 = s if same else 0  # X=None: columns left of the block are the mirror of rows already computed
+        G = Z[s:e] @ X[c0:].T
+        G = G.toarray() if sparse.issparse(G) else np.asarray(G)
+        blk = D[s:e, c0:]
+        np.add.outer(nz[s:e], nx[c0:], out=blk)
+        blk -= 2.0 * G
+        _exact_small(blk, Z[s:e], X[c0:], 1e-10 * (nz[s:e].max(initial=0.0) + nx[c0:].max(initial=0.0)))
+        if same:
+            blk[np.arange(e - s), np.arange(e - s)] = 0.0
+            D[s:e, :s] = D[:s, s:e].T
     return D
+
+
+def _exact_small(blk, A, B, tol):
+    """Clip ``blk`` (squared distances of A's rows to B's by inner products) at 0 and recompute the entries below
+    ``tol``, where cancellation dominates, as sums of squared differences: equal rows are then exactly 0 apart."""
+    np.maximum(blk, 0.0, out=blk)
+    i, j = np.nonzero(blk <= tol)
+    if i.size:
+        from scipy import sparse
+
+        diff = A[i] - B[j]
+        blk[i, j] = np.asarray(diff.multiply(diff).sum(axis=1)).ravel() if sparse.issparse(diff) else \
+            np.einsum("ij,ij->i", diff, diff)
+
+
+def pairwise_distances_condensed(X):
+    """The Euclidean distances between distinct rows of X (n, d), in scipy's condensed order (pairs i < j, row by
+    row, as :func:`scipy.spatial.distance.pdist`), from :func:`squared_distances`' inner products by row block."""
+    X = np.asarray(X, dtype=np.float64)
+    n = X.shape[0]
+    out = np.empty(n * (n - 1) // 2)
+    rows = max(1, DISTANCE_BLOCK // max(n, 1))
+    nz = np.einsum("ij,ij->i", X, X)
+    pos = 0
+    for s in range(0, n, rows):
+        e = min(n, s + rows)
+        blk = np.add.outer(nz[s:e], nz[s:])
+        blk -= 2.0 * (X[s:e] @ X[s:].T)
+        _exact_small(blk, X[s:e], X[s:], 1e-10 * (nz[s:e].max(initial=0.0) + nz[s:].max(initial=0.0)))
+        for i in range(e - s):
+            row = blk[i, i + 1:]
+            out[pos:pos + row.size] = row
+            pos += row.size
+    np.maximum(out, 0.0, out=out)
+    return np.sqrt(out, out=out)
 
 
 def chi2_distances(X, Y=None, max_elements=1 << 24):
@@ -187,14 +237,12 @@ def rbf_bandwidth(X, rule="median"):
     """sigma of the Gaussian kernel from the training points X: ``"median"`` or ``"mean"`` of the pairwise
     Euclidean distances between distinct points (of a fixed subsample of ``BANDWIDTH_SAMPLES`` points when
     there are more), or a positive number used as it is."""
-    from scipy.spatial.distance import pdist
-
     if isinstance(rule, str):
         if rule not in ("median", "mean"):
             raise ValueError(f"bandwidth must be 'median', 'mean' or a positive number, got {rule!r}")
         if X.shape[0] < 2:
             raise ValueError("need >= 2 training samples to set the bandwidth from distances (n_samples = 1)")
-        d = pdist(bandwidth_sample(X), "euclidean")
+        d = pairwise_distances_condensed(bandwidth_sample(X))
         sigma = median_inplace(d) if rule == "median" else float(np.mean(d))
     else:
         sigma = float(rule)
