@@ -174,3 +174,6 @@ def test_squared_distances_match_direct_sums(shape, monkeypatch):
                                atol=1e-12 * np.abs(X).max() ** 2)
     d = kernels.pairwise_distances_condensed(X)
     np.testing.assert_allclose(d, pdist(X), rtol=1e-12, atol=1e-9)
+    for rule in ("median", "mean") if shape[0] > 1 else ():  # one point and its copy: no distance to scale by
+        assert kernels.rbf_bandwidth(X, rule, squared=D) == pytest.approx(
+            np.median(pdist(X)) if rule == "median" else np.mean(pdist(X)), rel=1e-12)

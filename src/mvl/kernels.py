@@ -149,6 +149,17 @@ def _exact_small(blk, A, B, tol):
             np.einsum("ij,ij->i", diff, diff)
 
 
+def _condensed(D):
+    """The entries above the diagonal of a square D, row by row (scipy's condensed order)."""
+    n = D.shape[0]
+    out = np.empty(n * (n - 1) // 2)
+    pos = 0
+    for i in range(n - 1):
+        out[pos:pos + n - 1 - i] = D[i, i + 1:]
+        pos += n - 1 - i
+    return out
+
+
 def pairwise_distances_condensed(X):
     """The Euclidean distances between distinct rows of X (n, d), in scipy's condensed order (pairs i < j, row by
     row, as :func:`scipy.spatial.distance.pdist`), from :func:`squared_distances`' inner products by row block."""
@@ -233,16 +244,20 @@ def median_inplace(d):
     return float(np.mean([d[:k].max(), d[k]]))
 
 
-def rbf_bandwidth(X, rule="median"):
+def rbf_bandwidth(X, rule="median", squared=None):
     """sigma of the Gaussian kernel from the training points X: ``"median"`` or ``"mean"`` of the pairwise
     Euclidean distances between distinct points (of a fixed subsample of ``BANDWIDTH_SAMPLES`` points when
-    there are more), or a positive number used as it is."""
+    there are more), or a positive number used as it is. ``squared``: X's squared distances
+    (:func:`squared_distances` of X), read instead of computed again when X needs no subsample."""
     if isinstance(rule, str):
         if rule not in ("median", "mean"):
             raise ValueError(f"bandwidth must be 'median', 'mean' or a positive number, got {rule!r}")
         if X.shape[0] < 2:
             raise ValueError("need >= 2 training samples to set the bandwidth from distances (n_samples = 1)")
-        d = pairwise_distances_condensed(bandwidth_sample(X))
+        if squared is not None and X.shape[0] <= BANDWIDTH_SAMPLES:
+            d = np.sqrt(_condensed(squared))
+        else:
+            d = pairwise_distances_condensed(bandwidth_sample(X))
         sigma = median_inplace(d) if rule == "median" else float(np.mean(d))
     else:
         sigma = float(rule)

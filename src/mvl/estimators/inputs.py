@@ -522,7 +522,7 @@ def _rbf_bandwidth(X, D, rule, p):
     the kernel to 0/0)."""
     if isinstance(rule, str):
         try:
-            return rbf_bandwidth(X, rule)
+            return rbf_bandwidth(X, rule, squared=D if D is not None and D.shape == (X.shape[0],) * 2 else None)
         except ValueError as exc:
             if X.shape[0] < 2:
                 raise
