@@ -1,7 +1,9 @@
 """The MVL-LS solvers, one per role, behind one interface (:class:`~mvl.solvers.problem.Solver`) and one registry.
 
-:data:`SOLVERS` maps each solver's name to its object; :func:`get_solver` looks one up; :func:`choose_solver` is
-what ``solver="auto"`` stands for (:mod:`mvl.solvers.auto`). The solvers: "structured" (Theorem 10 view by view,
+:data:`SOLVERS` maps each registered solver's name to its object (:mod:`mvl.solvers.registry`: :func:`register`
+checks a solver's declarations, :func:`get_solver` looks one up); :func:`choose` is what ``solver="auto"`` and
+``loss="auto"`` stand for (:mod:`mvl.solvers.auto`), :func:`choose_solver` its squared-loss form on sizes alone.
+The solvers: "structured" (Theorem 10 view by view,
 :mod:`~mvl.solvers.structured`), "dense" (the textbook system, :mod:`~mvl.solvers.dense`), "cg" (conjugate
 gradients, :mod:`~mvl.solvers.cg`), "nystrom" (the Nystrom restriction, :mod:`~mvl.solvers.nystrom`), "graph"
 (the graph regime, exact, :mod:`~mvl.solvers.graph`) and "vecchia_direct" (the graph regime at 10^4-10^5 points, one
@@ -13,30 +15,22 @@ estimators' problems: the dual of the multi-view SVMs and its box-QP solvers (:m
 MVML's alternating problem (:mod:`~mvl.solvers.mvml`).
 """
 
-from .auto import choose_solver
+from .auto import Plan, choose_solver
 from .cg import CGSolver
 from .dense import DenseSolver
 from .graph import GraphSolver
 from .nystrom import NystromSolver
-from .problem import MVLProblem, Solver, SolverResult
+from .problem import LOSSES, FitSpec, MVLProblem, Solver, SolverResult, missing_declarations
+from .registry import REGISTRY, choose, get_solver, register, solver_names, unregister
 from .structured import StructuredSolver
 from .vecchia_direct import VecchiaDirectSolver
 
-__all__ = ["SOLVERS", "get_solver", "choose_solver", "solver_names", "MVLProblem", "SolverResult", "Solver"]
+__all__ = ["SOLVERS", "LOSSES", "get_solver", "choose_solver", "choose", "solver_names", "register", "unregister",
+           "missing_declarations", "MVLProblem", "FitSpec", "Plan", "SolverResult", "Solver"]
 
-SOLVERS = {s.name: s for s in (StructuredSolver(), DenseSolver(), CGSolver(), NystromSolver(), GraphSolver(),
-                               VecchiaDirectSolver())}
-"""Every MVL-LS solver by name."""
+for _solver in (StructuredSolver(), DenseSolver(), CGSolver(), NystromSolver(), GraphSolver(), VecchiaDirectSolver()):
+    register(_solver)
+del _solver
 
-
-def get_solver(name):
-    """The solver object registered as ``name`` (``"auto"`` is resolved first, by :func:`choose_solver`)."""
-    try:
-        return SOLVERS[name]
-    except KeyError:
-        raise ValueError(f"unknown solver {name!r}; one of {sorted(SOLVERS)}") from None
-
-
-def solver_names(**needs):
-    """The names of the solvers whose declarations match ``needs`` (e.g. ``optc=True``)."""
-    return {name for name, s in SOLVERS.items() if all(getattr(s, k) == v for k, v in needs.items())}
+SOLVERS = REGISTRY
+"""Every registered MVL-LS solver by name (the registry itself: :func:`register` adds to it)."""

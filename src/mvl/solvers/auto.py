@@ -1,18 +1,20 @@
-"""solver="auto": which MVL-LS solver a fit uses, from the problem's size, the memory budget and the measured
-regime of the graph term (:func:`choose_solver`, :func:`measured_regime`)."""
+"""solver="auto" and loss="auto": which data term and MVL-LS solver a fit uses, chosen together (:func:`plan`) from
+the registered solvers' declarations (:mod:`mvl.solvers.problem`), the problem's size, the memory budget and the
+measured regime of the graph term (:func:`measured_regime`); :func:`choose_solver` is the squared loss's choice on
+sizes alone."""
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
 
-from .dense import dense_bytes  # noqa: F401  (the memory estimates sit beside their solvers)
-from .structured import structured_bytes
+from .problem import takes_missing_views
 
-__all__ = ["choose_solver", "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME", "NYSTROM_SAMPLE", "regime_ratio",
-           "nystrom_missed", "measured_regime", "vecchia_direct_bytes", "vecchia_direct_nodes",
+__all__ = ["Plan", "plan", "choose_solver", "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME", "NYSTROM_SAMPLE",
+           "regime_ratio", "nystrom_missed", "measured_regime", "vecchia_direct_bytes", "vecchia_direct_nodes",
            "GraphRegimeFallbackWarning", "warn_incomplete_graph_regime"]
 
 
@@ -79,42 +81,99 @@ def vecchia_direct_nodes(n, m, n_neighbors, laplacian_power, max_memory):
     return lo
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What a fit uses: the data term (one of :data:`mvl.solvers.problem.LOSSES`) and the solver's name."""
+
+    loss: str
+    solver: str
+
+
+def _needs_met(solver, spec):
+    return all(getattr(solver, k) == v for k, v in spec.needs.items())
+
+
+def _ranked():
+    from .registry import REGISTRY
+
+    return sorted((s for s in REGISTRY.values() if s.auto_rank is not None), key=lambda s: (s.auto_rank, s.name))
+
+
+def _pick(spec, loss):
+    """The first solver by ``auto_rank`` that carries ``loss`` and the view layout and accepts ``spec``, with the
+    ones passed over before it (None if none accepts)."""
+    declined = []
+    for s in _ranked():
+        if loss not in s.losses or not _needs_met(s, spec):
+            continue
+        if (not spec.missing or takes_missing_views(s, loss)) and s.auto_accepts(spec):
+            return s, declined
+        declined.append(s)
+    return None, declined
+
+
+def _losses(spec):
+    """The data terms to try, in order: ``spec.loss``, or for "auto" the Poisson-type term first where
+    ``spec.source_allowed`` (few labels; :mod:`mvl.estimators.poisson_fit`), then the squared loss."""
+    if spec.loss != "auto":
+        return (spec.loss,)
+    return ("poisson", "squared") if spec.source_allowed else ("squared",)
+
+
+def plan(spec):
+    """The :class:`Plan` of a :class:`mvl.solvers.problem.FitSpec`: loss and solver chosen together from the
+    solvers' declarations and the measured regime (no solver is named here).
+
+    A given solver keeps its name, with the first loss of :func:`_losses` it carries. ``solver="auto"``: for each
+    loss in turn, the first registered solver by ``auto_rank`` (None: never) that carries the loss, the view layout
+    (``missing_views``) and ``spec.needs`` and whose ``auto_accepts(spec)`` holds; each solver passed over for it
+    may warn why (``auto_fallback``, e.g. the graph regime's). When none accepts the last loss, the lowest-ranked
+    solver that carries it. Today's order: "structured" (0; precomputed kernels, or up to :data:`AUTO_STRUCTURED_MAX`
+    points within the memory budget), "vecchia_direct" (1; the measured graph regime, :data:`GRAPH_REGIME`),
+    "cg" (2; up to :data:`AUTO_CG_MAX` points), "nystrom" (3)."""
+    from .registry import REGISTRY, get_solver
+
+    losses = _losses(spec)
+    if spec.solver != "auto":
+        solver = get_solver(spec.solver)
+        return Plan(next((loss for loss in losses if loss in solver.losses), losses[-1]), solver.name)
+    for loss in losses:
+        chosen, declined = _pick(spec, loss)
+        if chosen is None:
+            continue
+        for s in declined:
+            w = s.auto_fallback(spec, chosen.name)
+            if w is not None:
+                warnings.warn(w, stacklevel=4)
+        return Plan(loss, chosen.name)
+    loss = losses[-1]
+    carrying = [s for s in _ranked() if loss in s.losses and _needs_met(s, spec)]
+    layout = [s for s in carrying if not spec.missing or takes_missing_views(s, loss)]
+    if layout or carrying:
+        return Plan(loss, (layout or carrying)[0].name)
+    raise ValueError(f'solver="auto": no registered solver carries loss="{loss}" (solvers: {sorted(REGISTRY)})')
+
+
 def choose_solver(solver, kernel, n, m, l, max_memory, regime=None, graph=None):
-    """The solver "auto" stands for: precomputed kernels -> "structured"; feature views -> "structured" while
-    n <= AUTO_STRUCTURED_MAX and its memory fits ``max_memory``; beyond, in the graph regime "vecchia_direct" at
-    every n (one sparse factorisation; "cg" does not converge there, "nystrom"'s low-rank class cannot follow the
-    graph, the exact "graph" solver measured 0.9x "structured" at 8,000 points and needs ~10^2 kernel passes at
-    10^5: benchmarks/README.md), otherwise "cg" up to AUTO_CG_MAX and "nystrom" beyond. ``regime``: the measure
-    :func:`mvl.solvers.auto.measured_regime` (graph regime iff >= :data:`mvl.solvers.auto.GRAPH_REGIME`), or a
-    function of no arguments that computes it, called only when the choice depends on it; None when there is no
-    sparse graph term (or incomplete views: the graph solvers need complete views; MVLLeastSquares measures the
-    regime there and warns, :func:`warn_incomplete_graph_regime`). ``graph``: (n_neighbors, laplacian_power) of
-    the kNN graphs; when :func:`vecchia_direct_bytes` exceeds ``max_memory`` "vecchia_direct" fits on the node
-    subsample that fits (:func:`vecchia_direct_nodes`, :mod:`mvl.solvers.vecchia_nodes`), and only when that holds
-    no more than the l labelled points the graph regime falls back to "cg" / "nystrom" with a
-    :class:`GraphRegimeFallbackWarning` that states the measured regime."""
+    """The solver "auto" stands for with the squared loss (:func:`plan` on these sizes): precomputed kernels ->
+    "structured"; feature views -> "structured" while n <= AUTO_STRUCTURED_MAX and its memory fits
+    ``max_memory``; beyond, in the graph regime "vecchia_direct" at every n (one sparse factorisation; "cg" does
+    not converge there, "nystrom"'s low-rank class cannot follow the graph, the exact "graph" solver measured 0.9x
+    "structured" at 8,000 points and needs ~10^2 kernel passes at 10^5: benchmarks/README.md), otherwise "cg" up
+    to AUTO_CG_MAX and "nystrom" beyond. ``regime``: the measure :func:`mvl.solvers.auto.measured_regime` (graph
+    regime iff >= :data:`mvl.solvers.auto.GRAPH_REGIME`), or a function of no arguments that computes it, called
+    only when the choice depends on it; None when there is no sparse graph term. ``graph``: (n_neighbors,
+    laplacian_power) of the kNN graphs; when :func:`vecchia_direct_bytes` exceeds ``max_memory``
+    "vecchia_direct" fits on the node subsample that fits (:func:`vecchia_direct_nodes`,
+    :mod:`mvl.solvers.vecchia_nodes`), and only when that holds no more than the l labelled points the graph regime
+    falls back to "cg" / "nystrom" with a :class:`GraphRegimeFallbackWarning` that states the measured regime."""
     if solver != "auto":
         return solver
-    if kernel == "precomputed":
-        return "structured"
-    if n <= AUTO_STRUCTURED_MAX and structured_bytes(n, m, l) <= max_memory:
-        return "structured"
-    if callable(regime):
-        regime = regime()
-    fallback = "cg" if n <= AUTO_CG_MAX else "nystrom"
-    if regime is not None and regime >= GRAPH_REGIME:
-        # "vecchia_direct" fits on a node subsample when all n points would not fit (mvl.solvers.vecchia_nodes):
-        # the fallback only when not even the labelled points and one more do
-        if graph is None or vecchia_direct_nodes(n, m, *graph, max_memory) > l:
-            return "vecchia_direct"
-        need = vecchia_direct_bytes(l + 1, m, *graph)
-        warnings.warn(f'solver="auto": the graph regime (measured {regime:.3g} >= {GRAPH_REGIME:g}), where "cg" '
-                      f'stalls and "nystrom" cannot follow the graph, but "vecchia_direct" would need ~'
-                      f'{need / 1e9:.2g} GB even on the {l} labelled points with {graph[0]}-NN graphs and Laplacian '
-                      f'power {graph[1]} (budget {max_memory / 1e9:.2g} GB); falling back to "{fallback}". Use fewer '
-                      'neighbours (e.g. n_neighbors=10) or a larger max_memory.', GraphRegimeFallbackWarning,
-                      stacklevel=3)
-    return fallback
+    from .problem import FitSpec
+
+    spec = FitSpec(n=int(n), m=int(m), l=int(l), loss="squared", solver="auto", max_memory=float(max_memory),
+                   precomputed=(kernel == "precomputed"), knn=graph, regime=regime)
+    return plan(spec).solver
 
 
 GRAPH_REGIME = 1.0

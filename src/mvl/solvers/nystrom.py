@@ -116,12 +116,21 @@ class NystromSolver(Solver):
     exact when the centres are all the training points); never keeps n x n Gram matrices."""
 
     name = "nystrom"
-    exact = False
-    operator = True
+    losses = ("squared",)
+    missing_views = True
     sparse_graph = True
+    optc = True
+    inputs = "operator"
+    auto_rank = 3
+    exact = False
     nystrom_basis = True
     keeps_kernels = False
-    optc = True
+
+    def memory_bytes(self, spec):
+        return None  # O(n n_components m): no n x n array
+
+    def auto_accepts(self, spec):
+        return True  # the last resort: any size
 
     def solve(self, problem):
         info = {}

@@ -146,15 +146,32 @@ def structured_bytes(n, m, l):
 
 class StructuredSolver(Solver):
     """solver="structured": Theorem 10 view by view (module docstring), exact, O(m n^3) time and O(m n^2) memory;
-    incomplete views by :func:`mvl.solvers.incomplete.solve_structured_incomplete`."""
+    incomplete views by :func:`mvl.solvers.incomplete.solve_structured_incomplete`; the Poisson-type losses by
+    :func:`mvl.solvers.poisson.solve_structured` (complete views)."""
 
     name = "structured"
+    losses = ("squared", "poisson", "squared+poisson")
+    missing_views = ("squared",)
+    sparse_graph = False
     optc = True
+    inputs = "dense"
+    auto_rank = 0
 
-    def memory_bytes(self, n, m, l):
-        return structured_bytes(n, m, l)
+    def memory_bytes(self, spec):
+        return structured_bytes(spec.n, spec.m, spec.l)
+
+    def auto_accepts(self, spec):
+        """Precomputed kernels at any size; feature views up to :data:`mvl.solvers.auto.AUTO_STRUCTURED_MAX` points
+        if its memory fits the budget."""
+        from . import auto
+
+        return spec.precomputed or (spec.n <= auto.AUTO_STRUCTURED_MAX and self.memory_bytes(spec) <= spec.max_memory)
 
     def solve(self, problem):
+        if problem.loss != "squared":  # the Poisson-type terms (mvl.solvers.poisson)
+            from .poisson import solve_source
+
+            return solve_source(problem)
         info = {}
         if problem.mask is not None:
             coef = solve_structured_incomplete(problem.kernels, problem.mask, problem.labelled, problem.Y_L,

@@ -1,0 +1,251 @@
+"""The one fit route of MVL-LS: estimator -> :class:`~mvl.solvers.problem.FitSpec` -> plan (loss and solver) ->
+:class:`~mvl.solvers.problem.MVLProblem` -> solver -> typed :class:`~mvl.solvers.problem.SolverResult` -> fitted
+attributes, for every loss and every registered solver.
+
+:func:`describe` says what the estimator asks before any kernel is computed (sizes, layout, the lazily measured
+graph regime); :func:`check_declarations` checks every declaration of the chosen solver (losses, missing views,
+sparse graph, memory) against it, with a ValueError naming the user's parameter; :func:`build_problem` builds the
+problem for the solver's ``inputs`` (dense kernels, or a kernel operator) and loss; :func:`apply_result` sets the
+fitted attributes from the typed result. No step reads a solver's name: what differs between solvers is in their
+declarations and results (:mod:`mvl.solvers.problem`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from contextlib import nullcontext
+
+import numpy as np
+from sklearn.utils._param_validation import StrOptions
+
+from ..labels import encode_targets
+from ..solvers.problem import FitSpec, MVLProblem, SourceTerm, takes_missing_views
+from ..solvers.registry import REGISTRY, solver_names
+from ..solvers.rules import RepresenterRule
+from ..validation import check_combination
+
+__all__ = ["RegisteredSolvers", "describe", "check_declarations", "build_problem", "apply_result"]
+
+
+class RegisteredSolvers(StrOptions):
+    """The ``solver`` constraint of an estimator: "auto" and the names registered now whose declarations match
+    ``needs`` (read at validation time, so that a solver registered later is accepted)."""
+
+    def __init__(self, **needs):
+        self._needs = needs
+        super().__init__(set())
+
+    @property
+    def options(self):
+        names = solver_names(**self._needs) if self._needs else set(REGISTRY)
+        return names | {"auto"}
+
+    @options.setter
+    def options(self, value):  # set by the base class's __init__; the registry is the source
+        pass
+
+
+def _holds_nan(X):
+    """Whether the training input holds NaN (incomplete views); False for input that is not numeric (the
+    validation of the fit reports it)."""
+    from .inputs import is_view_list
+
+    try:
+        if is_view_list(X):
+            return any(bool(np.isnan(np.asarray(v, dtype=np.float64)).any()) for v in X)
+        return bool(np.isnan(np.asarray(X, dtype=np.float64)).any())
+    except (TypeError, ValueError):
+        return False
+
+
+def _n_labelled_classes(y):
+    """The number of distinct labels among the labelled samples of ``y`` (0 if they cannot be told apart here: the
+    validation of the fit reports it)."""
+    from .base import unlabelled_mask
+
+    if y is None:
+        return 0
+    try:
+        ya = np.asarray(y).ravel()
+        return len(np.unique(ya[~unlabelled_mask(ya)]))
+    except (TypeError, ValueError):
+        return 0
+
+
+def describe(est, X, y, built=None, needs=None):
+    """The :class:`FitSpec` of fitting ``est`` on (X, y), before any kernel is computed. The graph-regime measure
+    (:func:`mvl.solvers.auto.measured_regime`) is a function called at most once, when a choice depends on it; it
+    sets ``est.regime_`` and leaves the kernel operator it built in ``built["kernels"]`` for the fit to reuse."""
+    from .base import unlabelled_mask
+    from .least_squares import memory_budget, sample_and_view_counts
+    from .poisson_fit import source_allowed
+
+    budget = memory_budget(est)
+    n, m = sample_and_view_counts(est, X)
+    unlabelled = None if y is None else unlabelled_mask(np.asarray(y)).ravel()
+    l = n if y is None else int(np.count_nonzero(~unlabelled))
+    missing = _holds_nan(X)
+    built = {} if built is None else built
+    graph = getattr(est, "n_neighbors", None) is not None and isinstance(getattr(est, "laplacian", None), str)
+
+    def knn():
+        return (est._graph(n)[1], est._laplacian_power()) if graph else None
+
+    regime = None
+    if graph and est.gamma_W > 0:
+
+        def regime():  # measured only when the choice depends on it (beyond the structured solver)
+            from ..solvers.auto import measured_regime
+
+            kernels = built["kernels"] = est._fit_kernel_operator(X, 0, missing=True)
+            mask = getattr(kernels, "mask", None)  # incomplete views: each view on the samples that have it
+            est.regime_ = measured_regime(getattr(kernels, "base", kernels), est._gamma_A(), est._gamma_B(),
+                                          est.gamma_W, est._laplacian_power(), est.n_components, est.random_state,
+                                          mask=mask)
+            return est.regime_
+
+    loss = getattr(est, "loss", "squared")
+    allowed = loss == "auto" and source_allowed(est, missing, l, _n_labelled_classes(y), n)
+    return FitSpec(n=n, m=m, l=l, loss=loss, solver=est.solver, max_memory=budget,
+                   precomputed=(est.kernel == "precomputed"), missing=missing, gammas=None, knn=knn, regime=regime,
+                   source_allowed=allowed, unlabelled=unlabelled, random_state=est.random_state,
+                   needs=dict(needs or {}))
+
+
+def check_declarations(est, spec, solver, loss):
+    """Check every declaration of ``solver`` against the fit before anything is computed: the loss it carries, a
+    sparse kNN graph where gamma_W > 0 needs one, its memory (:class:`mvl.memory.InsufficientMemoryError`), and
+    whether it takes incomplete views (checked again once the views are read, :func:`build_problem`)."""
+    if loss not in solver.losses:
+        carriers = sorted(name for name, s in REGISTRY.items() if loss in s.losses)
+        raise ValueError(f'loss="{loss}" is solved by solver {" or ".join(repr(c) for c in carriers)}, not '
+                         f'solver="{solver.name}" (it carries loss {", ".join(solver.losses)}); set solver="auto" or '
+                         f'one of those, or loss="squared"')
+    if solver.sparse_graph and loss == "squared" and float(est.gamma_W) > 0:
+        if not isinstance(est.laplacian, str):
+            raise ValueError(f'solver="{solver.name}" builds sparse kNN Laplacians from the data: laplacian must be '
+                             f'"normalized" or "unnormalized", got {type(est.laplacian).__name__}')
+        if est.n_neighbors is None:
+            raise ValueError(f'solver="{solver.name}" needs a sparse kNN graph when gamma_W > 0: set n_neighbors '
+                             '(e.g. 10); the dense graph W = K of the paper is an n x n matrix')
+    nbytes = solver.memory_bytes(spec)
+    if nbytes is not None:
+        est._check_memory(nbytes, f"the {solver.name} MVL-LS solve at n = {spec.n}, m = {spec.m}")
+
+
+def _refuse_missing(solver, loss):
+    takers = tuple(n for n, s in REGISTRY.items() if takes_missing_views(s, loss))
+    hint = "" if loss == "squared" else '; use loss="squared" with missing views'
+    raise ValueError(f"missing views (NaN rows) with loss=\"{loss}\" are supported by the MVL-LS solvers "
+                     f"{('auto',) + takers if takers else '(none)'}; solver '{solver.name}' needs complete views (no "
+                     f"NaN rows){hint}")
+
+
+def _source_problem(est, K, labelled, Y_L, c, loss):
+    """The Poisson-type terms' problem (:mod:`mvl.estimators.poisson_fit`): one self-tuned graph of the
+    concatenated standardised views (or of the summed kernels' distance), L = D - W, for every view."""
+    from ..selftuned_graph import GraphSpace, kernel_distances, selftuned_weights, unnormalized_laplacian
+    from .poisson_fit import POISSON_NEIGHBORS, poisson_gammas
+
+    if est.kernel == "precomputed":
+        space, Z = None, None
+        W = selftuned_weights(None, POISSON_NEIGHBORS, distances=kernel_distances(K))
+    else:
+        space = GraphSpace(est._fit_views)
+        Z = space.transform(est._fit_views)
+        W = selftuned_weights(Z, POISSON_NEIGHBORS)
+    L, degrees = unnormalized_laplacian(W)
+    est.gamma_B_ = est._gamma_B()
+    gA, gB, gW = poisson_gammas(est, loss)
+    source = SourceTerm(L, degrees, Z, space, POISSON_NEIGHBORS)
+    return MVLProblem(K, labelled, Y_L, c, gA, gB, gW, loss=loss, source=source)
+
+
+def build_problem(est, X, y, spec, solver, loss, built=None):
+    """The :class:`MVLProblem` of ``solver`` (its ``inputs``) with ``loss`` on (X, y); sets the estimator's input
+    state. Incomplete views are refused here, once the views are read, if the solver does not take them with
+    ``loss`` (a partial NaN inside a view is reported first, by the input validation)."""
+    missing = takes_missing_views(solver, loss)
+    if solver.inputs == "operator":
+        return est.operator_problem(X, y, solver, spec.max_memory, missing=missing,
+                                    kernels=(built or {}).get("kernels"))
+    K = est._fit_kernels(X)
+    m, n, _ = K.shape
+    mask = est.view_mask_  # None: every view of every sample is present
+    if mask is not None and not missing:
+        _refuse_missing(solver, loss)
+    y_enc, labelled = est._fit_labels(y, n)
+    c = check_combination(est.c, m)
+    if loss != "squared":
+        Y_L = encode_targets(y_enc[labelled], len(est.classes_))
+        return _source_problem(est, K, labelled, Y_L, c, loss)
+    Y_L, L = est._mvl_inputs(K, y_enc, labelled, mask)
+    return MVLProblem(K, labelled, Y_L, c, **est._gammas(), laplacians=L, between_weights=est._between_weights(n),
+                      mask=mask)
+
+
+def solve(est, X, y, spec, solver, loss, built=None):
+    """Build the problem and solve it (within the solver's thread limit, ``solver.threads``); returns (problem,
+    result, seconds), the seconds those of the solve (dense inputs) or of the set-up and solve (operator)."""
+    import time
+
+    from threadpoolctl import threadpool_limits
+
+    t0 = time.perf_counter()
+    with nullcontext() if solver.threads is None else threadpool_limits(limits=solver.threads):
+        problem = build_problem(est, X, y, spec, solver, loss, built)
+        if solver.inputs != "operator":
+            t0 = time.perf_counter()
+        result = solver.solve(problem)
+    return problem, result, time.perf_counter() - t0
+
+
+def apply_result(est, X, problem, result, solver, seconds):
+    """Set the fitted attributes from the typed ``result``: coefficients, centres, the gamma_A solved at, the
+    prediction rule, the solve attributes (``n_iter_``, ``residual_``, ``converged_``, a ConvergenceWarning when
+    not converged), the condition estimate; then the check that the fit does not ignore its labels."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from ..solvers.residual import direct_residual
+    from .base import check_swamped, take_samples
+    from .least_squares import _check_solution, kept_for_prediction
+
+    coef, labelled = result.coef, problem.labelled
+    est.gamma_A_ = float(problem.gamma_A if result.gamma_A is None else result.gamma_A)
+    rule = RepresenterRule() if result.rule is None else result.rule
+    dense = solver.inputs != "operator"
+    if dense:
+        _check_solution(coef, result.condition, est.gamma_A_)
+        residual = result.residual if result.residual is not None else direct_residual(problem, coef)
+    else:
+        residual = result.residual
+    est._set_solve_attributes(result.n_iter, residual, result.converged)
+    est.centres_ = result.centres
+    if not result.converged:
+        warnings.warn(solver.unconverged_message(result, problem.tol), ConvergenceWarning, stacklevel=4)
+    if not np.all(np.isfinite(coef)):
+        raise FloatingPointError(f'solver="{solver.name}" produced NaN or inf; increase gamma_A '
+                                 f'(now {est.gamma_A_:g})')
+    est._rule = rule
+    if rule.kernels is not None:  # a solver's own kernel rows (the kriging rows of "vecchia_direct")
+        est._scalable = rule.kernels
+    elif not dense:
+        est._scalable = kept_for_prediction(est, problem.kernels, result.centres)
+    else:
+        est._scalable = None
+    est.coef_ = coef
+    est.c_ = problem.c
+    est.n_labelled_ = len(labelled)
+    est.condition_estimate_ = result.condition  # NaN: not estimated
+    est.fit_seconds_ = seconds
+    y_lab = np.argmax(problem.Y_L, axis=1)
+    scores = rule.training_decision(labelled)
+    gammas = (("gamma_A", problem.gamma_A), ("gamma_B", problem.gamma_B), ("gamma_W", problem.gamma_W))
+    if scores is not None:
+        check_swamped(est, scores, gammas, y_lab)
+    elif dense:
+        est._check_regularization(problem.kernels, labelled, y_lab, problem.mask)
+    else:  # the decision values on the labelled samples (t = l rows of kernels, no n x n array)
+        check_swamped(est, est.decision_function(take_samples(X, labelled)),
+                      (("gamma_A", est.gamma_A_), ("gamma_B", est.gamma_B_), ("gamma_W", est.gamma_W)), y_lab)
+    return est
