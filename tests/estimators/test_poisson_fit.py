@@ -151,14 +151,15 @@ def test_precomputed_kernels_predict_by_the_representer_rule():
     K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 50.0)
     est = MVLLeastSquares(kernel="precomputed", loss="poisson").fit(K, yy)
     np.testing.assert_allclose(est.decision_function(K),
-                               est._decision_rule.scores(np.einsum("tn,nk->tk", K, est.coef_[0])), atol=1e-12)
+                               est._rule.decision_rule.scores(np.einsum("tn,nk->tk", K, est.coef_[0])), atol=1e-12)
     assert est.score(K, y) > 0.8
 
 
 @pytest.mark.parametrize("solver", ["cg", "graph", "nystrom"])
 def test_unsupported_solvers_say_what_is_supported(solver):
     X, _, yy = _data()
-    with pytest.raises(ValueError, match='solved by solver "structured"'):
+    with pytest.raises(ValueError, match=rf"loss=\"poisson\" is solved by solver 'dense' or 'structured', not "
+                                         rf"solver=\"{solver}\""):
         MVLLeastSquares(loss="poisson", solver=solver, n_neighbors=5).fit(X, yy)
 
 
@@ -192,12 +193,17 @@ def test_auto_keeps_the_squared_loss_with_precomputed_kernels():
 
 def test_auto_keeps_the_squared_loss_beyond_the_structured_solvers_range():
     """loss="auto" with solver="auto" takes the source term (solved by "structured", O(m n^2) memory) only up to
-    AUTO_STRUCTURED_MAX samples; beyond, the squared loss and its scalable solvers; an explicit solver decides."""
-    from mvl import MVLLeastSquares
-    from mvl.estimators.poisson_fit import auto_supported
+    AUTO_STRUCTURED_MAX samples within the memory budget; beyond, the squared loss and its scalable solvers; an
+    explicit solver that carries the source term decides."""
+    from mvl.solvers import FitSpec, Plan, choose
     from mvl.solvers.auto import AUTO_STRUCTURED_MAX
 
-    est = MVLLeastSquares(views=[2, 3])
-    assert auto_supported(est, False, AUTO_STRUCTURED_MAX)
-    assert not auto_supported(est, False, AUTO_STRUCTURED_MAX + 1)
-    assert auto_supported(MVLLeastSquares(views=[2, 3], solver="structured"), False, AUTO_STRUCTURED_MAX + 1)
+    def plan(n, solver="auto", max_memory=1e15):
+        return choose(FitSpec(n=n, m=2, l=4, loss="auto", solver=solver, max_memory=max_memory,
+                              source_allowed=True))
+
+    assert plan(AUTO_STRUCTURED_MAX) == Plan("poisson", "structured")
+    assert plan(AUTO_STRUCTURED_MAX + 1) == Plan("squared", "cg")
+    assert plan(AUTO_STRUCTURED_MAX, max_memory=1e6) == Plan("squared", "cg")  # the structured solve would not fit
+    assert plan(AUTO_STRUCTURED_MAX + 1, solver="structured") == Plan("poisson", "structured")
+    assert plan(AUTO_STRUCTURED_MAX + 1, solver="cg") == Plan("squared", "cg")
