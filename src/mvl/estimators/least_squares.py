@@ -124,7 +124,8 @@ class MVLLeastSquares(MVLClassifier):
         point and uniformly drawn unlabelled ones, ``centres_``), the other points predicted by kriging
         (:mod:`mvl.solvers.vecchia_nodes`). "cg",
         "nystrom", "graph" and "vecchia_direct" need a kNN graph (``n_neighbors``) when gamma_W > 0. "dense": the
-        textbook (u+l)m system, for tests and benchmarks. "auto" (:func:`mvl.solvers.auto.choose_solver`):
+        textbook (u+l)m system, for tests and benchmarks. Any solver registered later
+        (:func:`mvl.solvers.register`) is accepted by name. "auto" (:func:`mvl.solvers.auto.plan`, with the loss):
         precomputed kernels -> "structured"; feature views -> "structured" up to 5,000 training points (if its
         memory fits), beyond "vecchia_direct" in the measured graph regime (``regime_``; on a node subsample
         when all points do not fit, falling back with a warning only when not even the labelled points do),
@@ -161,11 +162,12 @@ class MVLLeastSquares(MVLClassifier):
         remedy of a graph-dominated fit, which otherwise tends to a constant with spikes at the labels.
         "squared+poisson": both. The Poisson-type terms use one self-tuned 10-NN graph of the concatenated
         standardised views, L = D - W, for every view (not ``laplacian``, ``n_neighbors``, ``laplacian_power``,
-        ``graph_weights``), gamma_W raised to gamma_A / 1e-5 if smaller with "poisson", solvers "structured" or
-        "dense", complete views, and predict new points by the graph's induction rule
+        ``graph_weights``), gamma_W raised to gamma_A / 1e-5 if smaller with "poisson", the solvers that declare
+        these losses ("structured", "dense"), complete views, and predict new points by the graph's induction rule
         (:mod:`mvl.estimators.poisson_fit`). "auto": "poisson" when at most 5 points per class are labelled on
-        average, some are unlabelled and the other parameters allow it (feature views, solver "auto",
-        "structured" or "dense", gamma_W > 0, the graph parameters at their defaults, complete views), "squared"
+        average, some are unlabelled and the other parameters allow it (feature views, gamma_W > 0, the graph
+        parameters at their defaults, complete views, a solver that declares the loss: with solver "auto" one
+        that "auto" would take, i.e. "structured" up to 5,000 points within the memory budget), "squared"
         otherwise (the threshold chosen on validation draws, ``AUTO_LABELS_PER_CLASS`` of
         :mod:`mvl.estimators.poisson_fit`).
 
