@@ -18,13 +18,80 @@ from contextlib import nullcontext
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
+from ..exceptions import IllConditionedWarning
 from ..labels import encode_targets
 from ..solvers.problem import FitSpec, MVLProblem, SourceTerm, takes_missing_views
 from ..solvers.registry import REGISTRY, solver_names
 from ..solvers.rules import RepresenterRule
 from ..validation import check_combination
 
-__all__ = ["RegisteredSolvers", "describe", "check_declarations", "build_problem", "apply_result"]
+__all__ = ["RegisteredSolvers", "describe", "check_declarations", "build_problem", "solve", "apply_result",
+           "default_max_memory", "ILL_CONDITIONED", "check_solution", "sample_and_view_counts", "memory_budget",
+           "kept_for_prediction"]
+
+
+def default_max_memory():
+    """Half of the memory available now (:func:`mvl.memory.available_memory`), 4 GB if unknown."""
+    from ..memory import available_memory
+
+    avail = available_memory()
+    return 4e9 if avail is None else 0.5 * avail
+
+
+# Above this 1-norm condition estimate (LAPACK dgecon) of a factored matrix, fit() warns: with float64
+# (eps ~ 1e-16) the coefficients may then have lost more than ~4 significant digits.
+ILL_CONDITIONED = 1e12
+
+
+def check_solution(coef, condition, gamma_A):
+    """Never NaN silently; warn (with the estimate) when the system was numerically ill-conditioned."""
+    if not np.all(np.isfinite(coef)):
+        raise FloatingPointError(f"the solution has NaN or inf entries (condition estimate {condition:.1e}); "
+                                 f"increase gamma_A (now {gamma_A:g}) or check the kernels")
+    if condition > ILL_CONDITIONED:
+        warnings.warn(f"ill-conditioned system: condition estimate {condition:.1e} > {ILL_CONDITIONED:.0e}; "
+                      f"the coefficients may be inaccurate (increase gamma_A, now {gamma_A:g})",
+                      IllConditionedWarning, stacklevel=3)
+
+
+def sample_and_view_counts(est, X):
+    """(n, m) of the training input without computing kernels (for the solver choice and the memory check)."""
+    from .inputs import is_view_list
+
+    from sklearn.utils.validation import _num_samples
+
+    if is_view_list(X):
+        return _num_samples(X[0]), len(X)
+    try:
+        n = _num_samples(X)
+    except TypeError:  # not array-like: the full validation reports it
+        return 0, 1
+    if est.kernel == "precomputed":
+        ndim = getattr(X, "ndim", None)
+        shape = getattr(X, "shape", None)
+        return n, int(shape[2]) if ndim == 3 and shape is not None else 1
+    views = est.views
+    m = 1 if views is None or isinstance(views, (str, bytes)) or not hasattr(views, "__len__") else len(views)
+    return n, m
+
+
+def memory_budget(est):
+    """The memory budget in bytes of a fit: ``max_memory`` (validated by its constraint), or with None
+    :func:`default_max_memory`."""
+    return default_max_memory() if est.max_memory is None else float(est.max_memory)
+
+
+def kept_for_prediction(est, kernels, centres=None):
+    """What prediction needs of a scalable fit: the training features (or only the centres' after "nystrom"),
+    never the Gram matrices; precomputed kernels: nothing (the test kernels are the input)."""
+    if kernels.views is None:
+        kernels.gram = None
+        return kernels
+    from ..kernel_blocks import ViewKernels
+
+    views = kernels.views if centres is None else [V[centres] for V in kernels.views]
+    est._fit_views = None
+    return ViewKernels(views, kernels.kind, kernels.scales, max_memory=0)
 
 
 class RegisteredSolvers(StrOptions):
@@ -77,7 +144,6 @@ def describe(est, X, y, built=None, needs=None):
     (:func:`mvl.solvers.auto.measured_regime`) is a function called at most once, when a choice depends on it; it
     sets ``est.regime_`` and leaves the kernel operator it built in ``built["kernels"]`` for the fit to reuse."""
     from .base import unlabelled_mask
-    from .least_squares import memory_budget, sample_and_view_counts
     from .poisson_fit import source_allowed
 
     budget = memory_budget(est)
@@ -208,14 +274,13 @@ def apply_result(est, X, problem, result, solver, seconds):
 
     from ..solvers.residual import direct_residual
     from .base import check_swamped, take_samples
-    from .least_squares import _check_solution, kept_for_prediction
 
     coef, labelled = result.coef, problem.labelled
     est.gamma_A_ = float(problem.gamma_A if result.gamma_A is None else result.gamma_A)
     rule = RepresenterRule() if result.rule is None else result.rule
     dense = solver.inputs != "operator"
     if dense:
-        _check_solution(coef, result.condition, est.gamma_A_)
+        check_solution(coef, result.condition, est.gamma_A_)
         residual = result.residual if result.residual is not None else direct_residual(problem, coef)
     else:
         residual = result.residual

@@ -3,7 +3,6 @@ system (67)-(68) are in :mod:`mvl.solvers` (the derivation in :mod:`mvl.solvers.
 
 from __future__ import annotations
 
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -19,9 +18,16 @@ from .base import (
     MVLClassifier,
     take_samples,
 )
-from ..exceptions import IllConditionedWarning
+from ..exceptions import IllConditionedWarning  # noqa: F401  (named here for the condition warning's users)
 from ..solvers import choose, get_solver
 from . import fit_route
+from .fit_route import (  # noqa: F401  (the route's helpers, named here as before)
+    ILL_CONDITIONED,
+    default_max_memory,
+    kept_for_prediction,
+    memory_budget,
+    sample_and_view_counts,
+)
 from .poisson_fit import LOSSES
 
 __all__ = ["MVLLeastSquares", "MEMORY_ADVICE", "memory_budget", "sample_and_view_counts", "kept_for_prediction"]
@@ -30,70 +36,6 @@ __all__ = ["MVLLeastSquares", "MEMORY_ADVICE", "memory_budget", "sample_and_view
 MEMORY_ADVICE = ('use solver="cg" (exact, iterative: no n x n factorisation) or solver="nystrom" (approximate, '
                  'O(n n_components) memory per view), or fewer training samples')
 """What MVL-LS and MVL-LS-optC say when a fit would not fit in memory."""
-
-
-def default_max_memory():
-    """Half of the memory available now (:func:`mvl.memory.available_memory`), 4 GB if unknown."""
-    from ..memory import available_memory
-
-    avail = available_memory()
-    return 4e9 if avail is None else 0.5 * avail
-
-
-# Above this 1-norm condition estimate (LAPACK dgecon) of a factored matrix, fit() warns: with float64
-# (eps ~ 1e-16) the coefficients may then have lost more than ~4 significant digits.
-ILL_CONDITIONED = 1e12
-
-
-def _check_solution(coef, condition, gamma_A):
-    """Never NaN silently; warn (with the estimate) when the system was numerically ill-conditioned."""
-    if not np.all(np.isfinite(coef)):
-        raise FloatingPointError(f"the solution has NaN or inf entries (condition estimate {condition:.1e}); "
-                                 f"increase gamma_A (now {gamma_A:g}) or check the kernels")
-    if condition > ILL_CONDITIONED:
-        warnings.warn(f"ill-conditioned system: condition estimate {condition:.1e} > {ILL_CONDITIONED:.0e}; "
-                      f"the coefficients may be inaccurate (increase gamma_A, now {gamma_A:g})",
-                      IllConditionedWarning, stacklevel=3)
-
-
-def sample_and_view_counts(est, X):
-    """(n, m) of the training input without computing kernels (for the solver choice and the memory check)."""
-    from .inputs import is_view_list
-
-    from sklearn.utils.validation import _num_samples
-
-    if is_view_list(X):
-        return _num_samples(X[0]), len(X)
-    try:
-        n = _num_samples(X)
-    except TypeError:  # not array-like: the full validation reports it
-        return 0, 1
-    if est.kernel == "precomputed":
-        ndim = getattr(X, "ndim", None)
-        shape = getattr(X, "shape", None)
-        return n, int(shape[2]) if ndim == 3 and shape is not None else 1
-    views = est.views
-    m = 1 if views is None or isinstance(views, (str, bytes)) or not hasattr(views, "__len__") else len(views)
-    return n, m
-
-
-def memory_budget(est):
-    """The memory budget in bytes of a fit: ``max_memory`` (validated by its constraint), or with None
-    :func:`default_max_memory`."""
-    return default_max_memory() if est.max_memory is None else float(est.max_memory)
-
-
-def kept_for_prediction(est, kernels, centres=None):
-    """What prediction needs of a scalable fit: the training features (or only the centres' after "nystrom"),
-    never the Gram matrices; precomputed kernels: nothing (the test kernels are the input)."""
-    if kernels.views is None:
-        kernels.gram = None
-        return kernels
-    from ..kernel_blocks import ViewKernels
-
-    views = kernels.views if centres is None else [V[centres] for V in kernels.views]
-    est._fit_views = None
-    return ViewKernels(views, kernels.kind, kernels.scales, max_memory=0)
 
 
 @shared_parameters(gamma_A=AUTO_GAMMA_A, gamma_B=AUTO_GAMMA_B)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
-from .problem import takes_missing_views
+from .problem import REGISTRY, takes_missing_views
 
 __all__ = ["Plan", "plan", "choose_solver", "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME", "NYSTROM_SAMPLE",
            "regime_ratio", "nystrom_missed", "measured_regime", "vecchia_direct_bytes", "vecchia_direct_nodes",
@@ -94,8 +94,6 @@ def _needs_met(solver, spec):
 
 
 def _ranked():
-    from .registry import REGISTRY
-
     return sorted((s for s in REGISTRY.values() if s.auto_rank is not None), key=lambda s: (s.auto_rank, s.name))
 
 
@@ -131,11 +129,11 @@ def plan(spec):
     solver that carries it. Today's order: "structured" (0; precomputed kernels, or up to :data:`AUTO_STRUCTURED_MAX`
     points within the memory budget), "vecchia_direct" (1; the measured graph regime, :data:`GRAPH_REGIME`),
     "cg" (2; up to :data:`AUTO_CG_MAX` points), "nystrom" (3)."""
-    from .registry import REGISTRY, get_solver
-
     losses = _losses(spec)
     if spec.solver != "auto":
-        solver = get_solver(spec.solver)
+        solver = REGISTRY.get(spec.solver)
+        if solver is None:
+            raise ValueError(f"unknown solver {spec.solver!r}; one of {sorted(REGISTRY)}")
         return Plan(next((loss for loss in losses if loss in solver.losses), losses[-1]), solver.name)
     for loss in losses:
         chosen, declined = _pick(spec, loss)

@@ -246,7 +246,7 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, los
     S = source_term(labelled, Y_L, n, balanced)
     if loss == "poisson":
         return PoissonOperator(K, c, gamma_A, gamma_B, gamma_W, L).solve(S / l)
-    from .structured import solve_structured as least_squares_structured
+    from .structured_system import solve_structured as least_squares_structured
 
     Y_L = np.asarray(Y_L, dtype=np.float64)
     return least_squares_structured(K, np.asarray(labelled), Y_L + S[labelled], np.asarray(c, dtype=np.float64),

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["LOSSES", "INPUTS", "REQUIRED", "MVLProblem", "SourceTerm", "FitSpec", "SolverResult", "GraphDetails",
-           "VecchiaDetails", "Solver", "missing_declarations", "takes_missing_views", "breakdown_message",
-           "BREAKDOWN_ADVICE"]
+__all__ = ["LOSSES", "INPUTS", "REQUIRED", "REGISTRY", "MVLProblem", "SourceTerm", "FitSpec", "SolverResult",
+           "GraphDetails", "VecchiaDetails", "Solver", "missing_declarations", "takes_missing_views",
+           "breakdown_message", "BREAKDOWN_ADVICE"]
 
 LOSSES = ("squared", "poisson", "squared+poisson")
 """The data terms of MVL-LS: the labelled least squares of eq (53), the centred source term
@@ -40,6 +40,11 @@ INPUTS = ("dense", "operator")
 REQUIRED = ("name", "losses", "missing_views", "sparse_graph", "optc", "inputs", "auto_rank", "memory_bytes",
             "auto_accepts")
 """The declarations every registered solver makes (:func:`missing_declarations`)."""
+
+
+REGISTRY: dict = {}
+"""Every registered MVL-LS solver by name, filled by :func:`mvl.solvers.registry.register` (``mvl.solvers.SOLVERS``
+is this dict)."""
 
 
 @dataclass

@@ -4,12 +4,9 @@
 
 from __future__ import annotations
 
-from .problem import Solver, missing_declarations
+from .problem import REGISTRY, Solver, missing_declarations
 
 __all__ = ["REGISTRY", "register", "unregister", "get_solver", "solver_names", "choose"]
-
-REGISTRY: dict = {}
-"""Every registered MVL-LS solver by name (``mvl.solvers.SOLVERS`` is this dict)."""
 
 
 def register(solver):
