@@ -40,18 +40,25 @@ def test_a_problem_passes_its_three_gammas_as_keywords():
 def test_a_result_defaults_to_one_converged_direct_solve():
     result = SolverResult(np.zeros((1, 2, 2)))
     assert result.n_iter == 1 and result.converged and result.residual is None
-    assert np.isnan(result.condition) and result.centres is None and result.info is None
+    assert np.isnan(result.condition) and result.centres is None and result.gamma_A is None and result.rule is None
+    assert result.breakdown is None and result.details is None
 
 
-def test_the_bare_interface_has_no_memory_bound_and_no_solve():
+def test_the_bare_interface_declares_no_memory_bound_and_has_no_solve():
+    from mvl.solvers.problem import FitSpec, missing_declarations
+
     class Bare(Solver):
         name = "bare"
         advice = "raise max_iter."
 
     bare = Bare()
-    assert bare.memory_bytes(10, 2, 3) is None and repr(bare) == "Bare()"
-    with pytest.raises(NotImplementedError):
-        bare.solve(None)
+    assert repr(bare) == "Bare()"
+    assert missing_declarations(bare) == ["losses", "missing_views", "sparse_graph", "optc", "inputs", "auto_rank",
+                                          "memory_bytes", "auto_accepts"]
+    for method in (lambda: bare.memory_bytes(FitSpec(10, 2, 3)), lambda: bare.auto_accepts(FitSpec(10, 2, 3)),
+                   lambda: bare.solve(None)):
+        with pytest.raises(NotImplementedError):
+            method()
     message = bare.unconverged_message(SolverResult(None, n_iter=7, residual=3.2e-4, converged=False), 1e-6)
     assert message == ('solver="bare" stopped after max_iter = 7 iterations at relative residual 3.20e-04 '
                        "> tol = 1e-06; raise max_iter.")

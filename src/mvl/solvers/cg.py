@@ -34,8 +34,7 @@ def solve_cg(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose=0,
     (68). When the preconditioned kernel-norm residual sqrt(rho^T K z) of every unfinished column has fallen
     below ``RANGE_SOLVED * tol`` of its start (and once more at ``max_iter``), a' is formed and its true residual
     computed with one kernel pass; a column takes a' where that residual is smaller, and the solve stops if
-    every column is then within ``tol``; otherwise CG restarts from the repaired coefficients. The verdict is
-    always the true residual of (68).
+    every column is then within ``tol``. The verdict is always the true residual of (68).
 
     **Breakdown.** CG needs p^T A p > 0 and rho^T K z > 0 (A = K (M K + delta I), positive definite when every
     view's kernel is positive semi-definite and the preconditioner positive definite). When either is <= 0 or not
@@ -84,13 +83,6 @@ def solve_cg(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose=0,
                 res = repair(x, res)
                 if res.max() <= tol:
                     break
-                # restart from the repaired coefficients: their residual has a range part again
-                rho = r - system.apply(kernels.matmul(x)) - delta * x
-                z = precondition(rho)
-                Kz = kernels.matmul(z)
-                gamma = np.einsum("mnk,mnk->k", rho, Kz)
-                p_, Kp = z, Kz
-                open_ = res > tol
             if not np.all(np.isfinite(gamma)) or np.any(gamma[open_] <= 0):
                 breakdown = it
                 break
@@ -128,23 +120,27 @@ class CGSolver(Solver):
 
     name = "cg"
     losses = ("squared",)
+    missing_views = True
+    sparse_graph = True
+    optc = True
+    operator = True
     auto_rank = 2
+    nystrom_basis = True
+    advice = 'increase max_iter or n_components, or use solver="structured" (n small) or "nystrom"'
+
+    def memory_bytes(self, n, m, l):
+        return None  # the kernels kept within max_memory, recomputed per product beyond
 
     def auto_accepts(self, regime):
-        """Up to AUTO_CG_MAX points."""
+        """Up to :data:`mvl.solvers.auto.AUTO_CG_MAX` points."""
         from .auto import AUTO_CG_MAX
 
         return regime.n <= AUTO_CG_MAX
-    operator = True
-    sparse_graph = True
-    nystrom_basis = True
-    optc = True
-    advice = 'increase max_iter or n_components, or use solver="structured" (n small) or "nystrom"'
 
     def solve(self, problem):
         coef, info = solve_cg(problem.system, problem.kernels, problem.basis, tol=float(problem.tol),
                               max_iter=int(problem.max_iter), verbose=problem.verbose)
-        return SolverResult(coef, info["n_iter"], info["residual"], info["converged"], info=info)
+        return _result(coef, info)
 
     def optc_step(self, problem):
         system, kernels, basis = problem.system, problem.kernels, problem.basis
@@ -157,7 +153,11 @@ class CGSolver(Solver):
             a, info = solve_cg(sys_c, kernels, basis, tol=float(problem.tol), max_iter=int(problem.max_iter),
                                x0=state, verbose=problem.verbose,
                                precondition=nystrom_preconditioner(sys_c, basis, solve_B))
-            return (np.einsum("pln,pnk->plk", KL, a), a,
-                    SolverResult(a, info["n_iter"], info["residual"], info["converged"], info=info))
+            return np.einsum("pln,pnk->plk", KL, a), a, _result(a, info)
 
         return step
+
+
+def _result(coef, info):
+    """The typed result of a :func:`solve_cg` run."""
+    return SolverResult(coef, info["n_iter"], info["residual"], info["converged"], breakdown=info["breakdown"])
