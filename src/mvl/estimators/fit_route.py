@@ -27,7 +27,8 @@ from ..solvers.rules import RepresenterRule
 from ..validation import check_combination
 
 __all__ = ["RegisteredSolvers", "describe", "check_declarations", "build_problem", "solve", "apply_result",
-           "default_max_memory", "ILL_CONDITIONED", "check_solution", "sample_and_view_counts", "memory_budget", "kept_for_prediction"]
+           "default_max_memory", "ILL_CONDITIONED", "check_solution", "sample_and_view_counts", "memory_budget",
+           "kept_for_prediction"]
 
 
 def default_max_memory():
@@ -182,8 +183,8 @@ def check_declarations(est, regime, solver, loss):
     if loss not in solver.losses:
         carriers = " or ".join(f'"{c}"' for c in sorted(n for n, s in SOLVERS.items() if loss in s.losses))
         hint = ' (loss="auto" resolved to "squared" here: set loss="poisson")' if est.loss == "auto" else ""
-        raise ValueError(f'solver="{solver.name}" carries loss {" or ".join(map(repr, solver.losses))}, not the '
-                         f'{"squared loss" if loss == "squared" else repr(loss)}{hint}: loss="{loss}" is solved by '
+        raise ValueError(f'solver="{solver.name}" carries loss {" or ".join(map(repr, solver.losses))}, not '
+                         f'{"the squared loss" if loss == "squared" else repr(loss)}{hint}: loss="{loss}" is solved by '
                          f'solver {carriers}; set solver="auto" or one of those')
     if solver.sparse_graph and loss == "squared" and float(est.gamma_W) > 0:
         if not isinstance(est.laplacian, str):
