@@ -199,7 +199,7 @@ def check_declarations(est, regime, solver, loss):
 
 
 def _refuse_missing(solver, loss):
-    takers = tuple(n for n, s in SOLVERS.items() if takes_missing_views(s, loss))
+    takers = tuple(n for n, s in SOLVERS.items() if loss in s.losses and takes_missing_views(s, loss))
     hint = "" if loss == "squared" else ', or loss="squared"'
     raise ValueError(f"missing views (NaN rows) with loss=\"{loss}\" are supported by the MVL-LS solvers "
                      f"{('auto',) + takers if takers else '(none)'}; solver '{solver.name}' needs complete views (no "
