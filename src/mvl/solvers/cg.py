@@ -34,7 +34,8 @@ def solve_cg(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose=0,
     (68). When the preconditioned kernel-norm residual sqrt(rho^T K z) of every unfinished column has fallen
     below ``RANGE_SOLVED * tol`` of its start (and once more at ``max_iter``), a' is formed and its true residual
     computed with one kernel pass; a column takes a' where that residual is smaller, and the solve stops if
-    every column is then within ``tol``. The verdict is always the true residual of (68).
+    every column is then within ``tol``; otherwise CG restarts from the repaired coefficients. The verdict is
+    always the true residual of (68).
 
     **Breakdown.** CG needs p^T A p > 0 and rho^T K z > 0 (A = K (M K + delta I), positive definite when every
     view's kernel is positive semi-definite and the preconditioner positive definite). When either is <= 0 or not
@@ -83,6 +84,13 @@ def solve_cg(system, kernels, basis, tol=1e-6, max_iter=500, x0=None, verbose=0,
                 res = repair(x, res)
                 if res.max() <= tol:
                     break
+                # restart from the repaired coefficients: their residual has a range part again
+                rho = r - system.apply(kernels.matmul(x)) - delta * x
+                z = precondition(rho)
+                Kz = kernels.matmul(z)
+                gamma = np.einsum("mnk,mnk->k", rho, Kz)
+                p_, Kp = z, Kz
+                open_ = res > tol
             if not np.all(np.isfinite(gamma)) or np.any(gamma[open_] <= 0):
                 breakdown = it
                 break
