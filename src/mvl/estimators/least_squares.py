@@ -53,7 +53,7 @@ class MVLLeastSquares(MVLClassifier):
     Parameters
     ----------
     {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
-    solver : "auto", "structured", "dense", "cg", "nystrom", "graph" or "vecchia_direct", default "auto"
+    solver : "auto", "structured", "dense", "cg", "nystrom", "graph", "vecchia_direct" or "vecchia", default "auto"
         A solver of :data:`mvl.solvers.SOLVERS`. "structured": Theorem 10 view by view, exact, O(m n^3) time and
         O(m n^2) memory (:mod:`mvl.solvers.structured`). "cg": the same exact system by conjugate gradients
         (:mod:`mvl.solvers.cg`), exact to ``tol``, no n x n array beyond the kernels that fit ``max_memory``.
@@ -66,12 +66,15 @@ class MVLLeastSquares(MVLClassifier):
         point and uniformly drawn unlabelled ones, ``centres_``), the other points predicted by kriging
         (:mod:`mvl.solvers.vecchia_nodes`). "cg",
         "nystrom", "graph" and "vecchia_direct" need a kNN graph (``n_neighbors``) when gamma_W > 0. "dense": the
-        textbook (u+l)m system, for tests and benchmarks. Any solver registered later
+        textbook (u+l)m system, for tests and benchmarks. "vecchia": the few-label terms only (``loss="poisson"``,
+        ``"squared+poisson"``) on the kernels' sparse Vecchia precision, any size, incomplete views, feature views
+        (:mod:`mvl.solvers.poisson_sparse`). Any solver registered later
         (:func:`mvl.solvers.register`) is accepted by name. "auto" (:func:`mvl.solvers.auto.plan`, with the loss):
         precomputed kernels -> "structured"; feature views -> "structured" up to 5,000 training points (if its
         memory fits), beyond "vecchia_direct" in the measured graph regime (``regime_``; on a node subsample
         when all points do not fit, falling back with a warning only when not even the labelled points do),
-        otherwise "cg" up to 20,000 and "nystrom" beyond.
+        otherwise "cg" up to 20,000 and "nystrom" beyond; with the few-label terms "structured" up to 5,000 points
+        within the memory budget, "vecchia" beyond and on incomplete views.
     n_components : int >= 1, default 1000
         Nystrom centres (uniformly drawn training points, seeded by ``random_state``): the approximation of
         "nystrom" and the preconditioner of "cg" (typical 500-4000; more is more accurate and costs
@@ -105,13 +108,13 @@ class MVLLeastSquares(MVLClassifier):
         "squared+poisson": both. The Poisson-type terms use one self-tuned 10-NN graph of the concatenated
         standardised views, L = D - W, for every view (not ``laplacian``, ``n_neighbors``, ``laplacian_power``,
         ``graph_weights``), gamma_W raised to gamma_A / 1e-5 if smaller with "poisson", the solvers that declare
-        these losses ("structured", "dense"), complete views, and predict new points by the graph's induction rule
-        (:mod:`mvl.estimators.poisson_fit`). "auto": "poisson" when at most 5 points per class are labelled on
-        average, some are unlabelled and the other parameters allow it (feature views, gamma_W > 0, the graph
-        parameters at their defaults, complete views, a solver that declares the loss: with solver "auto" one
-        that "auto" would take, i.e. "structured" up to 5,000 points within the memory budget), "squared"
-        otherwise (the threshold chosen on validation draws, ``AUTO_LABELS_PER_CLASS`` of
-        :mod:`mvl.estimators.poisson_fit`).
+        these losses ("structured" and "dense" on complete views, "vecchia" at any size and on incomplete views),
+        and predict new points by the graph's induction rule (:mod:`mvl.estimators.poisson_fit`). "auto":
+        "poisson" when at most 5 points per class are labelled on average, some are unlabelled and the other
+        parameters allow it (feature views, gamma_W > 0, the graph parameters at their defaults, complete views, a
+        solver that declares the loss; at any size: "structured" up to 5,000 points within the memory budget,
+        "vecchia" beyond), "squared" otherwise (the threshold chosen on validation draws,
+        ``AUTO_LABELS_PER_CLASS`` of :mod:`mvl.estimators.poisson_fit`).
 
     Attributes
     ----------
