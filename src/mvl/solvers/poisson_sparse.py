@@ -483,18 +483,19 @@ class VecchiaPoissonSolver(Solver):
         return regime.kernel != "precomputed"
 
     def memory_bytes(self, problem_or_n, m=None, l=None):
-        """Estimated peak bytes (:func:`mvl.solvers.auto.vecchia_direct_bytes` with k = 10, power 1): per view when
-        the views decouple, so an MVLProblem with gamma_B = 0 counts one view at a time (plus the m views' node
-        values and factors, 16 m n (q + 3) bytes); an n (with m) counts the coupled system."""
+        """On sizes (n, m, l), the registry's declaration: None, no n x n array (as the other sparse solvers; the
+        estimators then check no budget before the fit). On an :class:`mvl.solvers.problem.MVLProblem` with
+        ``system``, the estimated peak bytes (:func:`mvl.solvers.auto.vecchia_direct_bytes` with k = 10): per view
+        when the views decouple (gamma_B = 0 and the source term alone), the coupled system otherwise, plus the m
+        views' node values and factors, 16 m n (q + 3) bytes."""
         from .auto import vecchia_direct_bytes
         from .vecchia import VECCHIA_NEIGHBOURS
 
-        if hasattr(problem_or_n, "system") and problem_or_n.system is not None:
-            s = problem_or_n.system
-            n, m, power = s.n, s.m, s.laplacian_power
-            coupled = s.beta > 0 or getattr(problem_or_n, "loss", "poisson") != "poisson"
-        else:
-            n, m, power, coupled = int(problem_or_n), int(m or 1), 1, True
+        if getattr(problem_or_n, "system", None) is None:
+            return None
+        s = problem_or_n.system
+        n, m, power = s.n, s.m, s.laplacian_power
+        coupled = s.beta > 0 or getattr(problem_or_n, "loss", "poisson") not in ("poisson", "squared")
         per = vecchia_direct_bytes(n, m if coupled else 1, 10, power)
         return float(per + 16.0 * m * n * (VECCHIA_NEIGHBOURS + 3))
 
