@@ -412,8 +412,9 @@ class MVLClassifier(MultiViewClassifier):
         return self._representer_decision(X)
 
     def _representer_decision(self, X):
-        """The representer theorem's scores, C f(x) = sum_p c_p K^p(x, X) coef_[p] (:class:`mvl.solvers.rules.
-        RepresenterRule`), on the kept kernels or a solver's own kernel rows (``_scalable``)."""
+        """The representer theorem's scores, C f(x) = sum_p c_p K^p(x, X) coef_[p]
+        (:class:`mvl.solvers.rules.RepresenterRule`), on the kept kernels or a solver's own kernel rows
+        (``_scalable``)."""
         if getattr(self, "_scalable", None) is None or self.kernel == "precomputed":
             if getattr(self, "centres_", None) is not None and self.kernel == "precomputed":
                 Kt, mask = self._test_kernels(X, presence=True)

@@ -185,9 +185,10 @@ def plan(solver, regime, loss="squared", source_allowed=False):
     ``regime`` (:class:`Regime`; its ``loss`` is set to each loss tried).
 
     The losses tried, in order: ``loss`` itself, or for ``loss="auto"`` the Poisson-type term "poisson" first when
-    ``source_allowed`` (few labels and the estimator's settings allow it, :func:`mvl.estimators.poisson_fit.
-    source_allowed`), then "squared". A named ``solver`` keeps its name, with the first of those losses it carries
-    (the estimator then checks its declarations). ``solver="auto"``: for each loss in turn, the first solver of
+    ``source_allowed`` (few labels and the estimator's settings allow it,
+    :func:`mvl.estimators.poisson_fit.source_allowed`), then "squared". A named ``solver`` keeps its name, with the
+    first of those losses it carries (the estimator then checks its declarations). ``solver="auto"``: for each loss
+    in turn, the first solver of
     :func:`choose_solver`'s order that carries it and the view layout and accepts the regime; when none accepts the
     last loss, the first ranked solver that carries it (the estimator names what it lacks), ValueError if none
     does. A solver passed over for the view layout (incomplete views) before the chosen one may warn what it would
