@@ -68,8 +68,8 @@ class MVLLeastSquares(MVLClassifier):
         "nystrom", "graph" and "vecchia_direct" need a kNN graph (``n_neighbors``) when gamma_W > 0. "dense": the
         textbook (u+l)m system, for tests and benchmarks. "vecchia": the few-label terms only (``loss="poisson"``,
         ``"squared+poisson"``) on the kernels' sparse Vecchia precision, any size, incomplete views, feature views
-        (:mod:`mvl.solvers.poisson_sparse`). Any solver registered later
-        (:func:`mvl.solvers.register`) is accepted by name. "auto" (:func:`mvl.solvers.auto.plan`, with the loss):
+        (:mod:`mvl.solvers.poisson_sparse`). Any solver registered later (:func:`mvl.solvers.registry.register`) is
+        accepted by name. "auto" (:func:`mvl.solvers.auto.plan`, with the loss):
         precomputed kernels -> "structured"; feature views -> "structured" up to 5,000 training points (if its
         memory fits), beyond "vecchia_direct" in the measured graph regime (``regime_``; on a node subsample
         when all points do not fit, falling back with a warning only when not even the labelled points do),

@@ -42,7 +42,8 @@ A_p = c_p H_p^{-1} S, m LU factorisations and solves, O(m n^3) time, O(m n^2) me
 (MVL-LS still couples the views through the labelled residual E_L). With gamma_B > 0 the views couple only through
 T: with Q_p = K^p H_p^{-1} (symmetric), Q_1 = sum_p Q_p, Q_c = sum_p c_p Q_p, eliminating A_p leaves
 (I - l gamma_B Q_1) T = Q_c S, one n x n system (MVL-LS's (l + n) system without its labelled block). The joined
-loss keeps the labelled block: it is MVL-LS with targets 2 y_j - ybar (:func:`mvl.solvers.structured.solve_structured`).
+loss keeps the labelled block: it is MVL-LS with targets 2 y_j - ybar
+(:func:`mvl.solvers.structured_system.solve_structured`).
 
 **Other solvers.** Everything that only applies H_p or the operator M carries over with the right-hand side
 replaced: the conjugate-gradient solver (cg) on the system above (the operator is now label-free and, for gamma_B =
