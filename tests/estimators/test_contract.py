@@ -1,9 +1,10 @@
 """The shared contract of every estimator, solver and view layout on bad and edge inputs, in the spirit of
 scikit-learn's ``check_estimator``: each cell of ``contract_cases.cells()`` (estimator x solver x complete /
 incomplete views x input class) gives its expected outcome -- a ValueError whose message names the cause and the
-fix, a specific warning, or a correct answer. A new solver or path added to ``contract_cases.ESTIMATORS`` inherits
-every check. Cells that do not meet the contract yet are strict xfails that say what happens instead, so that each
-one fails, to be unmarked, when its fix lands; ``benchmarks/probe_bad_inputs.py`` prints the same cells as a table."""
+fix, a specific warning, or a correct answer. A solver registered in mvl.solvers inherits every check
+(``contract_cases.estimators`` reads the registry). Cells that do not meet the contract yet are strict xfails that
+say what happens instead, so that each one fails, to be unmarked, when its fix lands;
+``benchmarks/probe_bad_inputs.py`` prints the same cells as a table."""
 
 from __future__ import annotations
 

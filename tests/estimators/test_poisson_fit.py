@@ -151,14 +151,15 @@ def test_precomputed_kernels_predict_by_the_representer_rule():
     K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 50.0)
     est = MVLLeastSquares(kernel="precomputed", loss="poisson").fit(K, yy)
     np.testing.assert_allclose(est.decision_function(K),
-                               est._decision_rule.scores(np.einsum("tn,nk->tk", K, est.coef_[0])), atol=1e-12)
+                               est._rule.decision_rule.scores(np.einsum("tn,nk->tk", K, est.coef_[0])), atol=1e-12)
     assert est.score(K, y) > 0.8
 
 
 @pytest.mark.parametrize("solver", ["cg", "graph", "nystrom"])
 def test_unsupported_solvers_say_what_is_supported(solver):
     X, _, yy = _data()
-    with pytest.raises(ValueError, match='solved by solver "structured", "vecchia"'):
+    with pytest.raises(ValueError, match=rf'solver="{solver}" carries loss .squared., not .poisson.: loss="poisson" is '
+                                         r'solved by solver "dense" or "structured" or "vecchia"'):
         MVLLeastSquares(loss="poisson", solver=solver, n_neighbors=5).fit(X, yy)
 
 
@@ -166,7 +167,7 @@ def test_unsupported_solvers_say_what_is_supported(solver):
 def test_missing_views_are_refused_by_the_dense_solvers(solver):
     X, _, yy = _data()
     X[3, :3] = np.nan
-    with pytest.raises(ValueError, match='complete views.*solver="vecchia"'):
+    with pytest.raises(ValueError, match=rf"\('auto', 'vecchia'\); solver '{solver}' needs complete views"):
         MVLLeastSquares(views=[3, 2], loss="poisson", solver=solver).fit(X, yy)
 
 
@@ -186,7 +187,7 @@ def test_sparse_route_with_exact_vecchia_is_the_structured_fit(loss, monkeypatch
     ref = MVLLeastSquares(views=[3, 2], loss=loss, solver="structured", **gammas).fit(X, yy)
     est = MVLLeastSquares(views=[3, 2], loss=loss, solver="vecchia", **gammas).fit(X, yy)
     assert est.solver_ == "vecchia" and est.loss_ == loss and est.converged_
-    F_ref, F = ref._train_outputs, est._train_outputs
+    F_ref, F = ref._rule.outputs, est._rule.outputs
     np.testing.assert_allclose(F, F_ref, rtol=0, atol=5e-3 * np.abs(F_ref).max())
     Xt, _, _ = _data(n=30, seed=5)
     np.testing.assert_allclose(est.decision_function(Xt), ref.decision_function(Xt), rtol=0,
@@ -245,8 +246,23 @@ def test_auto_keeps_the_squared_loss_with_precomputed_kernels():
 
 
 def test_auto_has_no_size_cap():
-    from mvl.estimators.poisson_fit import auto_supported
-    from mvl.solvers.auto import AUTO_STRUCTURED_MAX
+    """loss="auto" keeps the few-label term at any size: auto.plan takes "structured" up to AUTO_STRUCTURED_MAX
+    samples within the memory budget, "vecchia" beyond (and where the structured solve would not fit); a named
+    solver keeps the first loss it carries."""
+    from mvl.estimators.poisson_fit import source_allowed
+    from mvl.solvers import Plan, plan
+    from mvl.solvers.auto import AUTO_STRUCTURED_MAX, Regime
 
-    assert auto_supported(MVLLeastSquares(views=[2, 3]), False, 100 * AUTO_STRUCTURED_MAX)
-    assert auto_supported(MVLLeastSquares(views=[2, 3], solver="structured"), False, AUTO_STRUCTURED_MAX + 1)
+    assert source_allowed(MVLLeastSquares(views=[2, 3]), False, 4, 2, 100 * AUTO_STRUCTURED_MAX)
+    assert not source_allowed(MVLLeastSquares(views=[2, 3]), True, 4, 2, 100)  # incomplete views: squared
+
+    def chosen(n, solver="auto", max_memory=1e15, kernel="rbf"):
+        return plan(solver, Regime(kernel, n, 2, 4, max_memory), "auto", source_allowed=True)
+
+    assert chosen(AUTO_STRUCTURED_MAX) == Plan("poisson", "structured")
+    assert chosen(AUTO_STRUCTURED_MAX + 1) == Plan("poisson", "vecchia")
+    assert chosen(100 * AUTO_STRUCTURED_MAX) == Plan("poisson", "vecchia")
+    assert chosen(AUTO_STRUCTURED_MAX, max_memory=1e6) == Plan("poisson", "vecchia")  # structured would not fit
+    assert chosen(AUTO_STRUCTURED_MAX + 1, kernel="precomputed") == Plan("poisson", "structured")
+    assert chosen(AUTO_STRUCTURED_MAX + 1, solver="structured") == Plan("poisson", "structured")
+    assert chosen(AUTO_STRUCTURED_MAX + 1, solver="cg") == Plan("squared", "cg")

@@ -98,5 +98,10 @@ def test_the_loss_and_incomplete_views_filter_the_candidates():
     # the graph regime at 8,000 points: "vecchia_direct", which needs complete views and the squared loss
     assert choose_solver("auto", "rbf", 8000, 2, 20, 1e13, regime=2e3, graph=(10, 2)) == "vecchia_direct"
     assert choose_solver("auto", "rbf", 8000, 2, 20, 1e13, regime=2e3, graph=(10, 2), missing=True) == "cg"
+    # the few-label term: "structured" within its range, the sparse "vecchia" beyond and on incomplete views
+    assert choose_solver("auto", "rbf", 5000, 2, 20, 1e13, loss="poisson") == "structured"
+    assert choose_solver("auto", "rbf", 8000, 2, 20, 1e13, regime=2e3, graph=(10, 2), loss="poisson") == "vecchia"
+    assert choose_solver("auto", "rbf", 50, 2, 20, 1e13, loss="poisson", missing=True) == "vecchia"
+    assert choose_solver("auto", "precomputed", 8000, 2, 20, 1e13, loss="squared+poisson") == "structured"
     with pytest.raises(ValueError, match="no registered solver accepts.*loss='poisson'"):
-        choose_solver("auto", "rbf", 8000, 2, 20, 1e13, regime=2e3, graph=(10, 2), loss="poisson")
+        choose_solver("auto", "precomputed", 50, 2, 20, 1e13, loss="poisson", missing=True)

@@ -211,7 +211,7 @@ def test_solver_on_an_mvl_problem():
     assert res.converged and res.residual < 1e-8 and solver.name == "vecchia"
     assert solver.memory_bytes(MVLProblem(kernels, labelled, Y_L, c, system=system)) > 0
     new = [V[:5] for V in views]
-    out = sum(c[p] * (res.info["prediction_kernels"].cross(p, new[p]) @ res.coef[p]) for p in range(m))
+    out = sum(c[p] * (res.rule.kernels.cross(p, new[p]) @ res.coef[p]) for p in range(m))
     np.testing.assert_allclose(out, fit.decision_nodes()[:5], rtol=1e-6, atol=1e-9)
 
 

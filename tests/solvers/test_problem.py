@@ -40,18 +40,24 @@ def test_a_problem_passes_its_three_gammas_as_keywords():
 def test_a_result_defaults_to_one_converged_direct_solve():
     result = SolverResult(np.zeros((1, 2, 2)))
     assert result.n_iter == 1 and result.converged and result.residual is None
-    assert np.isnan(result.condition) and result.centres is None and result.info is None
+    assert np.isnan(result.condition) and result.centres is None and result.gamma_A is None and result.rule is None
+    assert result.breakdown is None and result.details is None
 
 
-def test_the_bare_interface_has_no_memory_bound_and_no_solve():
+def test_the_bare_interface_has_no_memory_bound_no_solve_and_is_refused_at_registration():
+    from mvl.solvers.registry import register
+
     class Bare(Solver):
         name = "bare"
         advice = "raise max_iter."
 
     bare = Bare()
-    assert bare.memory_bytes(10, 2, 3) is None and repr(bare) == "Bare()"
+    assert bare.memory_bytes(10, 2, 3) is None and bare.subsample(None) is None and repr(bare) == "Bare()"
+    assert bare.auto_fallback(None, "cg") is None
     with pytest.raises(NotImplementedError):
         bare.solve(None)
+    with pytest.raises(TypeError, match=r"losses \(missing\), auto_rank \(missing\), auto_accepts \(missing\)"):
+        register(bare)
     message = bare.unconverged_message(SolverResult(None, n_iter=7, residual=3.2e-4, converged=False), 1e-6)
     assert message == ('solver="bare" stopped after max_iter = 7 iterations at relative residual 3.20e-04 '
                        "> tol = 1e-06; raise max_iter.")

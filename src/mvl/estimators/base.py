@@ -294,7 +294,9 @@ class MVLClassifier(MultiViewClassifier):
         from ..solvers.nystrom import NystromBasis
         from ..solvers.system import MVLSystem
 
-        missing = solver.missing_views if missing is None else missing
+        from ..solvers.problem import takes_missing_views
+
+        missing = takes_missing_views(solver) if missing is None else missing
         if kernels is None or solver.keeps_kernels or (getattr(kernels, "mask", None) is not None and not missing):
             kernels = self._fit_kernel_operator(X, max_memory if solver.keeps_kernels else 0, missing=missing)
         m, n = kernels.m, kernels.n
@@ -407,6 +409,12 @@ class MVLClassifier(MultiViewClassifier):
     def decision_function(self, X):
         """Scores of the samples of X: (t,) for two classes (positive: ``classes_[1]``), (t, P) otherwise.
         After solver "cg" or "nystrom" on feature views computed by blocks of test rows (O(block n) memory)."""
+        return self._representer_decision(X)
+
+    def _representer_decision(self, X):
+        """The representer theorem's scores, C f(x) = sum_p c_p K^p(x, X) coef_[p]
+        (:class:`mvl.solvers.rules.RepresenterRule`), on the kept kernels or a solver's own kernel rows
+        (``_scalable``)."""
         if getattr(self, "_scalable", None) is None or self.kernel == "precomputed":
             if getattr(self, "centres_", None) is not None and self.kernel == "precomputed":
                 Kt, mask = self._test_kernels(X, presence=True)

@@ -3,8 +3,6 @@ system (67)-(68) are in :mod:`mvl.solvers` (the derivation in :mod:`mvl.solvers.
 
 from __future__ import annotations
 
-import time
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -18,111 +16,26 @@ from .base import (
     COUNT,
     POSITIVE,
     MVLClassifier,
-    check_swamped,
     take_samples,
-    unlabelled_mask,
 )
-from ..exceptions import IllConditionedWarning
-from ..solvers import MVLProblem, SOLVERS, choose_solver, get_solver
-from ..solvers.residual import direct_residual
-from ..validation import check_combination
-from .poisson_fit import LOSSES, auto_supported, fit_poisson, poisson_decision, resolve_loss
+from ..exceptions import IllConditionedWarning  # noqa: F401  (named here for the condition warning's users)
+from ..solvers import get_solver, plan
+from . import fit_route
+from .fit_route import (  # noqa: F401  (the route's helpers, named here as before)
+    ILL_CONDITIONED,
+    default_max_memory,
+    kept_for_prediction,
+    memory_budget,
+    sample_and_view_counts,
+)
+from .poisson_fit import LOSSES
 
 __all__ = ["MVLLeastSquares", "MEMORY_ADVICE", "memory_budget", "sample_and_view_counts", "kept_for_prediction"]
-
-
-def _holds_nan(X):
-    """Whether the training input holds NaN (incomplete views); False for input that is not numeric (the
-    validation of the fit reports it)."""
-    from .inputs import is_view_list
-
-    try:
-        if is_view_list(X):
-            return any(bool(np.isnan(np.asarray(v, dtype=np.float64)).any()) for v in X)
-        return bool(np.isnan(np.asarray(X, dtype=np.float64)).any())
-    except (TypeError, ValueError):
-        return False
-
-
-def _n_labelled_classes(y):
-    """The number of distinct labels among the labelled samples of ``y`` (0 if they cannot be told apart here: the
-    validation of the fit reports it)."""
-    if y is None:
-        return 0
-    try:
-        ya = np.asarray(y).ravel()
-        return len(np.unique(ya[~unlabelled_mask(ya)]))
-    except (TypeError, ValueError):
-        return 0
 
 
 MEMORY_ADVICE = ('use solver="cg" (exact, iterative: no n x n factorisation) or solver="nystrom" (approximate, '
                  'O(n n_components) memory per view), or fewer training samples')
 """What MVL-LS and MVL-LS-optC say when a fit would not fit in memory."""
-
-
-def default_max_memory():
-    """Half of the memory available now (:func:`mvl.memory.available_memory`), 4 GB if unknown."""
-    from ..memory import available_memory
-
-    avail = available_memory()
-    return 4e9 if avail is None else 0.5 * avail
-
-
-# Above this 1-norm condition estimate (LAPACK dgecon) of a factored matrix, fit() warns: with float64
-# (eps ~ 1e-16) the coefficients may then have lost more than ~4 significant digits.
-ILL_CONDITIONED = 1e12
-
-
-def _check_solution(coef, condition, gamma_A):
-    """Never NaN silently; warn (with the estimate) when the system was numerically ill-conditioned."""
-    if not np.all(np.isfinite(coef)):
-        raise FloatingPointError(f"the solution has NaN or inf entries (condition estimate {condition:.1e}); "
-                                 f"increase gamma_A (now {gamma_A:g}) or check the kernels")
-    if condition > ILL_CONDITIONED:
-        warnings.warn(f"ill-conditioned system: condition estimate {condition:.1e} > {ILL_CONDITIONED:.0e}; "
-                      f"the coefficients may be inaccurate (increase gamma_A, now {gamma_A:g})",
-                      IllConditionedWarning, stacklevel=3)
-
-
-def sample_and_view_counts(est, X):
-    """(n, m) of the training input without computing kernels (for the solver choice and the memory check)."""
-    from .inputs import is_view_list
-
-    from sklearn.utils.validation import _num_samples
-
-    if is_view_list(X):
-        return _num_samples(X[0]), len(X)
-    try:
-        n = _num_samples(X)
-    except TypeError:  # not array-like: the full validation reports it
-        return 0, 1
-    if est.kernel == "precomputed":
-        ndim = getattr(X, "ndim", None)
-        shape = getattr(X, "shape", None)
-        return n, int(shape[2]) if ndim == 3 and shape is not None else 1
-    views = est.views
-    m = 1 if views is None or isinstance(views, (str, bytes)) or not hasattr(views, "__len__") else len(views)
-    return n, m
-
-
-def memory_budget(est):
-    """The memory budget in bytes of a fit: ``max_memory`` (validated by its constraint), or with None
-    :func:`default_max_memory`."""
-    return default_max_memory() if est.max_memory is None else float(est.max_memory)
-
-
-def kept_for_prediction(est, kernels, centres=None):
-    """What prediction needs of a scalable fit: the training features (or only the centres' after "nystrom"),
-    never the Gram matrices; precomputed kernels: nothing (the test kernels are the input)."""
-    if kernels.views is None:
-        kernels.gram = None
-        return kernels
-    from ..kernel_blocks import ViewKernels
-
-    views = kernels.views if centres is None else [V[centres] for V in kernels.views]
-    est._fit_views = None
-    return ViewKernels(views, kernels.kind, kernels.scales, max_memory=0)
 
 
 @shared_parameters(gamma_A=AUTO_GAMMA_A, gamma_B=AUTO_GAMMA_B)
@@ -140,7 +53,7 @@ class MVLLeastSquares(MVLClassifier):
     Parameters
     ----------
     {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
-    solver : "auto", "structured", "dense", "cg", "nystrom", "graph" or "vecchia_direct", default "auto"
+    solver : "auto", "structured", "dense", "cg", "nystrom", "graph", "vecchia_direct" or "vecchia", default "auto"
         A solver of :data:`mvl.solvers.SOLVERS`. "structured": Theorem 10 view by view, exact, O(m n^3) time and
         O(m n^2) memory (:mod:`mvl.solvers.structured`). "cg": the same exact system by conjugate gradients
         (:mod:`mvl.solvers.cg`), exact to ``tol``, no n x n array beyond the kernels that fit ``max_memory``.
@@ -153,11 +66,15 @@ class MVLLeastSquares(MVLClassifier):
         point and uniformly drawn unlabelled ones, ``centres_``), the other points predicted by kriging
         (:mod:`mvl.solvers.vecchia_nodes`). "cg",
         "nystrom", "graph" and "vecchia_direct" need a kNN graph (``n_neighbors``) when gamma_W > 0. "dense": the
-        textbook (u+l)m system, for tests and benchmarks. "auto" (:func:`mvl.solvers.auto.choose_solver`):
+        textbook (u+l)m system, for tests and benchmarks. "vecchia": the few-label terms only (``loss="poisson"``,
+        ``"squared+poisson"``) on the kernels' sparse Vecchia precision, any size, incomplete views, feature views
+        (:mod:`mvl.solvers.poisson_sparse`). Any solver registered later (:func:`mvl.solvers.registry.register`) is
+        accepted by name. "auto" (:func:`mvl.solvers.auto.plan`, with the loss):
         precomputed kernels -> "structured"; feature views -> "structured" up to 5,000 training points (if its
         memory fits), beyond "vecchia_direct" in the measured graph regime (``regime_``; on a node subsample
         when all points do not fit, falling back with a warning only when not even the labelled points do),
-        otherwise "cg" up to 20,000 and "nystrom" beyond.
+        otherwise "cg" up to 20,000 and "nystrom" beyond; with the few-label terms "structured" up to 5,000 points
+        within the memory budget, "vecchia" beyond and on incomplete views.
     n_components : int >= 1, default 1000
         Nystrom centres (uniformly drawn training points, seeded by ``random_state``): the approximation of
         "nystrom" and the preconditioner of "cg" (typical 500-4000; more is more accurate and costs
@@ -190,13 +107,14 @@ class MVLLeastSquares(MVLClassifier):
         remedy of a graph-dominated fit, which otherwise tends to a constant with spikes at the labels.
         "squared+poisson": both. The Poisson-type terms use one self-tuned 10-NN graph of the concatenated
         standardised views, L = D - W, for every view (not ``laplacian``, ``n_neighbors``, ``laplacian_power``,
-        ``graph_weights``), gamma_W raised to gamma_A / 1e-5 if smaller with "poisson", solvers "structured" or
-        "dense", complete views, and predict new points by the graph's induction rule
-        (:mod:`mvl.estimators.poisson_fit`). "auto": "poisson" when at most 5 points per class are labelled on
-        average, some are unlabelled and the other parameters allow it (feature views, solver "auto",
-        "structured" or "dense", gamma_W > 0, the graph parameters at their defaults, complete views), "squared"
-        otherwise (the threshold chosen on validation draws, ``AUTO_LABELS_PER_CLASS`` of
-        :mod:`mvl.estimators.poisson_fit`).
+        ``graph_weights``), gamma_W raised to gamma_A / 1e-5 if smaller with "poisson", the solvers that declare
+        these losses ("structured" and "dense" on complete views, "vecchia" at any size and on incomplete views),
+        and predict new points by the graph's induction rule (:mod:`mvl.estimators.poisson_fit`). "auto":
+        "poisson" when at most 5 points per class are labelled on average, some are unlabelled and the other
+        parameters allow it (feature views, gamma_W > 0, the graph parameters at their defaults, complete views, a
+        solver that declares the loss; at any size: "structured" up to 5,000 points within the memory budget,
+        "vecchia" beyond), "squared" otherwise (the threshold chosen on validation draws,
+        ``AUTO_LABELS_PER_CLASS`` of :mod:`mvl.estimators.poisson_fit`).
 
     Attributes
     ----------
@@ -278,7 +196,7 @@ class MVLLeastSquares(MVLClassifier):
         **MVLClassifier._parameter_constraints,
         "gamma_A": [*MVLClassifier._parameter_constraints["gamma_A"], StrOptions({"auto"})],
         "gamma_B": [*MVLClassifier._parameter_constraints["gamma_B"], StrOptions({"auto"})],
-        "solver": [StrOptions(set(SOLVERS) | {"auto"})],
+        "solver": [fit_route.RegisteredSolvers()],
         "between_weights": [None, "array-like"],
         "n_components": [COUNT],
         "tol": [StrictInterval(Real, 0, 1, closed="neither")],
@@ -319,126 +237,35 @@ class MVLLeastSquares(MVLClassifier):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled."""
+        """Fit on X (see ``kernel``) and labels ``y`` (n,), -1 = unlabelled: the one route of
+        :mod:`mvl.estimators.fit_route` (loss and solver chosen together, every declaration checked, the typed
+        result applied)."""
         self._scalable = None
+        self._rule = None
         self.view_mask_ = None
-        budget = memory_budget(self)
-        n, m = sample_and_view_counts(self, X)
-        l = n if y is None else int(np.count_nonzero(~unlabelled_mask(np.asarray(y)).ravel()))
-        supported = self.loss != "auto" or auto_supported(self, _holds_nan(X), n)
-        self.loss_ = resolve_loss(self.loss, l, _n_labelled_classes(y), n, supported)
-        self._decision_rule = None
-        if self.loss_ != "squared":  # the centred source term (mvl.estimators.poisson_fit)
-            return fit_poisson(self, X, y, self.loss_, n, _holds_nan(X))
         self.regime_ = None
-        regime = None
-        built = {}  # the regime's kernel operator, reused by the fit
-        if self.n_neighbors is not None and isinstance(self.laplacian, str) and self.gamma_W > 0:
-
-            def regime():  # measured only when the choice depends on it (beyond the structured solver)
-                from ..solvers.auto import measured_regime, warn_incomplete_graph_regime
-
-                kernels = built["kernels"] = self._fit_kernel_operator(X, 0, missing=True)
-                mask = getattr(kernels, "mask", None)  # incomplete views: each view on the samples that have it
-                self.regime_ = measured_regime(getattr(kernels, "base", kernels), self._gamma_A(), self._gamma_B(),
-                                               self.gamma_W, self._laplacian_power(), self.n_components,
-                                               self.random_state, mask=mask)
-                if mask is not None:  # "vecchia_direct" needs complete views: never a silent fallback
-                    warn_incomplete_graph_regime(self.regime_, n)
-                    return None
-                return self.regime_
-
-        name = choose_solver(self.solver, self.kernel, n, m, l, budget, regime,
-                             None if regime is None else (self._graph(n)[1], self._laplacian_power()))
-        self.solver_ = name
-        solver = get_solver(name)
-        if "squared" not in solver.losses:
-            raise ValueError(f'solver="{name}" carries loss {" or ".join(map(repr, solver.losses))}, not the squared '
-                             f'loss (loss="{self.loss}" resolved to "squared" here: set loss="poisson")')
-        if solver.operator:
-            nodes = self._vecchia_nodes(X, y, n, m, budget) if name == "vecchia_direct" else None
-            if nodes is None:
-                return self._fit_operator(X, y, solver, budget, built.get("kernels"))
-            # on a node subsample (mvl.solvers.vecchia_nodes): the other training points predicted as new points
-            self._fit_operator(take_samples(X, nodes), np.asarray(y)[nodes], solver, budget)
-            self.centres_, self.n_train_ = nodes, n
+        built = {}  # the regime measurement's kernel operator, reused by the fit
+        regime, source_allowed = fit_route.describe(self, X, y, built)
+        chosen = plan(self.solver, regime, self.loss, source_allowed)
+        self.loss_, self.solver_ = chosen.loss, chosen.solver
+        solver = get_solver(chosen.solver)
+        fit_route.check_declarations(self, regime, solver, chosen.loss)
+        nodes = solver.subsample(regime)
+        if nodes is not None:  # on a node subsample (e.g. mvl.solvers.vecchia_nodes): the others as new points
+            Xs, ys = take_samples(X, nodes), np.asarray(y)[nodes]
+            problem, result, seconds = fit_route.solve(self, Xs, ys, regime, solver, chosen.loss)
+            fit_route.apply_result(self, Xs, problem, result, solver, seconds)
+            self.centres_, self.n_train_ = nodes, regime.n
             return self
-        # before the kernels are computed (feature views) or used
-        self._check_memory(solver.memory_bytes(n, m, l), f"the {name} MVL-LS solve at n = {n}, m = {m}")
-        K = self._fit_kernels(X)
-        m, n, _ = K.shape
-        mask = self.view_mask_  # None: every view of every sample is present
-        y_enc, labelled = self._fit_labels(y, n)
-        Y_L, L = self._mvl_inputs(K, y_enc, labelled, mask)
-        gammas = self._gammas()
-        c = check_combination(self.c, m)
-        problem = MVLProblem(K, labelled, Y_L, c, **gammas, laplacians=L, between_weights=self._between_weights(n),
-                             mask=mask)
-        t0 = time.perf_counter()
-        result = solver.solve(problem)
-        coef = result.coef
-        self.fit_seconds_ = time.perf_counter() - t0
-        self.condition_estimate_ = result.condition  # NaN: not estimated (the dense textbook solver)
-        _check_solution(coef, self.condition_estimate_, gammas["gamma_A"])
-        self.gamma_A_ = gammas["gamma_A"]
-        self.coef_ = coef
-        self.c_ = c
-        self.n_labelled_ = len(labelled)
-        self.centres_ = None
-        residual = result.residual if result.residual is not None else direct_residual(problem, coef)
-        self._set_solve_attributes(result.n_iter, residual, result.converged)
-        self._check_regularization(K, labelled, y_enc[labelled], mask)
-        return self
-
-    def _vecchia_nodes(self, X, y, n, m, budget):
-        """The node subsample of a "vecchia_direct" fit (:func:`mvl.solvers.vecchia_nodes.subsample_nodes`), None
-        when all n points fit the budget or the memory cannot be estimated (no kNN graph, precomputed kernels)."""
-        from ..solvers.vecchia_nodes import subsample_nodes
-
-        if y is None or self.kernel == "precomputed" or self.n_neighbors is None or not isinstance(self.laplacian, str):
-            return None
-        return subsample_nodes(unlabelled_mask(np.asarray(y)).ravel(), m, self._graph(n)[1], self._laplacian_power(),
-                               budget, self.random_state)
-
-    def _fit_operator(self, X, y, solver, budget, kernels=None):
-        """A solver on a kernel operator without n x n arrays ("cg", "nystrom", "graph", :mod:`mvl.solvers`);
-        ``kernels``: the operator the regime measurement built (reused where the solver keeps no Gram matrix)."""
-        from contextlib import nullcontext
-
-        from threadpoolctl import threadpool_limits
-
-        t0 = time.perf_counter()
-        with nullcontext() if solver.threads is None else threadpool_limits(limits=solver.threads):
-            problem = self.operator_problem(X, y, solver, budget, kernels=kernels)
-            result = solver.solve(problem)
-        coef, c, labelled = result.coef, problem.c, problem.labelled
-        self._set_solve_attributes(result.n_iter, result.residual, result.converged)
-        self.gamma_A_ = float((result.info or {}).get("gamma_A", problem.gamma_A))  # "vecchia_direct": its rule
-        self.centres_ = result.centres
-        if not result.converged:
-            from sklearn.exceptions import ConvergenceWarning
-
-            warnings.warn(solver.unconverged_message(result, self.tol), ConvergenceWarning, stacklevel=3)
-        if not np.all(np.isfinite(coef)):
-            raise FloatingPointError(f'solver="{solver.name}" produced NaN or inf; increase gamma_A '
-                                     f'(now {self.gamma_A_:g})')
-        rows = (result.info or {}).get("prediction_kernels")  # a solver's own kernel rows (vecchia_direct)
-        self._scalable = kept_for_prediction(self, problem.kernels, result.centres) if rows is None else rows
-        self.coef_ = coef
-        self.c_ = c
-        self.n_labelled_ = len(labelled)
-        self.condition_estimate_ = np.nan
-        self.fit_seconds_ = time.perf_counter() - t0
-        # the decision values on the labelled samples (t = l rows of kernels, no n x n array)
-        check_swamped(self, self.decision_function(take_samples(X, labelled)),
-                      (("gamma_A", self.gamma_A_), ("gamma_B", self.gamma_B_), ("gamma_W", self.gamma_W)),
-                      np.argmax(problem.Y_L, axis=1))
-        return self
+        problem, result, seconds = fit_route.solve(self, X, y, regime, solver, chosen.loss, built)
+        return fit_route.apply_result(self, X, problem, result, solver, seconds)
 
     def decision_function(self, X):
-        """Scores of the samples of X: (t,) for two classes (positive: ``classes_[1]``), (t, P) otherwise. After a
-        Poisson-type fit (``loss_``), the outputs of :mod:`mvl.estimators.poisson_fit` (the induction rule for
-        feature views) minus the fitted class shift."""
-        if getattr(self, "_decision_rule", None) is not None:
-            return poisson_decision(self, X)
-        return super().decision_function(X)
+        """Scores of the samples of X: (t,) for two classes (positive: ``classes_[1]``), (t, P) otherwise, by the
+        fit's prediction rule (:mod:`mvl.solvers.rules`): the representer theorem on the training kernels (or a
+        solver's own kernel rows), or after a Poisson-type fit (``loss_``) the induction rule for feature views
+        minus the fitted class shift."""
+        rule = getattr(self, "_rule", None)
+        if rule is None:
+            return self._representer_decision(X)
+        return rule.decision(self, X)

@@ -81,7 +81,6 @@ from scipy.linalg import blas, lapack
 
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import column_or_1d
 
 from .. import parallel as blocks
@@ -98,8 +97,9 @@ from .base import (
     take_samples,
 )
 from ..missing_views import combination_weights
+from .fit_route import RegisteredSolvers
 from .least_squares import MEMORY_ADVICE, kept_for_prediction, memory_budget, sample_and_view_counts
-from ..solvers import MVLProblem, choose_solver, get_solver, solver_names
+from ..solvers import MVLProblem, choose_solver, get_solver
 from ..solvers.problem import breakdown_message
 from ..solvers.residual import direct_residual
 from ..solvers.optc import OptCSystem, incomplete_c_objective, incomplete_c_step, qr_triangle, restart_outputs
@@ -209,7 +209,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
         "tol": [NON_NEGATIVE],
         "random_state": SEED,
         "validation_fraction": [None, StrictInterval(Real, 0, 1, closed="neither")],
-        "solver": [StrOptions(solver_names(optc=True) | {"auto"})],
+        "solver": [RegisteredSolvers(optc=True)],
         "n_components": [COUNT],
         "cg_tol": [StrictInterval(Real, 0, 1, closed="neither")],
         "cg_max_iter": [COUNT],
@@ -276,7 +276,7 @@ class MVLLeastSquaresOptC(MVLClassifier):
             last[r] = result
             if not result.converged:
                 self._cg_unconverged = max(getattr(self, "_cg_unconverged", 0.0), result.residual)
-                if (result.info or {}).get("breakdown") is not None:
+                if result.breakdown is not None:
                     breakdown.append(result)
             return FL, state
 

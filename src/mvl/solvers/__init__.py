@@ -2,8 +2,9 @@
 
 :data:`SOLVERS` maps each solver's name to its object (:func:`~mvl.solvers.registry.register` checks its
 declarations first, :func:`~mvl.solvers.registry.unregister` removes it; :mod:`mvl.solvers.registry`);
-:func:`get_solver` looks one up; :func:`choose_solver` is what ``solver="auto"`` stands for, read from the
-declarations (:mod:`mvl.solvers.auto`). The solvers:
+:func:`get_solver` looks one up; :func:`plan` is what ``solver="auto"`` and ``loss="auto"`` stand for, chosen
+together from the declarations, :func:`choose_solver` the solver for one loss (:mod:`mvl.solvers.auto`). The
+solvers:
 "structured" (Theorem 10 view by view,
 :mod:`~mvl.solvers.structured`), "dense" (the textbook system, :mod:`~mvl.solvers.dense`), "cg" (conjugate
 gradients, :mod:`~mvl.solvers.cg`), "nystrom" (the Nystrom restriction, :mod:`~mvl.solvers.nystrom`), "graph"
@@ -17,20 +18,20 @@ estimators' problems: the dual of the multi-view SVMs and its box-QP solvers (:m
 MVML's alternating problem (:mod:`~mvl.solvers.mvml`).
 """
 
-from .auto import choose_solver
+from .auto import Plan, choose_solver, plan
 from .cg import CGSolver
 from .dense import DenseSolver
 from .graph import GraphSolver
 from .nystrom import NystromSolver
 from .poisson_sparse import VecchiaPoissonSolver
-from .problem import MVLProblem, Solver, SolverResult
+from .problem import MVLProblem, Solver, SolverResult, SourceTerm
 from .structured import StructuredSolver
 from .vecchia_direct import VecchiaDirectSolver
 
 from .registry import LOSSES, SOLVERS, get_solver, register, solver_names, unregister
 
-__all__ = ["SOLVERS", "LOSSES", "get_solver", "choose_solver", "solver_names", "register", "unregister", "MVLProblem",
-           "SolverResult", "Solver"]
+__all__ = ["SOLVERS", "LOSSES", "get_solver", "choose_solver", "plan", "Plan", "solver_names", "register",
+           "unregister", "MVLProblem", "SourceTerm", "SolverResult", "Solver"]
 
 for _s in (StructuredSolver(), DenseSolver(), CGSolver(), NystromSolver(), GraphSolver(), VecchiaDirectSolver(),
            VecchiaPoissonSolver()):

@@ -1,20 +1,22 @@
-"""solver="auto": which MVL-LS solver a fit uses, from the registered solvers' declarations (``auto_rank``,
-``auto_accepts``) on the problem's size, the memory budget and the measured regime of the graph term
-(:func:`choose_solver`, :class:`Regime`, :func:`measured_regime`)."""
+"""solver="auto" and loss="auto": which data term and MVL-LS solver a fit uses, chosen together (:func:`plan`)
+from the registered solvers' declarations (``losses``, ``missing_views``, ``auto_rank``, ``auto_accepts``) on the
+problem's size, the memory budget and the measured regime of the graph term (:func:`choose_solver`,
+:class:`Regime`, :func:`measured_regime`); no solver is named in the choice."""
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
 
 from .dense import dense_bytes  # noqa: F401  (the memory estimates sit beside their solvers)
 
-__all__ = ["choose_solver", "Regime", "graph_regime_fits",
+__all__ = ["choose_solver", "plan", "Plan", "Regime", "graph_regime_fits",
            "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME", "NYSTROM_SAMPLE", "regime_ratio",
            "nystrom_missed", "measured_regime", "vecchia_direct_bytes", "vecchia_direct_nodes",
-           "GraphRegimeFallbackWarning", "warn_incomplete_graph_regime"]
+           "GraphRegimeFallbackWarning", "warn_incomplete_graph_regime", "incomplete_graph_regime_warning"]
 
 
 #: solver="auto" on feature views: the structured solver up to this many training points (if its memory fits),
@@ -84,11 +86,15 @@ class Regime:
     """What solver="auto" knows of a fit when it chooses (the argument of each solver's ``auto_accepts``): ``kernel``
     (the estimator's kernel, e.g. "precomputed"), ``n`` points, ``m`` views, ``l`` labels, ``max_memory`` bytes,
     ``graph`` ((n_neighbors, laplacian_power) of the kNN graphs, or None), ``loss`` and ``missing`` (incomplete
-    views), and ``measured``, the graph-regime measure, computed on first use when given as a function."""
+    views), and ``measured``, the graph-regime measure, computed on first use when given as a function. For the
+    solvers' :meth:`~mvl.solvers.problem.Solver.subsample`: ``unlabelled`` (bool (n,), True at the unlabelled
+    training points, or None) and ``random_state`` (the estimator's seed)."""
 
-    def __init__(self, kernel, n, m, l, max_memory, measured=None, graph=None, loss="squared", missing=False):
+    def __init__(self, kernel, n, m, l, max_memory, measured=None, graph=None, loss="squared", missing=False,
+                 unlabelled=None, random_state=None):
         self.kernel, self.n, self.m, self.l, self.max_memory = kernel, n, m, l, max_memory
         self.graph, self.loss, self.missing = graph, loss, missing
+        self.unlabelled, self.random_state = unlabelled, random_state
         self._measured = measured
 
     @property
@@ -147,16 +153,79 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None, graph=None, 
     name other than "auto" is returned as it is. ValueError if no registered solver accepts the regime."""
     if solver != "auto":
         return solver
-    from .registry import SOLVERS
-
     fit = Regime(kernel, n, m, l, max_memory, measured=regime, graph=graph, loss=loss, missing=missing)
-    ranked = sorted((s for s in SOLVERS.values() if s.auto_rank is not None and loss in s.losses
-                     and (s.missing_views or not missing)), key=lambda s: s.auto_rank)
-    for candidate in ranked:
+    ranked = _ranked(loss, missing)
+    for candidate in ranked:  # a loop here, not in a helper: the fallback warning's stacklevel counts the frames
         if candidate.auto_accepts(fit):
             return candidate.name
     raise ValueError(f'solver="auto": no registered solver accepts {fit!r} (ranked: '
                      f'{[s.name for s in ranked]}); name a solver')
+
+
+def _ranked(loss, missing):
+    """The solvers "auto" may take for ``loss`` (an ``auto_rank``, the loss in ``losses``, incomplete views in
+    ``missing_views`` when ``missing``), by increasing rank."""
+    from .problem import takes_missing_views
+    from .registry import SOLVERS
+
+    return sorted((s for s in SOLVERS.values() if s.auto_rank is not None and loss in s.losses
+                   and (not missing or takes_missing_views(s, loss))), key=lambda s: s.auto_rank)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a fit uses: the data term ("squared", "poisson" or "squared+poisson") and the solver's name."""
+
+    loss: str
+    solver: str
+
+
+def plan(solver, regime, loss="squared", source_allowed=False):
+    """The :class:`Plan` of a fit: loss and solver chosen together from the registered solvers' declarations and
+    ``regime`` (:class:`Regime`; its ``loss`` is set to each loss tried).
+
+    The losses tried, in order: ``loss`` itself, or for ``loss="auto"`` the Poisson-type term "poisson" first when
+    ``source_allowed`` (few labels and the estimator's settings allow it,
+    :func:`mvl.estimators.poisson_fit.source_allowed`), then "squared". A named ``solver`` keeps its name, with the
+    first of those losses it carries (the estimator then checks its declarations). ``solver="auto"``: for each loss
+    in turn, the first solver of
+    :func:`choose_solver`'s order that carries it and the view layout and accepts the regime; when none accepts the
+    last loss, the first ranked solver that carries it (the estimator names what it lacks), ValueError if none
+    does. A solver passed over for the view layout (incomplete views) before the chosen one may warn what it would
+    have taken (its ``auto_fallback``: "vecchia_direct" in the measured graph regime). The registered declarations
+    give, for few labels: "structured" (precomputed kernels, or feature views up to :data:`AUTO_STRUCTURED_MAX`
+    points within the memory budget), beyond it and on incomplete views "vecchia" (:mod:`mvl.solvers.poisson_sparse`,
+    any size)."""
+    from .registry import get_solver
+
+    losses = (loss,) if loss != "auto" else (("poisson", "squared") if source_allowed else ("squared",))
+    if solver != "auto":
+        chosen = get_solver(solver)
+        return Plan(next((x for x in losses if x in chosen.losses), losses[-1]), chosen.name)
+    from .problem import takes_missing_views
+
+    ranked = []
+    for x in losses:
+        regime.loss = x
+        ranked, passed = [], []
+        for candidate in _ranked(x, False):  # inline, as in choose_solver (the fallback warning's stacklevel)
+            if regime.missing and not takes_missing_views(candidate, x):
+                passed.append(candidate)  # the view layout: it may say what it would have done
+                continue
+            ranked.append(candidate)
+            if candidate.auto_accepts(regime):
+                for s in passed:
+                    w = s.auto_fallback(regime, candidate.name)
+                    if w is not None:
+                        warnings.warn(w, stacklevel=3)
+                return Plan(x, candidate.name)
+    carrying = _ranked(losses[-1], False)
+    if not carrying:
+        from .registry import SOLVERS
+
+        raise ValueError(f'solver="auto": no registered solver carries loss="{losses[-1]}" (solvers: '
+                         f'{sorted(SOLVERS)})')
+    return Plan(losses[-1], (ranked or carrying)[0].name)
 
 
 GRAPH_REGIME = 1.0
@@ -225,6 +294,16 @@ def measured_regime(kernels, gamma_A, gamma_B, gamma_W, laplacian_power, n_compo
         gamma_A, gamma_B, gamma_W, laplacian_power, kernels.m)
 
 
+def incomplete_graph_regime_warning(regime, fallback):
+    """The :class:`GraphRegimeFallbackWarning` of incomplete views in the measured graph regime (``regime`` the
+    measure), where "vecchia_direct" would be the choice but needs complete views; ``fallback`` the solver taken."""
+    return GraphRegimeFallbackWarning(
+        f'solver="auto": the graph regime (measured {regime:.3g} >= {GRAPH_REGIME:g}) on incomplete views, where "cg" '
+        f'stalls and "nystrom" cannot follow the graph, but "vecchia_direct" needs complete views; falling back to '
+        f'"{fallback}". Impute the missing views, fit on the samples that have every view, or use '
+        'solver="structured" (exact with missing views, O(sum_p n_p^2) memory) if it fits max_memory.')
+
+
 def warn_incomplete_graph_regime(regime, n):
     """Warn (:class:`GraphRegimeFallbackWarning`) when incomplete views (NaN rows) are in the measured graph regime
     (``regime`` >= :data:`GRAPH_REGIME`), where "vecchia_direct" would be the choice but needs complete views:
@@ -232,10 +311,5 @@ def warn_incomplete_graph_regime(regime, n):
     what to do instead. Returns whether it warned."""
     if regime is None or regime < GRAPH_REGIME:
         return False
-    fallback = "cg" if n <= AUTO_CG_MAX else "nystrom"
-    warnings.warn(f'solver="auto": the graph regime (measured {regime:.3g} >= {GRAPH_REGIME:g}) on incomplete views, '
-                  f'where "cg" stalls and "nystrom" cannot follow the graph, but "vecchia_direct" needs complete '
-                  f'views; falling back to "{fallback}". Impute the missing views, fit on the samples that have '
-                  'every view, or use solver="structured" (exact with missing views, O(sum_p n_p^2) memory) if it '
-                  'fits max_memory.', GraphRegimeFallbackWarning, stacklevel=4)
+    warnings.warn(incomplete_graph_regime_warning(regime, "cg" if n <= AUTO_CG_MAX else "nystrom"), stacklevel=4)
     return True

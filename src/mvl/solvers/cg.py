@@ -128,23 +128,27 @@ class CGSolver(Solver):
 
     name = "cg"
     losses = ("squared",)
+    missing_views = True
+    sparse_graph = True
+    optc = True
+    operator = True
     auto_rank = 2
+    nystrom_basis = True
+    advice = 'increase max_iter or n_components, or use solver="structured" (n small) or "nystrom"'
+
+    def memory_bytes(self, n, m, l):
+        return None  # the kernels kept within max_memory, recomputed per product beyond
 
     def auto_accepts(self, regime):
-        """Up to AUTO_CG_MAX points."""
+        """Up to :data:`mvl.solvers.auto.AUTO_CG_MAX` points."""
         from .auto import AUTO_CG_MAX
 
         return regime.n <= AUTO_CG_MAX
-    operator = True
-    sparse_graph = True
-    nystrom_basis = True
-    optc = True
-    advice = 'increase max_iter or n_components, or use solver="structured" (n small) or "nystrom"'
 
     def solve(self, problem):
         coef, info = solve_cg(problem.system, problem.kernels, problem.basis, tol=float(problem.tol),
                               max_iter=int(problem.max_iter), verbose=problem.verbose)
-        return SolverResult(coef, info["n_iter"], info["residual"], info["converged"], info=info)
+        return _result(coef, info)
 
     def optc_step(self, problem):
         system, kernels, basis = problem.system, problem.kernels, problem.basis
@@ -157,7 +161,11 @@ class CGSolver(Solver):
             a, info = solve_cg(sys_c, kernels, basis, tol=float(problem.tol), max_iter=int(problem.max_iter),
                                x0=state, verbose=problem.verbose,
                                precondition=nystrom_preconditioner(sys_c, basis, solve_B))
-            return (np.einsum("pln,pnk->plk", KL, a), a,
-                    SolverResult(a, info["n_iter"], info["residual"], info["converged"], info=info))
+            return np.einsum("pln,pnk->plk", KL, a), a, _result(a, info)
 
         return step
+
+
+def _result(coef, info):
+    """The typed result of a :func:`solve_cg` run."""
+    return SolverResult(coef, info["n_iter"], info["residual"], info["converged"], breakdown=info["breakdown"])

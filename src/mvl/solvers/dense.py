@@ -54,19 +54,27 @@ def dense_bytes(n, m):
 
 
 class DenseSolver(Solver):
-    """solver="dense": the textbook system (module docstring), for tests and benchmarks."""
+    """solver="dense": the textbook system (module docstring), for tests and benchmarks; every loss, the
+    Poisson-type ones by :func:`mvl.solvers.poisson.solve_dense`."""
 
     name = "dense"
-    losses = ("squared",)
-    auto_rank = None
-
-    def auto_accepts(self, regime):
-        return False
+    losses = ("squared", "poisson", "squared+poisson")
+    missing_views = ("squared",)
+    sparse_graph = False
+    optc = False
+    auto_rank = None  # the reference, never chosen by "auto"
 
     def memory_bytes(self, n, m, l):
         return dense_bytes(n, m)
 
+    def auto_accepts(self, regime):
+        return False
+
     def solve(self, problem):
+        if problem.loss != "squared":  # the Poisson-type terms' textbook system (mvl.solvers.poisson)
+            from .poisson import solve_source
+
+            return solve_source(problem, dense=True)
         if problem.mask is not None:
             coef = solve_dense_incomplete(problem.kernels, problem.mask, problem.labelled, problem.Y_L, problem.c,
                                           **problem.gammas, L=problem.laplacians,

@@ -36,7 +36,7 @@ term of a one-view sample is identically 0), E = J (Y - sum_q C~_q F_q) (residua
 elsewhere) and T_i = sum_{q in V_i} F_q(i). The views are coupled only through E_L (l x P) and Z = W~ T on the rows
 U = {i : w~_i > 0}. With Q_p = K^p H_p^{-1} (symmetric) embedded in the n x n index space through S_p (zero
 outside S_p x S_p), eliminating a_p leaves the same (``l + |U|``) system as
-:func:`mvl.solvers.structured.solve_structured`, now with per-(sample, view) weights:
+:func:`mvl.solvers.structured_system.solve_structured`, now with per-(sample, view) weights:
 
     [ I + Q_cc[L, L]          beta Q_c[L, U]        ] [E_L]   [Y_L]
     [ -W_U Q_c[L, U]^T        I - beta W_U Q_1[U, U] ] [Z_U] = [ 0 ],
@@ -44,8 +44,8 @@ outside S_p x S_p), eliminating a_p leaves the same (``l + |U|``) system as
 Q_cc[i, j] = sum_p c~_ip Q_p[i, j] c~_jp, Q_c[i, j] = sum_p c~_ip Q_p[i, j], Q_1 = sum_p Q_p. Cost: one LU of each
 H_p, O(sum_p n_p^3) <= O(m n^3) time and O(sum_p n_p^2) memory, i.e. missing views make the fit cheaper, never
 dearer. With nothing missing every formula is the complete one (c~ = c, ``|V_i|`` = m, n_p = n), and the estimators
-then call :func:`mvl.solvers.structured.solve_structured` itself. :func:`solve_dense_incomplete` is the textbook form:
-the (u+l)m system of eq (68) restricted to the present (sample, view) pairs, one LU.
+then call :func:`mvl.solvers.structured_system.solve_structured` itself. :func:`solve_dense_incomplete` is the
+textbook form: the (u+l)m system of eq (68) restricted to the present (sample, view) pairs, one LU.
 
 **The scalable solvers** ("cg", "nystrom", :mod:`mvl.solvers.system`) solve the same stationarity condition written as
 one operator equation on the (m, n, P) coefficient array with a_p = 0 outside S_p (the paper's (67)-(68) restricted

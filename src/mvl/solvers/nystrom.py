@@ -117,17 +117,21 @@ class NystromSolver(Solver):
 
     name = "nystrom"
     losses = ("squared",)
+    missing_views = True
+    sparse_graph = True
+    optc = True
+    operator = True
     auto_rank = 3
+    exact = False
+    nystrom_basis = True
+    keeps_kernels = False
+
+    def memory_bytes(self, n, m, l):
+        return None  # O(n n_components m): no n x n array
 
     def auto_accepts(self, regime):
         """Every size: the last resort of solver="auto"."""
         return True
-    exact = False
-    operator = True
-    sparse_graph = True
-    nystrom_basis = True
-    keeps_kernels = False
-    optc = True
 
     def solve(self, problem):
         info = {}

@@ -42,7 +42,8 @@ A_p = c_p H_p^{-1} S, m LU factorisations and solves, O(m n^3) time, O(m n^2) me
 (MVL-LS still couples the views through the labelled residual E_L). With gamma_B > 0 the views couple only through
 T: with Q_p = K^p H_p^{-1} (symmetric), Q_1 = sum_p Q_p, Q_c = sum_p c_p Q_p, eliminating A_p leaves
 (I - l gamma_B Q_1) T = Q_c S, one n x n system (MVL-LS's (l + n) system without its labelled block). The joined
-loss keeps the labelled block: it is MVL-LS with targets 2 y_j - ybar (:func:`mvl.solvers.structured.solve_structured`).
+loss keeps the labelled block: it is MVL-LS with targets 2 y_j - ybar
+(:func:`mvl.solvers.structured_system.solve_structured`).
 
 **Other solvers.** Everything that only applies H_p or the operator M carries over with the right-hand side
 replaced: the conjugate-gradient solver (cg) on the system above (the operator is now label-free and, for gamma_B =
@@ -87,7 +88,7 @@ from scipy.linalg import lapack
 from .lapack import factor_view, view_Q
 
 __all__ = ["LOSSES", "source_weights", "source_term", "PoissonOperator", "solve_structured", "solve_dense",
-           "combined_outputs", "PoissonDecision", "fit_decision", "graph_degrees"]
+           "combined_outputs", "PoissonDecision", "fit_decision", "graph_degrees", "solve_source"]
 
 LOSSES = ("poisson", "squared+poisson")
 """The data terms: the centred source term alone, or joined with the labelled least-squares term of eq (53)."""
@@ -246,7 +247,7 @@ def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, los
     S = source_term(labelled, Y_L, n, balanced)
     if loss == "poisson":
         return PoissonOperator(K, c, gamma_A, gamma_B, gamma_W, L).solve(S / l)
-    from .structured import solve_structured as least_squares_structured
+    from .structured_system import solve_structured as least_squares_structured
 
     Y_L = np.asarray(Y_L, dtype=np.float64)
     return least_squares_structured(K, np.asarray(labelled), Y_L + S[labelled], np.asarray(c, dtype=np.float64),
@@ -381,3 +382,28 @@ def fit_decision(F, weights=None, class_priors=None, max_iter=10000, tol=1e-3):
         if np.max(np.abs(grad)) <= tol:
             break
     return PoissonDecision(shift, cw, low, span)
+
+
+def solve_source(problem, dense=False):
+    """The :class:`mvl.solvers.problem.SolverResult` of a Poisson-type ``problem`` (``problem.loss`` "poisson" or
+    "squared+poisson", ``problem.source`` its graph): :func:`solve_structured` (``dense``: :func:`solve_dense`, the
+    textbook reference) on the shared Laplacian, the true relative residual (:func:`residual`) and the prediction
+    rule (:class:`mvl.solvers.rules.SourceRule`: the degree-weighted shift of :func:`fit_decision`)."""
+    from .problem import SolverResult
+    from .rules import SourceRule
+
+    src, loss, K = problem.source, problem.loss, problem.kernels
+    m = K.shape[0]
+    L = src.laplacian
+    args = (K, problem.labelled, problem.Y_L, problem.c, problem.gamma_A, problem.gamma_B, problem.gamma_W)
+    if dense:
+        coef = solve_dense(*args, np.stack([L.toarray()] * m), loss=loss, balanced=src.balanced)
+    else:
+        Ls = [L] * m if loss == "poisson" else np.stack([L.toarray()] * m)
+        coef = solve_structured(*args, Ls, loss=loss, balanced=src.balanced)
+    res = residual(*args[:4], coef, *args[4:], [L] * m, loss=loss, balanced=src.balanced)
+    if not np.all(np.isfinite(coef)):
+        raise FloatingPointError(f"the solution has NaN or inf entries; increase gamma_A (now {problem.gamma_A:g})")
+    F = combined_outputs(K, coef, problem.c)
+    rule = SourceRule(fit_decision(F, weights=src.degrees), F, src.points, src.space, src.neighbours)
+    return SolverResult(coef, 1, res, bool(np.isfinite(res)), rule=rule)

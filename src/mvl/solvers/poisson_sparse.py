@@ -457,17 +457,18 @@ def objective(values, kernel_inverse_quad, c, labelled, Y_L, gamma_A, gamma_B, g
 
 class VecchiaPoissonSolver(Solver):
     """The few-label term by Vecchia's sparse precision (module docstring): per view one sparse factorisation with
-    gamma_B = 0, one block factorisation otherwise; incomplete views; kriging out of sample
-    (``info["fit"]``: the :class:`SparsePoissonFit`; ``info["prediction_kernels"]`` with complete views). Works on
-    an :class:`mvl.solvers.problem.MVLProblem` with ``system`` (:class:`mvl.solvers.system.MVLSystem`) and
-    ``kernels`` as :class:`mvl.solvers.vecchia_direct.VecchiaDirectSolver` does; the loss is ``problem.loss``
-    (default "poisson"), the sources class-balanced unless ``problem.balanced`` is False."""
+    gamma_B = 0, one block factorisation otherwise; incomplete views; feature views only (Vecchia's neighbours and
+    the kriging rule read them). Takes an :class:`mvl.solvers.problem.MVLProblem` with ``source`` (the estimator's
+    route: the shared self-tuned graph, :class:`mvl.solvers.problem.SourceTerm`; the prediction rule
+    :class:`mvl.solvers.rules.SourceRule`) or with ``system`` (:class:`mvl.solvers.system.MVLSystem`, as
+    :class:`mvl.solvers.vecchia_direct.VecchiaDirectSolver`; complete views: the kriging rows as the rule's
+    kernels). The loss is ``problem.loss`` ("poisson" or "squared+poisson"); :class:`SparsePoissonFit` is
+    ``SolverResult.details``. solver="auto" takes it for the few-label terms on feature views wherever
+    "structured" does not (beyond :data:`mvl.solvers.auto.AUTO_STRUCTURED_MAX` points or its memory, incomplete
+    views)."""
 
     name = "vecchia"
-    auto_rank = None
-
-    def auto_accepts(self, regime):
-        return False
+    auto_rank = 4
     losses = ("poisson", "squared+poisson")
     exact = False
     operator = True
@@ -477,37 +478,71 @@ class VecchiaPoissonSolver(Solver):
     threads = 1
     advice = ""
 
+    def auto_accepts(self, regime):
+        """Feature views at any size (no n x n array)."""
+        return regime.kernel != "precomputed"
+
     def memory_bytes(self, problem_or_n, m=None, l=None):
-        """Estimated peak bytes (:func:`mvl.solvers.auto.vecchia_direct_bytes` with k = 10, power 1): per view when
-        the views decouple, so an MVLProblem with gamma_B = 0 counts one view at a time (plus the m views' node
-        values and factors, 16 m n (q + 3) bytes); an n (with m) counts the coupled system."""
+        """On sizes (n, m, l), the registry's declaration: None, no n x n array (as the other sparse solvers; the
+        estimators then check no budget before the fit). On an :class:`mvl.solvers.problem.MVLProblem` with
+        ``system``, the estimated peak bytes (:func:`mvl.solvers.auto.vecchia_direct_bytes` with k = 10): per view
+        when the views decouple (gamma_B = 0 and the source term alone), the coupled system otherwise, plus the m
+        views' node values and factors, 16 m n (q + 3) bytes."""
         from .auto import vecchia_direct_bytes
         from .vecchia import VECCHIA_NEIGHBOURS
 
-        if hasattr(problem_or_n, "system") and problem_or_n.system is not None:
-            s = problem_or_n.system
-            n, m, power = s.n, s.m, s.laplacian_power
-            coupled = s.beta > 0 or getattr(problem_or_n, "loss", "poisson") != "poisson"
-        else:
-            n, m, power, coupled = int(problem_or_n), int(m or 1), 1, True
+        if getattr(problem_or_n, "system", None) is None:
+            return None
+        s = problem_or_n.system
+        n, m, power = s.n, s.m, s.laplacian_power
+        coupled = s.beta > 0 or getattr(problem_or_n, "loss", "poisson") not in ("poisson", "squared")
         per = vecchia_direct_bytes(n, m if coupled else 1, 10, power)
         return float(per + 16.0 * m * n * (VECCHIA_NEIGHBOURS + 3))
 
     def solve(self, problem):
+        if problem.source is not None:
+            return self._solve_source(problem)
         system = problem.system
         if system is None:
-            raise ValueError('solver="vecchia" needs the sparse problem (MVLProblem.system)')
-        loss = getattr(problem, "loss", "poisson")
-        balanced = getattr(problem, "balanced", True)
+            raise ValueError('solver="vecchia" needs the few-label problem (MVLProblem.source) or the sparse '
+                             'system (MVLProblem.system)')
+        loss = "poisson" if problem.loss == "squared" else problem.loss
         fit = solve_poisson_sparse(problem.kernels, system.labelled, system.Y_L, system.c, system.delta / system.l,
                                    system.beta / system.l, system.omega / system.l, laplacians=system.L, loss=loss,
-                                   balanced=balanced, mask=system.mask, random_state=problem.seed,
+                                   balanced=True, mask=system.mask, random_state=problem.seed,
                                    laplacian_power=system.laplacian_power, between_weights=system.w)
-        info = dict(fit.info, fit=fit, gamma_A=system.delta / system.l)
+        from .rules import RepresenterRule
+
         base = getattr(problem.kernels, "base", problem.kernels)
+        rule = None
         if system.mask is None and base.views is not None:
             from .vecchia_kriging import VecchiaKernels
 
-            info["prediction_kernels"] = VecchiaKernels(base, fit._factors, fit.coef, fit.values, fit._q)
-        res = info["residual"]
-        return SolverResult(fit.coef, 1, res, bool(np.isfinite(res)), info=info)
+            rule = RepresenterRule(VecchiaKernels(base, fit._factors, fit.coef, fit.values, fit._q))
+        res = float(fit.info["residual"])
+        return SolverResult(fit.coef, 1, res, bool(np.isfinite(res)), gamma_A=system.delta / system.l, rule=rule,
+                            details=fit)
+
+    def _solve_source(self, problem):
+        """The estimator's few-label problem: the shared Laplacian for every view, node values F_v, the class shift
+        of :func:`mvl.solvers.poisson.fit_decision` fitted on C F_v, new points by the graph's induction rule."""
+        from .poisson import fit_decision
+        from .rules import SourceRule
+
+        src = problem.source
+        if src.space is None or getattr(getattr(problem.kernels, "base", problem.kernels), "views", None) is None:
+            raise ValueError(f'loss="{problem.loss}" with solver="vecchia" needs feature views (Vecchia\'s precision '
+                             'is built from each view\'s nearest neighbours); use solver="structured" for '
+                             'precomputed kernels')
+        m = len(problem.c)
+        fit = solve_poisson_sparse(problem.kernels, problem.labelled, problem.Y_L, problem.c, problem.gamma_A,
+                                   problem.gamma_B, problem.gamma_W, laplacians=[src.laplacian] * m,
+                                   loss=problem.loss, balanced=src.balanced, mask=problem.mask,
+                                   random_state=problem.seed)
+        if not np.all(np.isfinite(fit.values)):
+            raise FloatingPointError(f"the solution has NaN or inf entries; increase gamma_A (now "
+                                     f"{problem.gamma_A:g})")
+        F = fit.decision_nodes()
+        rule = SourceRule(fit_decision(F, weights=src.degrees), F, src.points, src.space, src.neighbours)
+        res = float(fit.info["residual"])
+        return SolverResult(fit.coef, 1, res, bool(np.isfinite(res)), rule=rule, details=fit)

@@ -7,18 +7,37 @@ a kernel operator and the sparse operator M of :mod:`mvl.solvers.system`, never 
 ``missing_views`` (it takes incomplete views), ``sparse_graph`` (gamma_W > 0 needs a sparse kNN graph),
 ``nystrom_basis`` (it needs Nystrom centres), ``keeps_kernels`` (the Gram matrices may be kept within the memory
 budget) and ``optc`` (it serves MVL-LS-optC's f-step). Each solver also declares ``losses``, ``auto_rank`` and
-``auto_accepts`` (:func:`mvl.solvers.registry.register`, which refuses a solver missing any of them). Adding a
-solver is one module defining a :class:`Solver` subclass and one call of :func:`mvl.solvers.registry.register`.
+``auto_accepts`` (:func:`mvl.solvers.registry.register`, which refuses a solver missing any of them);
+``missing_views`` is a bool (every loss it carries) or the tuple of the losses it takes incomplete views with
+(:func:`takes_missing_views`). One problem builder (:mod:`mvl.estimators.fit_route`) checks every declaration on
+every route. The answer is typed (:class:`SolverResult`: coefficients, centres, the gamma_A solved at, the
+prediction rule of :mod:`mvl.solvers.rules`, convergence, residual, a solver's own measurements). Adding a solver
+is one module defining a :class:`Solver` subclass and one call of :func:`mvl.solvers.registry.register`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-__all__ = ["MVLProblem", "SolverResult", "Solver", "breakdown_message", "BREAKDOWN_ADVICE"]
+__all__ = ["MVLProblem", "SourceTerm", "SolverResult", "GraphDetails", "VecchiaDetails", "Solver",
+           "takes_missing_views", "breakdown_message", "BREAKDOWN_ADVICE"]
+
+
+@dataclass
+class SourceTerm:
+    """The graph of the Poisson-type data terms (:mod:`mvl.estimators.poisson_fit`): the sparse Laplacian L = D - W
+    shared by every view, the degrees d (the decision rule's shift), the graph's coordinates of the training points
+    (None for precomputed kernels: new points by the representer rule) and the map of new points into them."""
+
+    laplacian: Any
+    degrees: np.ndarray
+    points: Any = None
+    space: Any = None
+    neighbours: int = 10
+    balanced: bool = True
 
 
 @dataclass
@@ -57,7 +76,11 @@ class MVLProblem:
     gamma_A_rule : bool
         gamma_A is the estimator's ``"auto"``: a solver with a rule of its own for gamma_A replaces ``gamma_A``
         by it ("vecchia_direct": :func:`mvl.solvers.vecchia_direct.share_gamma_A`, the value in
-        ``SolverResult.info["gamma_A"]``); the others solve at ``gamma_A``.
+        ``SolverResult.gamma_A``); the others solve at ``gamma_A``.
+    loss : str
+        The data term: "squared", "poisson" or "squared+poisson" (:data:`mvl.solvers.registry.LOSSES`).
+    source : SourceTerm or None
+        The Poisson-type terms' graph (``loss`` other than "squared"; ``laplacians`` is then unused).
     """
 
     kernels: Any
@@ -78,6 +101,8 @@ class MVLProblem:
     verbose: int = 0
     seed: int = 0
     gamma_A_rule: bool = False
+    loss: str = "squared"
+    source: Any = None
 
     @property
     def gammas(self):
@@ -86,14 +111,40 @@ class MVLProblem:
 
 
 @dataclass
+class GraphDetails:
+    """What solver "graph" measured besides the residual: the estimated relative error of its quadratic objective,
+    and the run's own measurements (``run``: refinements, fill, seconds, ...; :func:`mvl.solvers.graph.solve_graph`)."""
+
+    energy_error: float
+    run: dict = field(default_factory=dict)
+
+
+@dataclass
+class VecchiaDetails:
+    """What solver "vecchia_direct" measured (:mod:`mvl.solvers.vecchia_direct`): the kernel term's share theta
+    at the fit's gamma_A, the gamma_A of the graph-regime rule, the graph term's limit's margin ratio and class
+    balance, and the factorisation's own measurements (``factor``: fill, seconds, ...)."""
+
+    kernel_share: float
+    share_gamma_A: float
+    limit_margin_ratio: float
+    limit_class_balance: float
+    factor: dict = field(default_factory=dict)
+
+
+@dataclass
 class SolverResult:
-    """A solver's answer: ``coef`` (m, n, P), or (m, M, P) on ``centres``; ``n_iter`` (1 for a direct solve),
-    ``residual`` (the true relative residual of the system solved at ``coef``, the largest over the output columns:
-    (68) for "cg" and "graph", the Nystrom-restricted system for "nystrom"; None where the solver leaves it to the
-    caller, :func:`mvl.solvers.residual.direct_residual` for the direct solvers), ``converged`` (False: stopped at
-    max_iter, or broke down, ``info["breakdown"]``),
-    ``condition`` (the 1-norm condition estimate of the factored systems, NaN where not estimated) and ``centres``
-    (the Nystrom centres that carry ``coef``, None otherwise)."""
+    """A solver's answer.
+
+    ``coef`` (m, n, P), or (m, M, P) on ``centres`` (the Nystrom centres or nodes that carry it, None otherwise);
+    ``n_iter`` (1 for a direct solve); ``residual`` (the true relative residual of the system solved at ``coef``, the
+    largest over the output columns; None where the solver leaves it to the caller,
+    :func:`mvl.solvers.residual.direct_residual`); ``converged`` (False: stopped at max_iter, or broke down);
+    ``condition`` (the 1-norm condition estimate of the factored systems, NaN where not estimated); ``gamma_A``
+    (the gamma_A solved at when the solver's own rule set it, None: the problem's); ``rule`` (the prediction rule,
+    :mod:`mvl.solvers.rules`; None: the representer rule on the training kernels); ``breakdown`` (the iteration at
+    which conjugate gradients broke down, None otherwise); ``details`` (a solver's own measurements, typed:
+    :class:`GraphDetails`, :class:`VecchiaDetails`)."""
 
     coef: np.ndarray
     n_iter: int = 1
@@ -101,8 +152,10 @@ class SolverResult:
     converged: bool = True
     condition: float = float("nan")
     centres: Any = None
-    info: dict | None = None
-    """What else the solver measured (e.g. the graph solver's ``energy_error``)."""
+    gamma_A: float | None = None
+    rule: Any = None
+    breakdown: int | None = None
+    details: Any = None
 
 
 class Solver:
@@ -127,13 +180,23 @@ class Solver:
         """Peak memory in bytes of a direct solve on n points, m views, l labels (None: no n x n array)."""
         return None
 
+    def auto_fallback(self, regime, chosen):
+        """A warning for solver="auto" to issue when it passed this solver over for the view layout and took
+        ``chosen`` (a name), or None."""
+        return None
+
+    def subsample(self, regime):
+        """The training points the solve is on, when not all (indices, increasing), or None: all
+        (``regime`` the :class:`mvl.solvers.auto.Regime` of the fit)."""
+        return None
+
     def solve(self, problem):
         """The :class:`SolverResult` of ``problem`` (:class:`MVLProblem`)."""
         raise NotImplementedError
 
     def unconverged_message(self, result, tol):
         """The warning of an iterative solve that stopped at max_iter, or broke down, with ``result``."""
-        if (result.info or {}).get("breakdown") is not None:
+        if result.breakdown is not None:
             return breakdown_message(self.name, result)
         return (f'solver="{self.name}" stopped after max_iter = {result.n_iter} iterations at relative residual '
                 f'{result.residual:.2e} > tol = {tol:g}; {self.advice}')
@@ -147,6 +210,13 @@ class Solver:
         return f"{type(self).__name__}()"
 
 
+def takes_missing_views(solver, loss="squared"):
+    """Whether ``solver`` takes incomplete views with ``loss`` (its ``missing_views`` declaration: a bool, or the
+    tuple of the losses it takes them with)."""
+    mv = solver.missing_views
+    return loss in mv if isinstance(mv, tuple) else bool(mv)
+
+
 BREAKDOWN_ADVICE = ("check the kernels (a precomputed Gram matrix must be symmetric positive semi-definite; "
                     "mvl.estimators.inputs.lowest_eigenvalue_bound bounds a view's lowest eigenvalue: clip the "
                     "negative eigenvalues or add a multiple of the identity) or use solver=\"structured\", which "
@@ -155,8 +225,8 @@ BREAKDOWN_ADVICE = ("check the kernels (a precomputed Gram matrix must be symmet
 
 
 def breakdown_message(name, result):
-    """The warning of a CG solve that broke down (``result.info["breakdown"]`` the iteration)."""
-    return (f'solver="{name}": conjugate-gradient breakdown at iteration {result.info["breakdown"]} (a curvature '
+    """The warning of a CG solve that broke down (``result.breakdown`` the iteration)."""
+    return (f'solver="{name}": conjugate-gradient breakdown at iteration {result.breakdown} (a curvature '
             f"p'Ap or r'z <= 0): the operator is not positive definite, so a view's kernel is indefinite (an "
             f"indefinite precomputed kernel?); the coefficients are not the solution (relative residual "
             f"{result.residual:.2e}); {BREAKDOWN_ADVICE}")

@@ -25,9 +25,12 @@ def _problems(solver):
         losses = solver.losses
         if not (isinstance(losses, tuple) and losses and all(x in LOSSES for x in losses)):
             out.append(f"losses (a non-empty tuple of {LOSSES}, got {losses!r})")
-    for k in ("missing_views", "sparse_graph"):
-        if hasattr(solver, k) and not isinstance(getattr(solver, k), bool):
-            out.append(f"{k} (a bool, got {getattr(solver, k)!r})")
+    if hasattr(solver, "missing_views"):
+        mv = solver.missing_views
+        if not (isinstance(mv, bool) or (isinstance(mv, tuple) and all(x in LOSSES for x in mv))):
+            out.append(f"missing_views (a bool, or a tuple of the losses it takes incomplete views with; got {mv!r})")
+    if hasattr(solver, "sparse_graph") and not isinstance(solver.sparse_graph, bool):
+        out.append(f"sparse_graph (a bool, got {solver.sparse_graph!r})")
     for k in ("memory_bytes", "auto_accepts"):
         if hasattr(solver, k) and not callable(getattr(solver, k)):
             out.append(f"{k} (a method)")
@@ -40,7 +43,8 @@ def _problems(solver):
 
 def register(solver):
     """List ``solver`` in :data:`SOLVERS` under its ``name`` and return it. It must declare ``name`` (str),
-    ``losses`` (a tuple of :data:`LOSSES`), ``missing_views`` and ``sparse_graph`` (bool), ``memory_bytes(n, m, l)``
+    ``losses`` (a tuple of :data:`LOSSES`), ``missing_views`` (bool, or the tuple of the losses it takes incomplete
+    views with) and ``sparse_graph`` (bool), ``memory_bytes(n, m, l)``
     (peak bytes of a direct solve, None when it holds no n x n array), ``auto_rank`` (int: solver="auto" tries the
     solvers by increasing rank; None: never chosen by "auto") and ``auto_accepts(regime)`` (bool: whether "auto"
     takes it on the :class:`mvl.solvers.auto.Regime` of a fit). TypeError naming each missing or ill-typed

@@ -92,7 +92,8 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import linalg as sla
 
-from .problem import Solver, SolverResult
+from .problem import Solver, SolverResult, VecchiaDetails
+from .rules import RepresenterRule
 
 __all__ = ["OUT_OF_SAMPLE", "VecchiaFit", "QuasiDefiniteFactor", "VecchiaSystem", "solve_vecchia", "error_bound",
            "KERNEL_SHARE", "limit_energies", "share_gamma_A", "kernel_share", "transfer_gamma_A", "fit_estimator",
@@ -577,30 +578,51 @@ class VecchiaDirectSolver(Solver):
     """solver="vecchia_direct": the graph regime's approximate solver (module docstring): one sparse symmetric
     factorisation, the kernels replaced by Vecchia's approximation; complete feature views, a sparse kNN graph; no
     iteration (``n_iter`` 1, ``residual`` the true relative residual of (M + delta Q_v) F = r). Out-of-sample
-    predictions by the kriging rule (:mod:`mvl.solvers.vecchia_kriging`, ``info["prediction_kernels"]``). Also
-    measures the kernel term's share theta at the fit's gamma_A (one more numeric factorisation,
-    ``info["kernel_share"]``) and the gamma_A of the rule (``info["share_gamma_A"]``); with
-    ``problem.gamma_A_rule`` (the estimator's ``gamma_A="auto"``) the fit is at the rule's gamma_A where the graph
-    term's limit is not degenerate (``info["limit_margin_ratio"]`` >= :data:`LIMIT_MARGIN` and
-    ``info["limit_class_balance"]`` >= :data:`LIMIT_BALANCE`), otherwise at the problem's gamma_A (1e-5). The
-    gamma_A solved at is ``info["gamma_A"]``."""
+    predictions by the kriging rule (:mod:`mvl.solvers.vecchia_kriging`, ``SolverResult.rule``). Also measures the
+    kernel term's share theta at the fit's gamma_A (one more numeric factorisation) and the gamma_A of the rule
+    (:class:`mvl.solvers.problem.VecchiaDetails`); with ``problem.gamma_A_rule`` (the estimator's ``gamma_A="auto"``)
+    the fit is at the rule's gamma_A where the graph term's limit is not degenerate (``limit_margin_ratio`` >=
+    :data:`LIMIT_MARGIN` and ``limit_class_balance`` >= :data:`LIMIT_BALANCE`), otherwise at the problem's gamma_A
+    (1e-5). The gamma_A solved at is ``SolverResult.gamma_A``."""
 
     name = "vecchia_direct"
     losses = ("squared",)
+    missing_views = False
+    sparse_graph = True
+    optc = False
+    operator = True
     auto_rank = 1
+    exact = False
+    keeps_kernels = False
+    threads = 1  # q x q blocks, kNN searches: threads only contend (22 s CPU against 3 s at 8,000 points, loaded)
+    advice = ""
+
+    def memory_bytes(self, n, m, l):
+        return None  # within the budget by construction: on a node subsample when all points do not fit
 
     def auto_accepts(self, regime):
         """The measured graph regime (:func:`mvl.solvers.auto.graph_regime_fits`, which warns when it does not fit)."""
         from .auto import graph_regime_fits
 
         return graph_regime_fits(regime)
-    exact = False
-    operator = True
-    missing_views = False
-    sparse_graph = True
-    keeps_kernels = False
-    threads = 1  # q x q blocks, kNN searches: threads only contend (22 s CPU against 3 s at 8,000 points, loaded)
-    advice = ""
+
+    def auto_fallback(self, regime, chosen):
+        """On incomplete views in the measured graph regime, the :class:`mvl.solvers.auto.GraphRegimeFallbackWarning`
+        that names the measure and ``chosen`` (this solver needs complete views), else None."""
+        from .auto import incomplete_graph_regime_warning
+
+        if regime.kernel == "precomputed" or not regime.graph_regime:
+            return None
+        return incomplete_graph_regime_warning(regime.measured, chosen)
+
+    def subsample(self, regime):
+        """The node subsample within the budget (:func:`mvl.solvers.vecchia_nodes.subsample_nodes`), None when all
+        the points fit or the memory cannot be estimated (no kNN graph, precomputed kernels, no labels)."""
+        from .vecchia_nodes import subsample_nodes
+
+        if regime.unlabelled is None or regime.kernel == "precomputed" or regime.graph is None:
+            return None
+        return subsample_nodes(regime.unlabelled, regime.m, *regime.graph, regime.max_memory, regime.random_state)
 
     def solve(self, problem):
         if problem.kernels.views is None:
@@ -616,15 +638,14 @@ class VecchiaDirectSolver(Solver):
         if problem.gamma_A_rule and not degenerate:  # "auto": the rule
             system.delta = system.l * rule
         fit = vs.fit(system.delta)
-        info = dict(fit.info, kernel_share=system.delta * kern / (graph + system.delta * kern),
-                    share_gamma_A=rule, gamma_A=system.delta / system.l, limit_margin_ratio=margins,
-                    limit_class_balance=balance)
-        info["prediction_kernels"] = fit.kernel_rows()
-        if info["kernel_share"] > SHARE_WARNING * KERNEL_SHARE:
+        gamma_A = system.delta / system.l
+        details = VecchiaDetails(kernel_share=system.delta * kern / (graph + system.delta * kern), share_gamma_A=rule,
+                                 limit_margin_ratio=margins, limit_class_balance=balance, factor=dict(fit.info))
+        if details.kernel_share > SHARE_WARNING * KERNEL_SHARE:
             from ..exceptions import RegularizationWarning
 
-            where = (f'solver="vecchia_direct": the kernel term is {info["kernel_share"]:.2g} of the objective at '
-                     f'gamma_A = {info["gamma_A"]:.3g} (fits that follow the graph lie at <= '
+            where = (f'solver="vecchia_direct": the kernel term is {details.kernel_share:.2g} of the objective at '
+                     f'gamma_A = {gamma_A:.3g} (fits that follow the graph lie at <= '
                      f'{SHARE_WARNING * KERNEL_SHARE:g}, and this solver\'s error grows with it)')
             if problem.gamma_A_rule:  # "auto" kept 1e-5: the rule does not apply to a degenerate limit
                 warnings.warn(f'{where}; gamma_A="auto" did not take the graph-regime rule because the graph term\'s '
@@ -633,7 +654,8 @@ class VecchiaDirectSolver(Solver):
                               'graph). The answer may be poor: check it against solver="cg" (exact), or use more '
                               'labels or a denser graph', RegularizationWarning, stacklevel=4)
             else:
-                warnings.warn(f'{where}; gamma_A = {info["share_gamma_A"]:.3g} holds it at {KERNEL_SHARE:g} '
+                warnings.warn(f'{where}; gamma_A = {details.share_gamma_A:.3g} holds it at {KERNEL_SHARE:g} '
                               '(mvl.solvers.vecchia_direct.share_gamma_A)', RegularizationWarning, stacklevel=4)
-        residual = info["residual"]
-        return SolverResult(fit.coef, 1, residual, bool(np.isfinite(residual)), info=info)
+        residual = fit.info["residual"]
+        return SolverResult(fit.coef, 1, residual, bool(np.isfinite(residual)), gamma_A=gamma_A,
+                            rule=RepresenterRule(fit.kernel_rows()), details=details)

@@ -1,0 +1,339 @@
+"""The one fit route of MVL-LS: estimator -> :class:`~mvl.solvers.auto.Regime` -> plan (loss and solver,
+:func:`mvl.solvers.auto.plan`) -> :class:`~mvl.solvers.problem.MVLProblem` -> solver -> typed
+:class:`~mvl.solvers.problem.SolverResult` -> fitted attributes, for every loss and every registered solver.
+
+:func:`describe` says what the estimator asks before any kernel is computed (sizes, layout, the lazily measured
+graph regime, whether ``loss="auto"`` may take the few-label term); :func:`check_declarations` checks every
+declaration of the chosen solver (losses, sparse graph, memory) against it, with a ValueError naming the user's
+parameter; :func:`build_problem` builds the problem for the solver's inputs (dense kernels, or a kernel operator,
+``operator``) and loss, and refuses incomplete views the solver does not take (``missing_views``);
+:func:`apply_result` sets the fitted attributes from the typed result. No step reads a solver's name: what differs
+between solvers is in their declarations and results (:mod:`mvl.solvers.problem`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from contextlib import nullcontext
+
+import numpy as np
+from sklearn.utils._param_validation import StrOptions
+
+from ..exceptions import IllConditionedWarning
+from ..labels import encode_targets
+from ..solvers.problem import MVLProblem, SourceTerm, takes_missing_views
+from ..solvers.registry import SOLVERS, solver_names
+from ..solvers.rules import RepresenterRule
+from ..validation import check_combination
+
+__all__ = ["RegisteredSolvers", "describe", "check_declarations", "build_problem", "solve", "apply_result",
+           "default_max_memory", "ILL_CONDITIONED", "check_solution", "sample_and_view_counts", "memory_budget",
+           "kept_for_prediction"]
+
+
+def default_max_memory():
+    """Half of the memory available now (:func:`mvl.memory.available_memory`), 4 GB if unknown."""
+    from ..memory import available_memory
+
+    avail = available_memory()
+    return 4e9 if avail is None else 0.5 * avail
+
+
+# Above this 1-norm condition estimate (LAPACK dgecon) of a factored matrix, fit() warns: with float64
+# (eps ~ 1e-16) the coefficients may then have lost more than ~4 significant digits.
+ILL_CONDITIONED = 1e12
+
+
+def check_solution(coef, condition, gamma_A):
+    """Never NaN silently; warn (with the estimate) when the system was numerically ill-conditioned."""
+    if not np.all(np.isfinite(coef)):
+        raise FloatingPointError(f"the solution has NaN or inf entries (condition estimate {condition:.1e}); "
+                                 f"increase gamma_A (now {gamma_A:g}) or check the kernels")
+    if condition > ILL_CONDITIONED:
+        warnings.warn(f"ill-conditioned system: condition estimate {condition:.1e} > {ILL_CONDITIONED:.0e}; "
+                      f"the coefficients may be inaccurate (increase gamma_A, now {gamma_A:g})",
+                      IllConditionedWarning, stacklevel=3)
+
+
+def sample_and_view_counts(est, X):
+    """(n, m) of the training input without computing kernels (for the solver choice and the memory check)."""
+    from .inputs import is_view_list
+
+    from sklearn.utils.validation import _num_samples
+
+    if is_view_list(X):
+        return _num_samples(X[0]), len(X)
+    try:
+        n = _num_samples(X)
+    except TypeError:  # not array-like: the full validation reports it
+        return 0, 1
+    if est.kernel == "precomputed":
+        ndim = getattr(X, "ndim", None)
+        shape = getattr(X, "shape", None)
+        return n, int(shape[2]) if ndim == 3 and shape is not None else 1
+    views = est.views
+    m = 1 if views is None or isinstance(views, (str, bytes)) or not hasattr(views, "__len__") else len(views)
+    return n, m
+
+
+def memory_budget(est):
+    """The memory budget in bytes of a fit: ``max_memory`` (validated by its constraint), or with None
+    :func:`default_max_memory`."""
+    return default_max_memory() if est.max_memory is None else float(est.max_memory)
+
+
+def kept_for_prediction(est, kernels, centres=None):
+    """What prediction needs of a scalable fit: the training features (or only the centres' after "nystrom"),
+    never the Gram matrices; precomputed kernels: nothing (the test kernels are the input)."""
+    if kernels.views is None:
+        kernels.gram = None
+        return kernels
+    from ..kernel_blocks import ViewKernels
+
+    views = kernels.views if centres is None else [V[centres] for V in kernels.views]
+    est._fit_views = None
+    return ViewKernels(views, kernels.kind, kernels.scales, max_memory=0)
+
+
+class RegisteredSolvers(StrOptions):
+    """The ``solver`` constraint of an estimator: "auto" and the names registered now whose declarations match
+    ``needs`` (read at validation time, so that a solver registered later is accepted)."""
+
+    def __init__(self, **needs):
+        self._needs = needs
+        super().__init__(set())
+
+    @property
+    def options(self):
+        names = solver_names(**self._needs) if self._needs else set(SOLVERS)
+        return names | {"auto"}
+
+    @options.setter
+    def options(self, value):  # set by the base class's __init__; the registry is the source
+        pass
+
+
+def _holds_nan(X):
+    """Whether the training input holds NaN (incomplete views); False for input that is not numeric (the
+    validation of the fit reports it)."""
+    from .inputs import is_view_list
+
+    try:
+        if is_view_list(X):
+            return any(bool(np.isnan(np.asarray(v, dtype=np.float64)).any()) for v in X)
+        return bool(np.isnan(np.asarray(X, dtype=np.float64)).any())
+    except (TypeError, ValueError):
+        return False
+
+
+def _n_labelled_classes(y):
+    """The number of distinct labels among the labelled samples of ``y`` (0 if they cannot be told apart here: the
+    validation of the fit reports it)."""
+    from .base import unlabelled_mask
+
+    if y is None:
+        return 0
+    try:
+        ya = np.asarray(y).ravel()
+        return len(np.unique(ya[~unlabelled_mask(ya)]))
+    except (TypeError, ValueError):
+        return 0
+
+
+def describe(est, X, y, built=None):
+    """(the :class:`mvl.solvers.auto.Regime` of fitting ``est`` on (X, y), whether ``loss="auto"`` may take the
+    few-label term), before any kernel is computed. The graph-regime measure
+    (:func:`mvl.solvers.auto.measured_regime`) is a function called at most once, when a choice depends on it; it
+    sets ``est.regime_`` and leaves the kernel operator it built in ``built["kernels"]`` for the fit to reuse."""
+    from ..solvers.auto import Regime
+    from .base import unlabelled_mask
+    from .poisson_fit import source_allowed
+
+    budget = memory_budget(est)
+    n, m = sample_and_view_counts(est, X)
+    unlabelled = None if y is None else unlabelled_mask(np.asarray(y)).ravel()
+    l = n if y is None else int(np.count_nonzero(~unlabelled))
+    missing = _holds_nan(X)
+    built = {} if built is None else built
+    knn = est.n_neighbors is not None and isinstance(est.laplacian, str)
+    regime = None
+    if knn and est.gamma_W > 0:
+
+        def regime():  # measured only when the choice depends on it (beyond the structured solver)
+            from ..solvers.auto import measured_regime
+
+            kernels = built["kernels"] = est._fit_kernel_operator(X, 0, missing=True)
+            mask = getattr(kernels, "mask", None)  # incomplete views: each view on the samples that have it
+            est.regime_ = measured_regime(getattr(kernels, "base", kernels), est._gamma_A(), est._gamma_B(),
+                                          est.gamma_W, est._laplacian_power(), est.n_components, est.random_state,
+                                          mask=mask)
+            return est.regime_
+
+    graph = (est._graph(n)[1], est._laplacian_power()) if knn else None
+    allowed = est.loss == "auto" and source_allowed(est, missing, l, _n_labelled_classes(y), n)
+    fit = Regime(est.kernel, n, m, l, budget, measured=regime, graph=graph, missing=missing, unlabelled=unlabelled,
+                 random_state=est.random_state)
+    return fit, allowed
+
+
+def check_declarations(est, regime, solver, loss):
+    """Check every declaration of ``solver`` against the fit before anything is computed: the loss it carries, a
+    sparse kNN graph where gamma_W > 0 needs one, and its memory (:class:`mvl.memory.InsufficientMemoryError`);
+    whether it takes incomplete views is checked once the views are read (:func:`build_problem`)."""
+    if loss not in solver.losses:
+        carriers = " or ".join(f'"{c}"' for c in sorted(n for n, s in SOLVERS.items() if loss in s.losses))
+        hint = ' (loss="auto" resolved to "squared" here: set loss="poisson")' if est.loss == "auto" else ""
+        raise ValueError(f'solver="{solver.name}" carries loss {" or ".join(map(repr, solver.losses))}, not '
+                         f'{"the squared loss" if loss == "squared" else repr(loss)}{hint}: loss="{loss}" is solved by '
+                         f'solver {carriers}; set solver="auto" or one of those')
+    if solver.sparse_graph and loss == "squared" and float(est.gamma_W) > 0:
+        if not isinstance(est.laplacian, str):
+            raise ValueError(f'solver="{solver.name}" builds sparse kNN Laplacians from the data: laplacian must be '
+                             f'"normalized" or "unnormalized", got {type(est.laplacian).__name__}')
+        if est.n_neighbors is None:
+            raise ValueError(f'solver="{solver.name}" needs a sparse kNN graph when gamma_W > 0: set n_neighbors '
+                             '(e.g. 10); the dense graph W = K of the paper is an n x n matrix')
+    nbytes = solver.memory_bytes(regime.n, regime.m, regime.l)
+    if nbytes is not None:
+        est._check_memory(nbytes, f"the {solver.name} MVL-LS solve at n = {regime.n}, m = {regime.m}")
+
+
+def _refuse_missing(solver, loss):
+    takers = tuple(n for n, s in SOLVERS.items() if loss in s.losses and takes_missing_views(s, loss))
+    hint = "" if loss == "squared" else ', or loss="squared"'
+    raise ValueError(f"missing views (NaN rows) with loss=\"{loss}\" are supported by the MVL-LS solvers "
+                     f"{('auto',) + takers if takers else '(none)'}; solver '{solver.name}' needs complete views (no "
+                     f"NaN rows): use solver=\"auto\" or one of those{hint}")
+
+
+def _source_graph(est, views=None, K=None):
+    """The Poisson-type terms' graph (:mod:`mvl.estimators.poisson_fit`): one self-tuned graph of the concatenated
+    standardised ``views`` (or of the summed kernels' distance of ``K`` for precomputed kernels), L = D - W, for
+    every view, as a :class:`mvl.solvers.problem.SourceTerm`."""
+    from ..selftuned_graph import GraphSpace, kernel_distances, selftuned_weights, unnormalized_laplacian
+    from .poisson_fit import POISSON_NEIGHBORS
+
+    if views is None:
+        space, Z = None, None
+        W = selftuned_weights(None, POISSON_NEIGHBORS, distances=kernel_distances(K))
+    else:
+        space = GraphSpace(views)
+        Z = space.transform(views)
+        W = selftuned_weights(Z, POISSON_NEIGHBORS)
+    L, degrees = unnormalized_laplacian(W)
+    return SourceTerm(L, degrees, Z, space, POISSON_NEIGHBORS)
+
+
+def _source_problem(est, kernels, labelled, y_enc, c, loss, source, mask=None):
+    """The Poisson-type terms' :class:`MVLProblem` (gammas of :func:`mvl.estimators.poisson_fit.poisson_gammas`)."""
+    from .poisson_fit import poisson_gammas
+
+    Y_L = encode_targets(y_enc[labelled], len(est.classes_))
+    est.gamma_B_ = est._gamma_B()
+    gA, gB, gW = poisson_gammas(est, loss)
+    seed = 0 if est.random_state is None else est.random_state
+    return MVLProblem(kernels, labelled, Y_L, c, gA, gB, gW, mask=mask, seed=seed, loss=loss, source=source)
+
+
+def build_problem(est, X, y, regime, solver, loss, built=None):
+    """The :class:`MVLProblem` of ``solver`` (dense kernels, or with ``operator`` a kernel operator) with ``loss``
+    on (X, y); sets the estimator's input state. Incomplete views are refused here, once the views are read, if the
+    solver does not take them with ``loss`` (a partial NaN inside a view is reported first, by the input
+    validation)."""
+    missing = takes_missing_views(solver, loss)
+    kept = (built or {}).get("kernels")
+    if solver.operator and loss == "squared":
+        return est.operator_problem(X, y, solver, regime.max_memory, missing=missing, kernels=kept)
+    if solver.operator:  # the few-label term on a kernel operator (feature views)
+        if est.kernel == "precomputed":
+            raise ValueError(f'loss="{loss}" with solver="{solver.name}" needs feature views (its sparse kernel '
+                             'precision is built from each view\'s nearest neighbours); use solver="structured" '
+                             'for precomputed kernels')
+        reuse = kept is not None and not solver.keeps_kernels and (getattr(kept, "mask", None) is None or missing)
+        kernels = kept if reuse else est._fit_kernel_operator(X, 0, missing=missing)
+        mask = est.view_mask_ if missing else None
+        views = est._fit_views
+        if mask is not None:  # the graph's coordinates of a missing view: the training mean (GraphSpace)
+            views = [np.where(mask[:, [p]], Xp, np.nan) for p, Xp in enumerate(views)]
+        y_enc, labelled = est._fit_labels(y, kernels.n)
+        c = check_combination(est.c, kernels.m)
+        return _source_problem(est, kernels, labelled, y_enc, c, loss, _source_graph(est, views), mask)
+    K = est._fit_kernels(X)
+    m, n, _ = K.shape
+    mask = est.view_mask_  # None: every view of every sample is present
+    if mask is not None and not missing:
+        _refuse_missing(solver, loss)
+    y_enc, labelled = est._fit_labels(y, n)
+    c = check_combination(est.c, m)
+    if loss != "squared":
+        source = _source_graph(est, K=K) if est.kernel == "precomputed" else _source_graph(est, est._fit_views)
+        return _source_problem(est, K, labelled, y_enc, c, loss, source)
+    Y_L, L = est._mvl_inputs(K, y_enc, labelled, mask)
+    return MVLProblem(K, labelled, Y_L, c, **est._gammas(), laplacians=L, between_weights=est._between_weights(n),
+                      mask=mask)
+
+
+def solve(est, X, y, regime, solver, loss, built=None):
+    """Build the problem and solve it (within the solver's thread limit, ``solver.threads``); returns (problem,
+    result, seconds), the seconds those of the solve (dense inputs) or of the set-up and solve (operator)."""
+    import time
+
+    from threadpoolctl import threadpool_limits
+
+    t0 = time.perf_counter()
+    with nullcontext() if solver.threads is None else threadpool_limits(limits=solver.threads):
+        problem = build_problem(est, X, y, regime, solver, loss, built)
+        if not solver.operator:
+            t0 = time.perf_counter()
+        result = solver.solve(problem)
+    return problem, result, time.perf_counter() - t0
+
+
+def apply_result(est, X, problem, result, solver, seconds):
+    """Set the fitted attributes from the typed ``result``: coefficients, centres, the gamma_A solved at, the
+    prediction rule, the solve attributes (``n_iter_``, ``residual_``, ``converged_``, a ConvergenceWarning when
+    not converged), the condition estimate; then the check that the fit does not ignore its labels."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from ..solvers.residual import direct_residual
+    from .base import check_swamped, take_samples
+
+    coef, labelled = result.coef, problem.labelled
+    est.gamma_A_ = float(problem.gamma_A if result.gamma_A is None else result.gamma_A)
+    rule = RepresenterRule() if result.rule is None else result.rule
+    dense = not solver.operator
+    if dense:
+        check_solution(coef, result.condition, est.gamma_A_)
+        residual = result.residual if result.residual is not None else direct_residual(problem, coef)
+    else:
+        residual = result.residual
+    est._set_solve_attributes(result.n_iter, residual, result.converged)
+    est.centres_ = result.centres
+    if not result.converged:
+        warnings.warn(solver.unconverged_message(result, problem.tol), ConvergenceWarning, stacklevel=4)
+    if not np.all(np.isfinite(coef)):
+        raise FloatingPointError(f'solver="{solver.name}" produced NaN or inf; increase gamma_A '
+                                 f'(now {est.gamma_A_:g})')
+    est._rule = rule
+    if rule.kernels is not None:  # a solver's own kernel rows (the kriging rows of "vecchia_direct")
+        est._scalable = rule.kernels
+    elif not dense and rule.representer:
+        est._scalable = kept_for_prediction(est, problem.kernels, result.centres)
+    else:
+        est._scalable = None
+    est.coef_ = coef
+    est.c_ = problem.c
+    est.n_labelled_ = len(labelled)
+    est.condition_estimate_ = result.condition  # NaN: not estimated
+    est.fit_seconds_ = seconds
+    y_lab = np.argmax(problem.Y_L, axis=1)
+    scores = rule.training_decision(labelled)
+    gammas = (("gamma_A", problem.gamma_A), ("gamma_B", problem.gamma_B), ("gamma_W", problem.gamma_W))
+    if scores is not None:
+        check_swamped(est, scores, gammas, y_lab)
+    elif dense:
+        est._check_regularization(problem.kernels, labelled, y_lab, problem.mask)
+    else:  # the decision values on the labelled samples (t = l rows of kernels, no n x n array)
+        check_swamped(est, est.decision_function(take_samples(X, labelled)),
+                      (("gamma_A", est.gamma_A_), ("gamma_B", est.gamma_B_), ("gamma_W", est.gamma_W)), y_lab)
+    return est
