@@ -57,12 +57,14 @@ package's layout (m, n, P) with zeros outside S_p. With gamma_B = 0 a view's sys
 K^p_{N(x) N(x)}^{-1} F_v^p[N(x)], N(x) the q nearest training points of view p (O(q^3) per point and view; with q
 >= n_p the representer theorem's k_p(x, X) a exactly). Test points combine the views they have with c~.
 
-**Factorisation and neighbour search** (``benchmarks/bench_poisson_sparse.py``, 10^5 points; its CSV in
-benchmarks/results/). :data:`FACTORISATIONS` in the order tried: ``qdldl`` on the quasi-definite matrix (no
-product Q_v formed; the package's dependency), ``cholespy`` (supernodal CHOLMOD) on the assembled SPD M + delta Q_v,
-``splu`` (SuperLU, symmetric mode) on the quasi-definite matrix, always available. The default is the measured fastest
-that is importable; a missing wheel falls back to the next. Vecchia's neighbours use the exact search of
-:mod:`mvl.solvers.vecchia` (sklearn trees).
+**Factorisation and neighbour search** (``benchmarks/bench_poisson_sparse.py``, its table in
+benchmarks/results/sparse_poisson.csv: 3 views, 10-NN graphs, q = 20, gamma_B = 0). :data:`FACTORISATIONS` in the
+order tried, the fastest first at the largest n measured: ``cholespy`` (supernodal CHOLMOD) on the assembled SPD
+M + delta Q_v, ``qdldl`` on the quasi-definite matrix (no product Q_v formed; the package's dependency; close
+behind there and as fast at smaller n), ``splu`` (SuperLU, symmetric mode) on the quasi-definite matrix, always
+available, the slowest with the most fill. The default is the first importable; a missing wheel falls back to the
+next. Vecchia's neighbours use the exact search of :mod:`mvl.solvers.vecchia` (sklearn trees); for the graphs the
+same benchmark measures scikit-learn's exact search faster than hnswlib up to its largest n.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ __all__ = ["FACTORISATIONS", "available_factorisation", "restrict_laplacians", "
            "poisson_rhs", "view_vecchia_factors", "SparsePoissonFit", "solve_poisson_sparse", "objective",
            "VecchiaPoissonSolver"]
 
-FACTORISATIONS = ("qdldl", "cholespy", "splu")
+FACTORISATIONS = ("cholespy", "qdldl", "splu")
 """The sparse factorisations, in the order the default tries them (module docstring)."""
 
 
