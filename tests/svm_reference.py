@@ -99,7 +99,8 @@ def objective(Q, alpha):
 def primal_weight_space(Phi, Phi_test, y, c, gamma_A, gamma_B, gamma_W, L, S):
     """The primal (eq 18-20) over explicit weights W_p ((P-1) x d_p), f^p(x) = W_p phi_p(x).
 
-    ||f||^2 = sum_p ||W_p||_F^2 (linear kernels), <f, M_B f> = sum_j sum_{p<q} ||f^p(x_j) - f^q(x_j)||^2,
+    ||f||^2 = sum_p ||W_p||_F^2 (linear kernels; ``gamma_A`` a scalar or one weight per view),
+    <f, M_B f> = sum_j sum_{p<q} ||f^p(x_j) - f^q(x_j)||^2,
     <f, M_W f> = sum_p tr(F_p^T L^p F_p). Returns (primal optimum, h on the test points (t, P)).
     """
     m = len(Phi)
@@ -117,7 +118,9 @@ def primal_weight_space(Phi, Phi_test, y, c, gamma_A, gamma_B, gamma_W, L, S):
         A[:, off[p]:off[p + 1]] = np.kron(phi[None, :], np.eye(d))
         return A
 
-    H = gamma_A * np.eye(D)
+    # gamma_A per view (an array) penalises ||W_p||^2 by gamma_A[p]: the primal of features rescaled by s_p,
+    # W_p = V_p / s_p, is this one over V_p with gamma_A / s_p^2
+    H = np.diag(np.repeat(np.broadcast_to(np.asarray(gamma_A, dtype=float), (m,)), [d * dp for dp in dims]))
     for j in range(n):
         Fj = [fmap(p, Phi[p][j]) for p in range(m)]
         for p in range(m):

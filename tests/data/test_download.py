@@ -454,3 +454,33 @@ def test_check_offline_refuses_a_changed_cached_file(tmp_path, flowers_root, flo
                                                     r"from the one recorded"):
         dl.verify_available("flowers17", offline)
     assert cached.exists()  # check removes nothing
+
+
+def test_mirror_sha256sums_verify_files_the_registry_has_no_checksum_for(tmp_path, capsys, flowers_root):
+    """A byte flipped in the text header of a Flowers-17 distance file (no published checksum) keeps it
+    structurally valid, so only a checksum can tell: with the mirror's SHA256SUMS listing the file, ``check``
+    refuses it with the DataIntegrityError's one line (file, path, both digests); without the list it passes."""
+    mirror = tmp_path / "mirror"
+    shutil.copytree(flowers_root.root / "flowers17", mirror / "flowers17")
+    name = "flowers17/distancematrices17itfeat08.mat"
+    intact = hashlib.sha256((mirror / name).read_bytes()).hexdigest()
+    data = bytearray((mirror / name).read_bytes())
+    data[20] ^= 0x01  # inside the 116-byte descriptive text of a MAT v5 header
+    (mirror / name).write_bytes(bytes(data))
+    got = hashlib.sha256(bytes(data)).hexdigest()
+    o = dl.DataOptions(cache_dir=tmp_path / "cache", data_mirror=mirror, offline=True,
+                       checksums=flowers_root.checksums)
+    assert dl.verify_available("flowers17", o)  # structure alone: accepted
+    (mirror / dl.MIRROR_SUMS).write_text(f"{intact}  ./{name}\n")
+    assert dl.mirror_checksums(mirror) == {name: f"sha256:{intact}"}
+    with pytest.raises(dl.DataIntegrityError) as info:
+        dl.verify_available("flowers17", o)
+    msg = str(info.value)
+    assert "\n" not in msg and msg.startswith(f"{name}: sha256 checksum mismatch: expected {intact}, got {got}")
+    assert str(mirror / name) in msg
+    with pytest.raises(dl.DataIntegrityError, match="sha256 checksum mismatch"):
+        dl.fetch("flowers17", o)  # the jobs' fetch agrees with check
+    rc = dl.main(["check", "flowers17", "--data-mirror", str(mirror), "--cache-dir", str(tmp_path / "c2"),
+                  "--offline"])
+    err = capsys.readouterr().err
+    assert rc == 1 and f"{name}: sha256 checksum mismatch" in err

@@ -137,3 +137,30 @@ def test_the_share_grid_is_the_rule_gamma_A_at_each_kernel_share():
     assert cv.best_params_["gamma_A"] in cv.cv_results_["param_gamma_A"]
     with pytest.raises(ValueError, match="share"):
         MVLLeastSquaresCV(gammas_A="share", gammas_W=(0.0,), graphs=((8, 2),), cv=2, **kw).fit(X, y)
+
+
+def test_one_labelled_sample_in_a_class_is_a_clear_error_naming_the_class_and_the_alternative():
+    """Three blob views, one labelled sample per class (or one class with one label among more): no stratified
+    split puts that class in both a training and a test fold. The error names the class, its count and
+    MVLLeastSquares with its defaults, not StratifiedKFold's n_splits that the user never set; cv larger than every
+    class is named too."""
+    centres = np.random.default_rng(11).normal(size=(3, 12)) * 1.2
+    g = np.random.default_rng(1)
+    y = np.arange(90) % 3
+    g.shuffle(y)
+    X = centres[y] + g.normal(size=(90, 12))
+    one = np.full(90, -1)
+    one[[np.flatnonzero(y == k)[0] for k in range(3)]] = [0, 1, 2]
+    with pytest.raises(ValueError, match=r"class 0 has 1 labelled sample; cross-validation needs at least 2 "
+                                         r"labelled samples per class.*MVLLeastSquares with its defaults"):
+        MVLLeastSquaresCV(views=[5, 4, 3]).fit(X, one)
+    uneven = np.where(np.arange(90) < 30, y, -1)
+    uneven[uneven == 2] = -1
+    uneven[np.flatnonzero(y == 2)[0]] = 2
+    with pytest.raises(ValueError, match="class 2 has 1 labelled sample"):
+        MVLLeastSquaresCV(views=[5, 4, 3], cv=3).fit(X, uneven)
+    two = np.full(90, -1)
+    two[[*np.flatnonzero(y == 0)[:2], *np.flatnonzero(y == 1)[:2]]] = [0, 0, 1, 1]
+    with pytest.raises(ValueError, match="cv=3 folds need at least 3 labelled samples in some class; the largest "
+                                         "class has 2"):
+        MVLLeastSquaresCV(views=[5, 4, 3], cv=3).fit(X, two)

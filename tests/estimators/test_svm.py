@@ -563,3 +563,54 @@ def test_bad_test_kernels_and_unfitted(cls, two_view_problem):
     bad[0, 0, 0] = np.inf
     with pytest.raises(ValueError, match="X contains infinity"):
         est.decision_function(bad)
+
+
+@pytest.mark.parametrize("gamma_B", [0.0, 0.02])
+def test_views_of_very_different_scales_match_the_rescaled_primal(gamma_B):
+    """Linear kernels of features scaled 1e6 / 1 / 1e-6: H_p of the 1e6 view has rcond ~ 1e-20 (its LU gave an
+    indefinite Q_G and NaN decisions), so the view is solved on the range of K^p (svm_dual.RangeView). Reference:
+    the primal (eq 18-20) in weight space over the unscaled features, with gamma_A / s_p^2 per view (the same
+    problem in the variables V_p = s_p W_p)."""
+    m, P, seed = 3, 3, 7
+    prob = make_linear_problem(m, 27, P, frac_unlabelled=0.3, seed=seed, t=12)
+    scale = np.array([1e6, 1.0, 1e-6])
+    K, K_test = prob["K"] * scale[:, None, None] ** 2, prob["K_test"] * scale[:, None, None] ** 2
+    L = random_graph_laplacians(m, K.shape[1], seed=seed)
+    c = np.array([0.8, 1.1, 0.6])
+    gA, gW = 0.05, 0.01
+    lab = np.flatnonzero(prob["y"] >= 0)
+    dual = build_svm_dual(K, lab, c, gA, gamma_B, gW, L=L)
+    assert [type(f).__name__ for f in dual._factors] == ["RangeView", "tuple", "tuple"]
+    assert np.linalg.eigvalsh(dual.Q_G)[0] > -1e-9 * np.linalg.eigvalsh(dual.Q_G)[-1]  # PSD, as in exact arithmetic
+    est = _svm(MVLSVM, gamma_A=gA, gamma_B=gamma_B, gamma_W=gW, c=c, laplacian=L, solver="admm", tol=TIGHT)
+    est.fit(sample_first(K), prob["y"])
+    val, h_ref = primal_weight_space(prob["Phi"], prob["Phi_test"], prob["y"], c, gA / scale ** 2, gamma_B, gW, L,
+                                     est.code_matrix_)
+    h = _outputs(est, K_test)
+    assert np.all(np.isfinite(h))
+    np.testing.assert_allclose(h, h_ref, atol=1e-4 * np.abs(h_ref).max())
+    assert abs(-est.dual_objective_ - val) <= 1e-6 * abs(val)
+
+
+def test_linear_svm_on_views_scaled_1e6_1_1e_minus6_is_finite_and_accurate():
+    """Three blob views through kernel="linear", scaled 1e6 / 1 / 1e-6: finite decisions, the predictions of the
+    fit on the views scaled 1 / 1 / 1e-6 (view 0 at any scale is the same linear model, its RKHS norm weighed
+    1e-12 as much) and accuracy >= 0.9 on held-out points."""
+    centres = np.random.default_rng(11).normal(size=(3, 12)) * 1.2
+
+    def blobs(n, s):
+        g = np.random.default_rng(s)
+        y = np.arange(n) % 3
+        g.shuffle(y)
+        return centres[y] + g.normal(size=(n, 12)), y
+
+    X, y = blobs(90, 1)
+    Xt, yt = blobs(300, 2)
+    y[15:] = -1
+    scale = np.r_[np.full(5, 1e6), np.ones(4), np.full(3, 1e-6)]
+    est = MVLSVM(views=[5, 4, 3], kernel="linear").fit(X * scale, y)
+    assert np.all(np.isfinite(est.decision_function(Xt * scale)))
+    assert est.score(Xt * scale, yt) >= 0.9
+    small = np.r_[np.ones(9), np.full(3, 1e-6)]
+    same = MVLSVM(views=[5, 4, 3], kernel="linear").fit(X * small, y).predict(Xt * small)
+    assert np.mean(est.predict(Xt * scale) == same) >= 0.99

@@ -262,3 +262,23 @@ def test_auto_gamma_A_keeps_1e5_where_the_graph_limit_collapses_onto_few_classes
     X, y, _ = data
     monkeypatch.setattr(vd, "LIMIT_BALANCE", 1.1)  # 0.75 on these data: the rule at the threshold 0.5
     assert MVLLeastSquares(solver="vecchia_direct", **params("auto")).fit(X, y).gamma_A_ == 1e-5
+
+
+def test_a_bandwidth_far_below_the_distances_is_a_clear_error_naming_bandwidth():
+    """Three blob views with bandwidth 1e-12: the kernel is numerically the identity (Vecchia's B = 0) and the kernel
+    graph weights underflow to 0, so the unlabelled nodes' rows of M are zero and the quasi-definite system has zero
+    pivots. The factorisation's failure is a ValueError naming the cause and ``bandwidth``, at gamma_B = 0 (zero rows)
+    and gamma_B = 1 (no zero row: M_B couples the views, M is still singular)."""
+    from mvl.exceptions import DegenerateKernelWarning
+
+    centres = np.random.default_rng(11).normal(size=(3, 12)) * 1.2
+    g = np.random.default_rng(1)
+    y = np.arange(90) % 3
+    g.shuffle(y)
+    X = centres[y] + g.normal(size=(90, 12))
+    y[15:] = -1
+    for gamma_B, rows in ((0.0, "225 of 270 node values have no graph edge"), (1.0, "")):
+        est = MVLLeastSquares(views=[5, 4, 3], solver="vecchia_direct", bandwidth=1e-12, gamma_B=gamma_B)
+        with pytest.warns(DegenerateKernelWarning, match="is diagonal"):
+            with pytest.raises(ValueError, match=rows + ".*numerically the identity.*`bandwidth` is too small"):
+                est.fit(X, y)

@@ -11,8 +11,9 @@ metadata and attributes live in ``CUB_200_2011.tgz``); they are extracted from t
 Where a file comes from, in this order:
 
 1. ``data_mirror`` (a local directory with the same relative layout; CI passes ``../shared/data``).
-   Mirror files are read in place and verified; a mirror file that fails verification is an error
-   (never silently replaced).
+   Mirror files are read in place and verified (a file the registry has no checksum for also against the
+   mirror's ``SHA256SUMS`` when that lists it, :data:`MIRROR_SUMS`); a mirror file that fails verification is an
+   error (never silently replaced).
 2. the cache directory ``cache_dir`` (files downloaded before). A cached file is trusted only if its
    checksum matches, or -- for files checked structurally -- if it passed validation before and its
    SHA-256 still equals the one recorded then (``.<name>.verified`` beside it). A cached file that
@@ -74,6 +75,8 @@ __all__ = [
     "DataError",
     "DataUnavailableError",
     "DataIntegrityError",
+    "MIRROR_SUMS",
+    "mirror_checksums",
     "DataDownloadError",
     "REGISTRY",
     "DATASETS",
@@ -539,7 +542,7 @@ def _local_problem(rf, options):
     if options.data_mirror is not None and (options.data_mirror / rf.relpath).is_file():
         p = options.data_mirror / rf.relpath
         try:
-            _quick_verify(p, rf)
+            _quick_verify(p, _with_mirror_sum(rf, options.data_mirror))
         except DataIntegrityError as exc:
             return str(_mirror_error(exc, p, rf))
         return None
@@ -695,6 +698,33 @@ def _extract(archive_path, jobs, options):
     return out
 
 
+MIRROR_SUMS = "SHA256SUMS"
+"""The checksum list a mirror may hold at its root (``sha256sum`` format, paths relative to the root): files the
+registry knows no checksum for are verified against it too."""
+
+
+def mirror_checksums(mirror):
+    """``{relative path: "sha256:<hex>"}`` from the mirror's :data:`MIRROR_SUMS` ({} without one)."""
+    sums = Path(mirror) / MIRROR_SUMS
+    if not sums.is_file():
+        return {}
+    out = {}
+    for line in sums.read_text(encoding="utf-8", errors="replace").splitlines():
+        parts = line.strip().split(maxsplit=1)
+        if len(parts) == 2 and len(parts[0]) == 64:
+            rel = parts[1].lstrip("*")
+            out[rel[2:] if rel.startswith("./") else rel] = f"sha256:{parts[0].lower()}"
+    return out
+
+
+def _with_mirror_sum(rf, mirror):
+    """``rf`` with the checksum of the mirror's :data:`MIRROR_SUMS` where the registry has none."""
+    if rf.known_hash:
+        return rf
+    known = mirror_checksums(mirror).get(rf.relpath)
+    return rf if known is None else replace(rf, known_hash=known)
+
+
 def _mirror_error(exc, path, rf):
     """The one-line error of a mirror file that fails verification."""
     return DataIntegrityError(f"{exc}. The file in data_mirror ({path}) is corrupted or not the expected file; "
@@ -707,7 +737,7 @@ def _resolve_local(rf, options):
         p = options.data_mirror / rf.relpath
         if p.is_file():
             try:
-                _verify(p, rf)
+                _verify(p, _with_mirror_sum(rf, options.data_mirror))
             except DataIntegrityError as exc:
                 raise _mirror_error(exc, p, rf) from None
             return p

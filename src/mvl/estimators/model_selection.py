@@ -228,13 +228,23 @@ class MVLLeastSquaresCV(MultiViewClassifier):
     def _folds(self, y):
         """Labelled-sample splitter (SemiSupervisedCV) and its folds."""
         cv = self.cv
+        if cv is None or isinstance(cv, Integral):
+            classes, y_enc, labelled = encode_labels(y, len(y))
+            counts = np.bincount(y_enc[labelled], minlength=len(classes))
+            k = int(counts.argmin())
+            if counts[k] < 2:  # a class with one label is in no training fold or in no test fold
+                raise ValueError(
+                    f"MVLLeastSquaresCV: class {classes.tolist()[k]!r} has {counts[k]} labelled sample; "
+                    "cross-validation needs at least 2 labelled samples per class (and at least cv per class "
+                    "for cv folds). With fewer labels fit MVLLeastSquares with its defaults "
+                    '(gamma_A="auto", loss="auto"), which need no validation')
+            if cv is not None and counts.max() < cv:
+                raise ValueError(f"MVLLeastSquaresCV: cv={cv} folds need at least {cv} labelled samples in some "
+                                 f"class; the largest class has {counts.max()}: lower cv or leave it at None")
         if cv is None:
-            _, y_enc, labelled = encode_labels(y, len(y))
-            if labelled.size < 2:
-                raise ValueError("MVLLeastSquaresCV: cross-validation needs at least 2 labelled samples")
             # StratifiedKFold(k) warns when a class has fewer than k labelled samples (a training fold may then
             # lack it), as in scikit-learn's CV estimators
-            cv = min(5, max(2, int(np.bincount(y_enc[labelled]).min())))
+            cv = min(5, max(2, int(counts.min())))
         splitter = SemiSupervisedCV(cv=cv if isinstance(cv, Integral) else check_cv(cv))
         return list(splitter.split(np.zeros((len(y), 1)), y))
 

@@ -96,13 +96,15 @@ from threadpoolctl import threadpool_limits
 
 from ..missing_views import combination_weights
 from .incomplete import add_view_blocks, system_rows
-from .lapack import factor_view, view_Q
+from .lapack import factor_spd, factor_view, solve_factored, view_Q
 from ..simplex import simplex_gram
 
 __all__ = [
     "SOLVER_NAMES",
     "SVMDual",
     "SVMDualIncomplete",
+    "RANGE_RCOND",
+    "RangeView",
     "apply_qs",
     "build_svm_dual",
     "build_svm_dual_incomplete",
@@ -120,6 +122,52 @@ _THREADED_MIN_WORK = 2e7
 
 
 # ------------------------------------------------------------------ M_reg, view by view
+
+RANGE_RCOND = 1e-14
+"""Below this reciprocal condition number of H_p (LAPACK dgecon) :func:`build_svm_dual` forms view p's blocks on
+the range of K^p (:class:`RangeView`) instead of from the LU of H_p, whose forward error eps / rcond then reaches
+the percent. H_p = M_p K^p + delta I is that ill-conditioned when K^p's scale dwarfs delta, e.g. a linear kernel
+of features of scale 1e6: K^p ~ 1e13, rcond ~ 1e-20, Q_G indefinite and the dual diverges to NaN."""
+
+
+class RangeView:
+    """View p's blocks on the range of K^p, where an LU of H_p = M_p K^p + delta I is inaccurate
+    (:data:`RANGE_RCOND`). With K^p = Phi Phi^T (eigenvalues above n eps lambda_max; those below are K^p's own
+    rounding) and the push-through identity Phi^T (M_p Phi Phi^T + delta I)^{-1} = S^{-1} Phi^T,
+    S = Phi^T M_p Phi + delta I (r x r, positive definite for M_p symmetric PSD):
+
+        Q_p = K^p H_p^{-1} = Phi S^{-1} Phi^T,    a = H_p^{-1} R = Phi Lambda^{-1} S^{-1} Phi^T R + a_0,
+
+    a_0 in the null space of K^p: the zero function (a_0^T K^p a_0 = 0), dropped. It can be of order 1 / delta;
+    kept, it would swamp K^p(x, X) a with the rounding of K^p(x, X) (at scale 1e13: an error of order 1e2 in
+    every prediction). S's condition is that of Phi^T M_p Phi (K^p's scale cancels), so both are accurate at any
+    scale of K^p. M_p = beta m I + omega L^p (eq 79, as :func:`mvl.solvers.lapack.factor_view`)."""
+
+    def __init__(self, Kp, Lp, m, delta, beta, omega):
+        n = Kp.shape[0]
+        lam, U = linalg.eigh(Kp, check_finite=False)
+        keep = lam > n * np.finfo(np.float64).eps * max(float(lam[-1]), 0.0)
+        self.Phi = U[:, keep] * np.sqrt(lam[keep])
+        self._back = U[:, keep] / np.sqrt(lam[keep])  # Phi Lambda^{-1}
+        Mp = omega * Lp if omega > 0 and Lp is not None else np.zeros((n, n))
+        Mp[np.diag_indices(n)] += beta * m
+        S = self.Phi.T @ (Mp @ self.Phi)
+        self._fac = factor_spd(0.5 * (S + S.T), float(delta)) if self.Phi.shape[1] else None
+
+    def _inner(self, R):
+        """S^{-1} Phi^T R."""
+        return solve_factored(self._fac, self.Phi.T @ R) if self._fac is not None else np.zeros((0, R.shape[1]))
+
+    def Q(self):
+        """Q_p = Phi S^{-1} Phi^T (n x n, exactly symmetric)."""
+        if self._fac is None:
+            return np.zeros((self.Phi.shape[0],) * 2)
+        Q = self.Phi @ solve_factored(self._fac, self.Phi.T)
+        return 0.5 * (Q + Q.T)
+
+    def solve(self, R):
+        """H_p^{-1} R without its component in the null space of K^p (the same function)."""
+        return self._back @ self._inner(R)
 
 
 class SVMDual:
@@ -156,11 +204,14 @@ class SVMDual:
             TW, info = lapack.dgetrs(lu, piv, self._Qc_L @ W, trans=1)
             TW *= self._beta
         out = np.empty((len(self._factors), self._n, r))
-        for p, (lu, piv) in enumerate(self._factors):
+        for p, f in enumerate(self._factors):
             rhs = self._c[p] * EW
             if TW is not None:
                 rhs += TW
-            out[p], info = lapack.dgetrs(lu, piv, rhs, trans=1)  # H_p x = rhs from the LU of H_p^T
+            if isinstance(f, RangeView):
+                out[p] = f.solve(rhs)
+            else:
+                out[p], info = lapack.dgetrs(*f, rhs, trans=1)  # H_p x = rhs from the LU of H_p^T
         return out
 
 
@@ -179,9 +230,16 @@ def build_svm_dual(K, labelled, c, gamma_A, gamma_B, gamma_W, L=None):
     Qc = np.zeros((n, n)) if beta > 0 else None
     Q1 = np.zeros((n, n)) if beta > 0 else None
     for p in range(m):
-        lu, piv = factor_view(K[p], None if L is None else L[p], m, gamma_A, beta, gamma_W, p)
-        factors.append((lu, piv))
-        Qp = view_Q(lu, piv, K[p]).T  # C-ordered view of Q_p^T = Q_p
+        rconds = []
+        Lp = None if L is None else L[p]
+        lu, piv = factor_view(K[p], Lp, m, gamma_A, beta, gamma_W, p, rconds)
+        if rconds[0] < RANGE_RCOND:  # the LU is inaccurate: view p on the range of K^p
+            del lu, piv
+            factors.append(RangeView(K[p], Lp, m, gamma_A, beta, gamma_W))
+            Qp = factors[-1].Q()
+        else:
+            factors.append((lu, piv))
+            Qp = view_Q(lu, piv, K[p]).T  # C-ordered view of Q_p^T = Q_p
         Q_G += (c[p] * c[p]) * Qp[np.ix_(labelled, labelled)]
         if beta > 0:
             Qc += c[p] * Qp

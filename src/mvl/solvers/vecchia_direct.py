@@ -194,6 +194,8 @@ class QuasiDefiniteFactor:
         # the entries of the -D / delta block (its diagonal): what a new delta changes
         self._diag = np.flatnonzero((aug.indices == coo_cols) & (coo_cols >= self.N))
         self._aug, self.delta = aug, float(delta)
+        off = IB.tocoo()
+        self._identity = not np.any(off.data[off.row != off.col])  # Vecchia's B = 0: K numerically I
         try:
             import qdldl
         except ImportError:  # pragma: no cover - qdldl is a dependency; SuperLU is the fallback
@@ -204,7 +206,10 @@ class QuasiDefiniteFactor:
     def _factor(self, qdldl=None):
         if self.method == "qdldl":
             if getattr(self, "_qd", None) is None:
-                self._qd = qdldl.Solver(self._aug)
+                try:
+                    self._qd = qdldl.Solver(self._aug)
+                except RuntimeError as err:  # qdldl's message names neither the cause nor the user's parameter
+                    raise self._factor_error() from err
             else:
                 self._qd.update(self._aug)  # numeric only: the ordering and the elimination tree are kept
             if getattr(self, "fill", None) is None:  # the pattern is kept by a refactor
@@ -213,6 +218,19 @@ class QuasiDefiniteFactor:
             self._lu = sla.splu(self._aug, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
                                 options=dict(SymmetricMode=True))
             self.fill = int(self._lu.L.nnz + self._lu.U.nnz)
+
+    def _factor_error(self):
+        """The ValueError for a failed factorisation. LDL^T without pivoting needs M positive definite on the
+        pivots it meets: a node with no graph edge and no label has a zero row of M; Vecchia's B = 0 means the
+        kernel is numerically the identity, which with kernel graph weights empties the graph too."""
+        isolated = int(np.count_nonzero(self._aug.diagonal()[:self.N] == 0))
+        if not (isolated or self._identity):
+            return ValueError('solver="vecchia_direct" could not factor its quasi-definite system; use solver="cg"')
+        rows = f"{isolated} of {self.N} node values have no graph edge and no label; " if isolated else ""
+        return ValueError(
+            f'solver="vecchia_direct" could not factor its system: {rows}the kernel is numerically the identity on '
+            'these data (no two samples are alike, so the kernel graph weights underflow to 0): `bandwidth` is too '
+            'small for the data\'s scale; raise it or leave it at its default (None: the median rule)')
 
     def refactor(self, delta):
         """The factorisation at another delta (same pattern)."""
