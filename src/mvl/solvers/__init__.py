@@ -1,8 +1,9 @@
 """The MVL-LS solvers, one per role, behind one interface (:class:`~mvl.solvers.problem.Solver`) and one registry.
 
-:data:`SOLVERS` maps each solver's name to its object (:func:`register` checks its declarations first,
-:func:`unregister` removes it; :mod:`mvl.solvers.registry`); :func:`get_solver` looks one up; :func:`choose_solver`
-is what ``solver="auto"`` stands for, read from the declarations (:mod:`mvl.solvers.auto`). The solvers:
+:data:`SOLVERS` maps each solver's name to its object (:func:`~mvl.solvers.registry.register` checks its
+declarations first, :func:`~mvl.solvers.registry.unregister` removes it; :mod:`mvl.solvers.registry`);
+:func:`get_solver` looks one up; :func:`choose_solver` is what ``solver="auto"`` stands for, read from the
+declarations (:mod:`mvl.solvers.auto`). The solvers:
 "structured" (Theorem 10 view by view,
 :mod:`~mvl.solvers.structured`), "dense" (the textbook system, :mod:`~mvl.solvers.dense`), "cg" (conjugate
 gradients, :mod:`~mvl.solvers.cg`), "nystrom" (the Nystrom restriction, :mod:`~mvl.solvers.nystrom`), "graph"

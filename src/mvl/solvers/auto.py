@@ -84,7 +84,7 @@ class Regime:
     """What solver="auto" knows of a fit when it chooses (the argument of each solver's ``auto_accepts``): ``kernel``
     (the estimator's kernel, e.g. "precomputed"), ``n`` points, ``m`` views, ``l`` labels, ``max_memory`` bytes,
     ``graph`` ((n_neighbors, laplacian_power) of the kNN graphs, or None), ``loss`` and ``missing`` (incomplete
-    views), and :attr:`measured`, the graph-regime measure, computed on first use when given as a function."""
+    views), and ``measured``, the graph-regime measure, computed on first use when given as a function."""
 
     def __init__(self, kernel, n, m, l, max_memory, measured=None, graph=None, loss="squared", missing=False):
         self.kernel, self.n, self.m, self.l, self.max_memory = kernel, n, m, l, max_memory

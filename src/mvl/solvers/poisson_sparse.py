@@ -49,7 +49,7 @@ check (P_v) against a dense textbook minimiser to 1e-8 there and state the measu
 
 **Incomplete views** (:mod:`mvl.solvers.incomplete`): view p exists on S_p. Its unknowns are F_p on S_p only (Vecchia
 on the rows S_p), c is renormalised per sample (c~, :func:`mvl.missing_views.combination_weights`), so r_p(i) =
-c~_ip s_i; M_B couples the views present together: beta w_i (|V_i| [p = q] - 1) between (i, p) and (i, q), p, q in
+c~_ip s_i; M_B couples the views present together: beta w_i (#V_i [p = q] - 1) between (i, p) and (i, q), p, q in
 V_i (zero for a one-view sample); L^p is view p's Laplacian restricted to S_p. The coefficient arrays keep the
 package's layout (m, n, P) with zeros outside S_p. With gamma_B = 0 a view's system is unchanged in form (size n_p).
 
@@ -136,7 +136,7 @@ def _offsets(idx):
 
 def sparse_poisson_operator(n, c, idx, beta, omega, laplacians, loss="poisson", labelled=None, Ct=None,
                             between_weights=None):
-    """M of (P) over the present pairs, view-major (block p: the rows S_p = ``idx[p]``), CSC: beta w_i (|V_i| [p = q]
+    """M of (P) over the present pairs, view-major (block p: the rows S_p = ``idx[p]``), CSC: beta w_i (#V_i [p = q]
     - 1) between (i, p) and (i, q) (eq 54-57), omega L^p on block p (eq 60-63), and for ``loss="squared+poisson"``
     c~_ip c~_iq at the labelled samples (eq 68). ``Ct`` (n, m): the renormalised combination (default c)."""
     m = len(c)

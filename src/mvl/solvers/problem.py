@@ -8,7 +8,7 @@ a kernel operator and the sparse operator M of :mod:`mvl.solvers.system`, never 
 ``nystrom_basis`` (it needs Nystrom centres), ``keeps_kernels`` (the Gram matrices may be kept within the memory
 budget) and ``optc`` (it serves MVL-LS-optC's f-step). Each solver also declares ``losses``, ``auto_rank`` and
 ``auto_accepts`` (:func:`mvl.solvers.registry.register`, which refuses a solver missing any of them). Adding a
-solver is one module defining a :class:`Solver` subclass and one call of :func:`mvl.solvers.register`.
+solver is one module defining a :class:`Solver` subclass and one call of :func:`mvl.solvers.registry.register`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The registry of MVL-LS solvers: :func:`register` checks a solver's declarations before it is listed in
-:data:`SOLVERS`, so that a half-declared solver is refused at registration rather than failing inside a fit."""
+"""The registry of MVL-LS solvers: :func:`~mvl.solvers.registry.register` checks a solver's declarations
+before it is listed in :data:`~mvl.solvers.registry.SOLVERS`, so that a half-declared solver is refused at
+registration rather than failing inside a fit."""
 
 from __future__ import annotations
 
