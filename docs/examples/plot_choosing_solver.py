@@ -43,8 +43,9 @@ for n in sizes:
 # %%
 # What "auto" picks
 # -----------------
-# "auto" takes "structured" up to 5,000 training points of feature views, "cg" (or "graph" in the graph regime)
-# up to 20,000 and "nystrom" beyond; the fitted estimator records its choice in ``solver_``.
+# "auto" takes "structured" for precomputed kernels and up to 5,000 training points of feature views (if its
+# memory fits); beyond, "vecchia_direct" in the measured graph regime, otherwise "cg" up to 20,000 points and
+# "nystrom" beyond ("graph" is never chosen by "auto"); the fitted estimator records its choice in ``solver_``.
 auto = MVLLeastSquares(views=data.view_sizes, loss="squared").fit(X, y)
 print(f"n = {len(y)}: auto chose {auto.solver_!r}")
 
