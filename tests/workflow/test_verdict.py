@@ -57,6 +57,17 @@ def test_loss():
     assert "MVL-LS is worse than SVC" in v.sentence()
 
 
+def test_errors_lower_is_better():
+    x, y = 100 * (BASE - 0.04 + JITTER), 100 * BASE  # errors in %: a lower on every split
+    (v,) = V.judge([dict(a="MR", b="CoMR", x=_series(x), y=_series(y))], scale=1.0, lower_is_better=True)
+    assert v.outcome == "better" and v.wins == 8 and v.losses == 0
+    assert v.difference == pytest.approx(np.mean(x - y)) and v.difference < 0
+    assert v.p == pytest.approx(_textbook_p(x - y), rel=1e-9)
+    assert "(lower is better)" in v.sentence() and "MR is better than CoMR" in v.sentence()
+    (w,) = V.judge([dict(a="CoMR", b="MR", x=_series(y), y=_series(x))], scale=1.0, lower_is_better=True)
+    assert w.outcome == "worse" and w.losses == 8
+
+
 def test_tie():
     x, y = BASE + JITTER, BASE  # differences centred on zero
     (v,) = V.judge([dict(a="A", b="B", x=_series(x), y=_series(y))])
