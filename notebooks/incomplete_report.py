@@ -133,7 +133,7 @@ display(Markdown("\n".join(lines) if lines else "No data set ran both the comple
 # %%
 inc = results[results["pattern"] != "none"]
 real = inc.groupby(["dataset", "pattern", "q"])[["missing_train", "missing_test"]].mean().round(3)
-notes = results["note"].fillna("")
+notes = results["note"].astype("string").fillna("")  # an all-empty column reads as float
 real["fits with bandwidth mean"] = (inc.assign(n=notes.eq("bandwidth mean"))
                                     .groupby(["dataset", "pattern", "q"])["n"].sum())
 display(real)
