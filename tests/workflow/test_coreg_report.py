@@ -21,7 +21,6 @@ from mvl.workflow.coreg_report import (
     per_dataset_choice,
     protocol_rows,
     protocol_table,
-    protocol_ttests,
     published_comparison,
     published_pairs,
     reproduction,
@@ -148,31 +147,33 @@ def test_protocol_table_means_stds_and_pairs():
     assert t.loc[("MR", "b"), "validation_error_mean"] == pytest.approx(10.0)
 
 
-def test_protocol_ttests_against_the_closed_form():
-    tests = protocol_ttests(toy_rows(), pairs=PAIRS).set_index(["protocol", "metric"])
+def test_judged_p_values_against_the_closed_form():
+    found = judged(toy_rows(), pairs=PAIRS)
+    v = {(r.protocol, r.metric): r.verdict for r in found.itertuples()}
     # paired differences MR - CoMR per split, from EXPECTED
     diffs = {("a", "test_error"): [25, 14, 14], ("b", "test_error"): [15, 15, 14], ("c", "test_error"): [-5, -6, -5],
              ("a", "unlabelled_error"): [24, 15, 15], ("b", "unlabelled_error"): [14, 15, 15],
              ("c", "unlabelled_error"): [-5, -5, -6]}
+    assert set(v) == set(diffs)
     for key, d in diffs.items():
-        t, p = _t_p_df2(d)
-        row = tests.loc[key]
-        assert row["n"] == 3 and row["difference"] == pytest.approx(sum(d) / 3)
-        assert row["t"] == pytest.approx(t, rel=1e-9) and row["p_value"] == pytest.approx(p, rel=1e-7), key
-        assert bool(row["significant"]) == (p < 0.05)
+        _, p = _t_p_df2(d)
+        assert v[key].n == 3 and v[key].difference == pytest.approx(sum(d) / 3)
+        assert v[key].p == pytest.approx(p, rel=1e-7), key
+        assert v[key].outcome == "too few splits to tell"  # 3 splits: under the rule's minimum
     # a: t = 17.667 / (6.3509 / sqrt 3) = 4.818, p = 0.0405; c: t = -16, p = 1 - 16 / sqrt(258) = 0.00388
-    assert tests.loc[("a", "test_error"), "p_value"] == pytest.approx(0.0405, abs=1e-4)
-    assert tests.loc[("c", "test_error"), "t"] == pytest.approx(-16.0)
-    assert tests.loc[("a", "test_error"), "MR_mean"] == pytest.approx(86 / 3)
-    assert tests.loc[("a", "test_error"), "CoMR_mean"] == pytest.approx(11.0)
+    assert v[("a", "test_error")].p == pytest.approx(0.0405, abs=1e-4)
+    assert v[("c", "test_error")].p == pytest.approx(1 - 16 / 258**0.5)
+    assert v[("a", "test_error")].mean_a == pytest.approx(86 / 3)
+    assert v[("a", "test_error")].mean_b == pytest.approx(11.0)
+    assert v[("c", "test_error")].wins == 3  # MR's error lower on every split
 
 
-def test_protocol_ttests_equal_methods_give_no_p_value():
+def test_judged_equal_methods_give_p_one():
     rows = toy_rows()
     mr = rows[rows["method"] == "MR"]
     same = pd.concat([mr, mr.assign(method="CoMR")], ignore_index=True)
-    tests = protocol_ttests(same, pairs=PAIRS.assign(gamma1=10.0, gamma2=1.0))
-    assert tests["p_value"].isna().all() and not tests["significant"].any()
+    found = judged(same, pairs=PAIRS.assign(gamma1=10.0, gamma2=1.0))
+    assert all(v.p == 1.0 and v.difference == 0 for v in found["verdict"])
 
 
 def test_published_comparison_within_one_std():

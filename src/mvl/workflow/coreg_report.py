@@ -19,12 +19,11 @@ None of them looks at test or unlabelled errors to choose. Each is evaluated for
 conventions (``graph_weights`` "binary" and "kernel", :func:`mvl.coreg.knn_graph_laplacian`).
 
 Functions (all pure, on DataFrames): :func:`protocol_rows` (the row of each split under each protocol),
-:func:`protocol_table` (mean and std over splits, SR Tables 2-3 layout), :func:`protocol_ttests` (paired
-t-test MR vs CoMR, scipy ``ttest_rel``, SR's 5 % level), :func:`published_comparison` (beside SR Tables 2-3,
-within one published std or not), :func:`judged` (MR against CoMR by the rule of :mod:`mvl.workflow.verdict`),
-:func:`verdicts` (one generated sentence per dataset), :func:`reproduction` and :func:`reproduction_summary`
-(which published cells some setting reproduces, as generated sentences), and display helpers
-:func:`format_mean_std`, :func:`error_table`, :func:`pair_table`. Grid order means ascending (gamma_1,
+:func:`protocol_table` (mean and std over splits, SR Tables 2-3 layout), :func:`published_comparison`
+(beside SR Tables 2-3, within one published std or not), :func:`judged` (MR against CoMR by the rule of
+:mod:`mvl.workflow.verdict`), :func:`verdicts` (one generated sentence per dataset), :func:`reproduction` and
+:func:`reproduction_summary` (which published cells some setting reproduces, as generated sentences), and
+display helpers :func:`format_mean_std`, :func:`error_table`, :func:`pair_table`. Grid order means ascending (gamma_1,
 gamma_2), the order of :data:`mvl.coreg.GAMMA_GRID`. Standard deviations use ddof = 1 (MATLAB's std).
 """
 
@@ -44,7 +43,6 @@ __all__ = [
     "per_dataset_choice",
     "protocol_rows",
     "protocol_table",
-    "protocol_ttests",
     "published_comparison",
     "judged",
     "verdicts",
@@ -211,36 +209,6 @@ def _ordered(df, extra=()):
         keys["_m"] = keys["method"].map({m: i for i, m in enumerate(_METHODS)}).fillna(len(_METHODS))
         sort.append("_m")
     return df.loc[keys.sort_values(sort, kind="stable").index].reset_index(drop=True)
-
-
-def protocol_ttests(rows, pairs=None, alpha=0.05):
-    """Paired t-test (scipy.stats.ttest_rel) of MR against CoMR over the splits, per dataset, graph_weights,
-    protocol and metric (test_error, unlabelled_error).
-
-    Columns: dataset, graph_weights, protocol, metric, n (splits with both methods), MR_mean, CoMR_mean,
-    difference (MR - CoMR; > 0: MR has the larger error, SR's published direction), t, p_value and significant
-    (p < alpha; False with p = NaN when every paired difference is 0 or n < 2).
-    """
-    from scipy import stats
-
-    pr = protocol_rows(rows, pairs)
-    out = []
-    for key, g in pr.groupby(["dataset", "graph_weights", "protocol"], sort=False):
-        for metric in METRICS:
-            wide = g.pivot(index="seed", columns="method", values=metric)
-            if not set(_METHODS) <= set(wide.columns):
-                continue
-            wide = wide.dropna(subset=list(_METHODS))
-            xa, xb = wide["MR"].to_numpy(float), wide["CoMR"].to_numpy(float)
-            if xa.size < 2 or np.all(xa == xb):
-                t, p = np.nan, np.nan
-            else:
-                t, p = stats.ttest_rel(xa, xb)
-            out.append(dict(zip(["dataset", "graph_weights", "protocol"], key, strict=True), metric=metric,
-                            n=int(xa.size), MR_mean=float(xa.mean()), CoMR_mean=float(xb.mean()),
-                            difference=float(xa.mean() - xb.mean()), t=float(t), p_value=float(p),
-                            significant=bool(np.isfinite(p) and p < alpha)))
-    return _ordered(pd.DataFrame(out), extra=("metric",))
 
 
 def published_comparison(table, published=None):
