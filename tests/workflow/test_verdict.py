@@ -144,14 +144,17 @@ def test_table_and_bad_input():
         V.judge([], min_pairs=1)
 
 
-def test_no_fixed_verdict_text_in_the_main_and_peers_reports():
-    """The main and peers reports state verdicts only through this module: no verdict written as fixed text."""
+def test_no_fixed_verdict_text_in_the_reports():
+    """The main, peers, co-regularization and incomplete-views reports state verdicts only through this module:
+    no verdict written as fixed text, no uncorrected "p < 0.05" column, no package default restated by hand."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
     files = ["src/mvl/workflow/report.py", "src/mvl/workflow/peers.py", "notebooks/report.py",
-             "notebooks/peers_report.py"]
+             "notebooks/peers_report.py", "src/mvl/workflow/coreg_report.py", "notebooks/coreg_report.py",
+             "src/mvl/workflow/incomplete.py", "notebooks/incomplete_report.py"]
     words = ("beats", "far below", "far above", "significant difference", "unlabelled data help.",
-             "unlabelled data hurt.", "earlier measurement")
+             "unlabelled data hurt.", "earlier measurement", "is reversed", "holds with", '"p < 0.05"',
+             "0: the package default")
     found = [(f, w) for f in files for w in words if w in (root / f).read_text(encoding="utf-8").lower()]
     assert found == []
