@@ -303,14 +303,14 @@ def test_reproduction_sentences():
     mr = r.loc[("lines", "MR", "test")]
     assert not mr["reproduced"] and mr["within"] == 0 and mr["settings"] == 2 and mr["closest"] == "c/binary"
     assert mr["sentence"] == ("LINES, MR test error: not reproduced: SR Table 2 has 7.70 (std 1.20); ours 0.36 to "
-                              "1.72 over the 2 settings, none within one published std (closest: c/binary 1.72, "
-                              "5.98 points below, 5.0 published stds).")
+                              "1.72 over the 2 settings (10 splits each), none within one published std (closest: "
+                              "c/binary 1.72, 5.98 points below, 5.0 published stds).")
     co = r.loc[("lines", "CoMR", "test")]
     assert co["reproduced"] and co["within"] == 1
     assert co["sentence"].endswith("within one published std under c/binary (2.00).")
-    assert r.loc[("g50c", "MR", "test"), "sentence"] == ("G50C, MR test error: reproduced: SR Table 2 has 5.80 (std "
-                                                         "2.80); ours 6.00 (one setting), within one published std "
-                                                         "under a/binary (6.00).")
+    assert r.loc[("g50c", "MR", "test"), "sentence"] == (
+        "G50C, MR test error: reproduced: SR Table 2 has 5.80 (std 2.80); ours 6.00 (one setting, 10 splits), within "
+        "one published std under a/binary (6.00).")
     assert reproduction_summary(reproduction(cmp)) == (
         "2 of the 3 published cells (SR Tables 2-3) are within one published std of our mean under at least one "
         "setting; not reproduced under any setting: LINES MR test.")

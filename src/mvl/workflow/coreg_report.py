@@ -349,8 +349,10 @@ def reproduction(comparison):
         inside = g[g["within_one_std"]]
         pm, ps, t = float(near["published_mean"]), float(near["published_std"]), int(near["table"])
         where = f"{ds.upper()}, {method} {err} error"
-        spread = (f"ours {g['ours_mean'].min():.2f} to {g['ours_mean'].max():.2f} over the {len(g)} settings"
-                  if len(g) > 1 else f"ours {g['ours_mean'].iloc[0]:.2f} (one setting)")
+        lo, hi = int(g["n_splits"].min()), int(g["n_splits"].max())
+        splits = f"{lo} splits" if lo == hi else f"{lo} to {hi} splits"
+        spread = (f"ours {g['ours_mean'].min():.2f} to {g['ours_mean'].max():.2f} over the {len(g)} settings "
+                  f"({splits} each)" if len(g) > 1 else f"ours {g['ours_mean'].iloc[0]:.2f} (one setting, {splits})")
         if len(inside):
             items = _join(f"{r.setting} ({r.ours_mean:.2f})" for r in inside.itertuples())
             sentence = (f"{where}: reproduced: SR Table {t} has {pm:.2f} (std {ps:.2f}); {spread}, within one "
