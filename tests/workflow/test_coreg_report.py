@@ -16,13 +16,15 @@ from mvl.workflow.coreg_report import (
     error_table,
     format_gamma,
     format_mean_std,
+    judged,
     pair_table,
     per_dataset_choice,
     protocol_rows,
     protocol_table,
-    protocol_ttests,
     published_comparison,
     published_pairs,
+    reproduction,
+    reproduction_summary,
     verdicts,
 )
 
@@ -145,31 +147,33 @@ def test_protocol_table_means_stds_and_pairs():
     assert t.loc[("MR", "b"), "validation_error_mean"] == pytest.approx(10.0)
 
 
-def test_protocol_ttests_against_the_closed_form():
-    tests = protocol_ttests(toy_rows(), pairs=PAIRS).set_index(["protocol", "metric"])
+def test_judged_p_values_against_the_closed_form():
+    found = judged(toy_rows(), pairs=PAIRS)
+    v = {(r.protocol, r.metric): r.verdict for r in found.itertuples()}
     # paired differences MR - CoMR per split, from EXPECTED
     diffs = {("a", "test_error"): [25, 14, 14], ("b", "test_error"): [15, 15, 14], ("c", "test_error"): [-5, -6, -5],
              ("a", "unlabelled_error"): [24, 15, 15], ("b", "unlabelled_error"): [14, 15, 15],
              ("c", "unlabelled_error"): [-5, -5, -6]}
+    assert set(v) == set(diffs)
     for key, d in diffs.items():
-        t, p = _t_p_df2(d)
-        row = tests.loc[key]
-        assert row["n"] == 3 and row["difference"] == pytest.approx(sum(d) / 3)
-        assert row["t"] == pytest.approx(t, rel=1e-9) and row["p_value"] == pytest.approx(p, rel=1e-7), key
-        assert bool(row["significant"]) == (p < 0.05)
+        _, p = _t_p_df2(d)
+        assert v[key].n == 3 and v[key].difference == pytest.approx(sum(d) / 3)
+        assert v[key].p == pytest.approx(p, rel=1e-7), key
+        assert v[key].outcome == "too few splits to tell"  # 3 splits: under the rule's minimum
     # a: t = 17.667 / (6.3509 / sqrt 3) = 4.818, p = 0.0405; c: t = -16, p = 1 - 16 / sqrt(258) = 0.00388
-    assert tests.loc[("a", "test_error"), "p_value"] == pytest.approx(0.0405, abs=1e-4)
-    assert tests.loc[("c", "test_error"), "t"] == pytest.approx(-16.0)
-    assert tests.loc[("a", "test_error"), "MR_mean"] == pytest.approx(86 / 3)
-    assert tests.loc[("a", "test_error"), "CoMR_mean"] == pytest.approx(11.0)
+    assert v[("a", "test_error")].p == pytest.approx(0.0405, abs=1e-4)
+    assert v[("c", "test_error")].p == pytest.approx(1 - 16 / 258**0.5)
+    assert v[("a", "test_error")].mean_a == pytest.approx(86 / 3)
+    assert v[("a", "test_error")].mean_b == pytest.approx(11.0)
+    assert v[("c", "test_error")].wins == 3  # MR's error lower on every split
 
 
-def test_protocol_ttests_equal_methods_give_no_p_value():
+def test_judged_equal_methods_give_p_one():
     rows = toy_rows()
     mr = rows[rows["method"] == "MR"]
     same = pd.concat([mr, mr.assign(method="CoMR")], ignore_index=True)
-    tests = protocol_ttests(same, pairs=PAIRS.assign(gamma1=10.0, gamma2=1.0))
-    assert tests["p_value"].isna().all() and not tests["significant"].any()
+    found = judged(same, pairs=PAIRS.assign(gamma1=10.0, gamma2=1.0))
+    assert all(v.p == 1.0 and v.difference == 0 for v in found["verdict"])
 
 
 def test_published_comparison_within_one_std():
@@ -185,26 +189,132 @@ def test_published_comparison_within_one_std():
     assert cmp.loc[("CoMR", "b", "unlabelled"), "ours_mean"] == pytest.approx(25 / 3)  # |8.333 - 9| > 0.5
 
 
-def test_verdict_sentence():
-    v = verdicts(toy_rows(), pairs=PAIRS, published=PUBLISHED)
-    assert list(v["dataset"]) == ["toy"]
-    s = v.loc[0, "verdict"]
-    assert s.startswith("TOY: SR's direction MR > CoMR on test error (23.50 vs 16.00) holds with p < 0.05 under "
-                        "a/binary (28.67 vs 11.00, p = 0.04) and b/binary (22.00 vs 7.33, p = 0.00052) and is "
-                        "reversed with p < 0.05 under c/binary (12.00 vs 17.33, p = 0.0039); ")
-    assert ("ours is within one published std of the MR cell under b/binary (22.00) and of the CoMR cell under "
-            "c/binary (17.33); ") in s
-    # unlabelled: a d = 24, 15, 15 (t = 6, p = 1 - 6 / sqrt 38 = 0.027), b d = 14, 15, 15 (p = 0.00052),
-    # c d = -5, -5, -6
-    assert ("SR's direction MR > CoMR on unlabelled error (23.00 vs 9.00) holds with p < 0.05 under a/binary "
-            "(29.67 vs 11.67, p = 0.027) and b/binary (23.00 vs 8.33, p = 0.00052) and is reversed with p < 0.05 "
-            "under c/binary (13.00 vs 18.33, p = 0.0039)") in s
-    assert s.endswith("ours is within one published std of the MR cell under b/binary (23.00) and of the CoMR "
-                      "cell under no setting.")
-    # published means equal: no direction to hold; p >= 0.05 stated as such
-    pub = PUBLISHED.assign(published_mean=10.0)
-    s = verdicts(toy_rows(), pairs=PAIRS, published=pub).loc[0, "verdict"]
-    assert "SR's MR and CoMR test errors are equal (10.00); ours differ with p < 0.05 under a/binary" in s
+def test_verdict_sentence_on_three_splits_is_too_few():
+    """The toy table has 3 splits: under the rule's minimum, so every setting is "too few splits to tell"."""
+    s = verdicts(toy_rows(), pairs=PAIRS, published=PUBLISHED).loc[0, "verdict"]
+    assert s.startswith("TOY: Test error: SR Table 2 has CoMR lower (MR 23.50, CoMR 16.00); too few splits to tell "
+                        "under a/binary (MR 28.67, CoMR 11.00, 3 splits), b/binary (MR 22.00, CoMR 7.33, 3 splits) "
+                        "and c/binary (MR 12.00, CoMR 17.33, 3 splits). Unlabelled error: SR Table 3 has CoMR lower")
+    assert "as SR" not in s and "reverse" not in s
+
+
+# ---------------------------------------------------------------- the rule on constructed tables (8 splits)
+
+BASE8 = np.array([10.0, 12.0, 9.0, 11.0, 13.0, 10.5, 12.5, 11.5])
+JIT8 = np.array([0.3, -0.2, 0.1, -0.4, 0.2, -0.1, 0.4, -0.3])  # mean 0
+
+
+def _rule_rows(spec):
+    """One grid pair (1, 1) per dataset, binary weights, so protocols a, b and c all use the same rows.
+    ``spec``: dataset -> (MR errors, CoMR errors) per split."""
+    rows = []
+    for ds, (mr, comr) in spec.items():
+        for method, err in (("MR", mr), ("CoMR", comr)):
+            rows += [dict(dataset=ds, seed=s, method=method, graph_weights="binary", gamma1=1.0, gamma2=1.0,
+                          validation_error=0.0, validation_loss=0.0, test_error=float(e), unlabelled_error=float(e),
+                          selected=True) for s, e in enumerate(err)]
+    return pd.DataFrame(rows)
+
+
+def _textbook_p(d):
+    from scipy import stats
+
+    d = np.asarray(d, float)
+    t = d.mean() / (d.std(ddof=1) / np.sqrt(d.size))
+    return 2 * stats.t.sf(abs(t), d.size - 1)
+
+
+def _rule_published(names):
+    """SR's cells for the constructed datasets: CoMR lower on both error types (as on every SR dataset's test
+    error)."""
+    return pd.DataFrame([dict(dataset=d, method=m, error=e, table=t, published_mean=v, published_std=1.0)
+                         for d in names for e, t in (("test", 2), ("unlabelled", 3))
+                         for m, v in (("MR", 7.7), ("CoMR", 1.0))])
+
+
+def test_rule_win_tie_loss_and_too_few():
+    spec = {"win": (BASE8, BASE8 + 2.6 + JIT8),  # MR lower on every split: the reverse of SR's direction
+            "loss": (BASE8 + 3.0 + JIT8, BASE8),  # CoMR lower: SR's direction
+            "tie": (BASE8 + JIT8, BASE8),  # differences centred on 0
+            "few": (BASE8[:3], BASE8[:3] + 5.0)}  # 3 splits
+    rows = _rule_rows(spec)
+    pairs = pd.DataFrame([dict(dataset=d, method=m, gamma1=1.0, gamma2=1.0) for d in spec for m in ("MR", "CoMR")])
+    found = judged(rows, pairs=pairs)
+    assert len(found) == 4 * 3 * 2  # datasets x protocols x error types
+    by = {d: [r.verdict for r in found[found["dataset"] == d].itertuples()] for d in spec}
+    assert {v.outcome for v in by["win"]} == {"better"}  # MR (a) has the lower error
+    assert {v.outcome for v in by["loss"]} == {"worse"}
+    assert {v.outcome for v in by["tie"]} == {"no difference shown"}
+    assert {v.outcome for v in by["few"]} == {"too few splits to tell"}
+    # one family: the 18 tested comparisons (the 6 of "few" not counted); p against the textbook formula
+    v = by["tie"][0]
+    assert v.family == 18 and v.p == pytest.approx(_textbook_p(JIT8), rel=1e-9)
+    assert by["win"][0].wins == 8 and by["win"][0].losses == 0  # wins: splits where MR's error is lower
+    assert by["win"][0].difference == pytest.approx(-2.6)  # MR - CoMR, percentage points (errors not rescaled)
+    assert by["win"][0].mean_a == pytest.approx(BASE8.mean())
+
+    text = verdicts(rows, pairs=pairs, published=_rule_published(spec)).set_index("dataset")["verdict"]
+    m = f"{BASE8.mean():.2f}"
+    win = text["win"]
+    assert win.startswith("WIN: Test error: SR Table 2 has CoMR lower (MR 7.70, CoMR 1.00); ours has MR lower, the "
+                          f"reverse of SR, under a/binary (MR {m}, CoMR {BASE8.mean() + 2.6:.2f}, adjusted p = ")
+    # every setting of "win" listed under the reverse, none under SR's direction
+    assert "as SR" not in win and win.count("b/binary") == 2 and win.count("the reverse of SR") == 2
+    loss = text["loss"]
+    assert "ours has CoMR lower, as SR, under a/binary (MR " in loss and "reverse" not in loss
+    assert "no difference shown under a/binary" in text["tie"] and "lower, as SR" not in text["tie"]
+    assert "too few splits to tell under a/binary (MR " in text["few"] and ", 3 splits)" in text["few"]
+
+
+def test_rule_where_sr_has_the_methods_equal():
+    spec = {"eq": (BASE8 + 3.0 + JIT8, BASE8)}
+    rows = _rule_rows(spec)
+    pairs = pd.DataFrame([dict(dataset="eq", method=m, gamma1=1.0, gamma2=1.0) for m in ("MR", "CoMR")])
+    pub = _rule_published(spec).assign(published_mean=5.0)
+    s = verdicts(rows, pairs=pairs, published=pub).loc[0, "verdict"]
+    assert s.startswith("EQ: Test error: SR Table 2 has MR and CoMR equal (5.00); ours has CoMR lower, where SR have "
+                        "them equal, under a/binary")
+
+
+def _comparison(cells):
+    """A published_comparison-shaped table: (dataset, method, error, setting, ours, published, std) per row, with
+    difference and within worked out here."""
+    out = []
+    for ds, method, err, setting, ours, pub, std in cells:
+        proto, weights = setting.split("/")
+        out.append(dict(dataset=ds, method=method, graph_weights=weights, protocol=proto, error=err,
+                        table=2 if err == "test" else 3, ours_mean=ours, ours_std=0.1, n_splits=10,
+                        published_mean=pub, published_std=std, difference=ours - pub,
+                        within_one_std=abs(ours - pub) <= std))
+    return pd.DataFrame(out)
+
+
+def test_reproduction_sentences():
+    cmp = _comparison([
+        ("lines", "MR", "test", "a/binary", 0.36, 7.7, 1.2),  # 7.34 below, 6.1 stds: not reproduced
+        ("lines", "MR", "test", "c/binary", 1.72, 7.7, 1.2),  # 5.98 below
+        ("lines", "CoMR", "test", "a/binary", 4.36, 1.0, 1.5),  # 3.36 above
+        ("lines", "CoMR", "test", "c/binary", 2.0, 1.0, 1.5),  # within
+        ("g50c", "MR", "test", "a/binary", 6.0, 5.8, 2.8),  # within
+        ("g50c", "CoMR", "test", "a/binary", np.nan, np.nan, np.nan),  # not published: left out
+    ])
+    r = reproduction(cmp).set_index(["dataset", "method", "error"])
+    assert len(r) == 3
+    mr = r.loc[("lines", "MR", "test")]
+    assert not mr["reproduced"] and mr["within"] == 0 and mr["settings"] == 2 and mr["closest"] == "c/binary"
+    assert mr["sentence"] == ("LINES, MR test error: not reproduced: SR Table 2 has 7.70 (std 1.20); ours 0.36 to "
+                              "1.72 over the 2 settings (10 splits each), none within one published std (closest: "
+                              "c/binary 1.72, 5.98 points below, 5.0 published stds).")
+    co = r.loc[("lines", "CoMR", "test")]
+    assert co["reproduced"] and co["within"] == 1
+    assert co["sentence"].endswith("within one published std under c/binary (2.00).")
+    assert r.loc[("g50c", "MR", "test"), "sentence"] == (
+        "G50C, MR test error: reproduced: SR Table 2 has 5.80 (std 2.80); ours 6.00 (one setting, 10 splits), within "
+        "one published std under a/binary (6.00).")
+    assert reproduction_summary(reproduction(cmp)) == (
+        "2 of the 3 published cells (SR Tables 2-3) are within one published std of our mean under at least one "
+        "setting; not reproduced under any setting: LINES MR test.")
+    assert reproduction_summary(reproduction(cmp[cmp["method"] == "CoMR"])).endswith("setting.")
 
 
 def test_published_pairs_are_sr_table_4():

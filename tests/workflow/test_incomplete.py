@@ -221,6 +221,71 @@ def test_summarize_picks_the_best_view_on_mean_test_accuracy():
     assert inc.best_views(s) == {("d", "random", 0.2): "a"}
 
 
+# ---------------------------------------------------------------- the report's sentences
+
+
+def _fitted_gamma_B(missing):
+    """gamma_B_ of a default MVLLeastSquares fitted on a small two-view problem, complete or with view 1 missing
+    on a few samples: what the estimator itself uses."""
+    rng = np.random.default_rng(0)
+    y = np.repeat([1, 2], 15)  # labels 1, 2: -1 is then only the unlabelled marker
+    X = rng.normal(size=(30, 4)) + y[:, None]
+    if missing:
+        X[[3, 8, 20], 2:] = np.nan
+    labels = np.full(30, -1)
+    labels[[0, 1, 15, 16]] = y[[0, 1, 15, 16]]
+    return MVLLeastSquares(views=[2, 2]).fit(X, labels).gamma_B_
+
+
+def test_settings_text_states_the_package_default_as_the_estimator_has_it():
+    d = inc.package_defaults()
+    assert d["gamma_B"] == MVLLeastSquares().get_params()["gamma_B"]
+    assert d["gamma_B_complete"] == _fitted_gamma_B(False) and d["gamma_B_incomplete"] == _fitted_gamma_B(True)
+    text = inc.settings_text(1e-4)
+    assert text.startswith(f'gamma_B = 0.0001 (configured; the package default is gamma_B = "{d["gamma_B"]}" '
+                           f'({_fitted_gamma_B(False):g} on complete views, {_fitted_gamma_B(True):g} with views '
+                           "missing))")
+    assert f"gamma_W = {MVLLeastSquares().get_params()['gamma_W']:g}" in text and "5-NN graph" in text
+    # 0 is not the package default (it is "auto"), and is not called so
+    assert "(configured; the package default is" in inc.settings_text(0.0)
+    # a numeric package default equal to the configured value is called the default
+    numeric = dict(d, gamma_B=0.001)
+    assert inc.settings_text(1e-3, numeric).startswith("gamma_B = 0.001 (the package default),")
+
+
+def _verdict_rows(spec, seeds):
+    """Per-seed results: spec (pattern, q) -> {method: accuracies per seed}."""
+    rows = []
+    for (pattern, q), methods in spec.items():
+        for method, acc in methods.items():
+            view = method[5:] if method.startswith("view_") else ""
+            rows += [dict(dataset="d", seed=s, pattern=pattern, q=q, method=method, view=view, accuracy=float(a))
+                     for s, a in zip(seeds, acc, strict=True)]
+    return pd.DataFrame(rows)
+
+
+def test_verdicts_win_tie_loss_and_too_few():
+    base = np.array([0.80, 0.82, 0.78, 0.85, 0.81, 0.79, 0.83, 0.80])
+    jit = np.array([0.004, -0.003, 0.002, -0.001, 0.003, -0.002, 0.001, -0.004])
+    spec = {("random", 0.2): {"mvl_ls_incomplete": base + 0.05 + jit, "mean_imputation": base,  # clear win
+                              "view_a": base - 0.1, "view_b": base + 0.05 - jit},  # b best on mean: a tie
+            ("random", 0.4): {"mvl_ls_incomplete": base - 0.04 + jit, "mean_imputation": base,  # loss
+                              "view_a": base + 0.01, "view_b": base - 0.2},
+            ("none", 0.0): {"complete": base}}
+    found = inc.verdicts(_verdict_rows(spec, range(8)))
+    assert [(v.context, v.b, v.outcome) for v in found] == [
+        ("d, random pattern, q = 0.2", "mean imputation + MVL-LS", "better"),
+        ("d, random pattern, q = 0.2", "the best single view (b)", "no difference shown"),
+        ("d, random pattern, q = 0.4", "mean imputation + MVL-LS", "worse"),
+        ("d, random pattern, q = 0.4", "the best single view (a)", "worse")]
+    assert all(v.family == 4 and v.n == 8 for v in found)
+    assert found[0].difference == pytest.approx(100 * np.mean(0.05 + jit))
+    assert "MVL-LS, incomplete views is better than mean imputation + MVL-LS" in found[0].sentence()
+    few = inc.verdicts(_verdict_rows({k: {m: a[:3] for m, a in v.items()} for k, v in spec.items()}, range(3)))
+    assert {v.outcome for v in few} == {"too few splits to tell"}
+    assert "too few splits to tell (the rule needs at least 6)" in few[0].sentence()
+
+
 # ---------------------------------------------------------------- the workflow
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -182,3 +183,16 @@ def test_ci_run_index_links_resolve(tmp_path, shared_data):
     printed = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "stream"
                and o.get("name") == "stdout"]
     assert printed == []  # every result is a table, a figure or a sentence, none printed as text
+
+
+def test_every_report_notebook_has_a_title():
+    """Each report script in notebooks/ opens with a level-1 heading naming the report: the page's title."""
+    import jupytext
+
+    from mvl.workflow.index import notebook_title
+
+    scripts = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.py"))
+    assert len(scripts) >= 5
+    titles = {p.name: notebook_title(jupytext.read(p)) for p in scripts}
+    assert all(t and t.lower() != "notebook" and len(t.split()) >= 3 for t in titles.values()), titles
+    assert len(set(titles.values())) == len(titles)  # no two reports share a title

@@ -57,6 +57,17 @@ def test_loss():
     assert "MVL-LS is worse than SVC" in v.sentence()
 
 
+def test_errors_lower_is_better():
+    x, y = 100 * (BASE - 0.04 + JITTER), 100 * BASE  # errors in %: a lower on every split
+    (v,) = V.judge([dict(a="MR", b="CoMR", x=_series(x), y=_series(y))], scale=1.0, lower_is_better=True)
+    assert v.outcome == "better" and v.wins == 8 and v.losses == 0
+    assert v.difference == pytest.approx(np.mean(x - y)) and v.difference < 0
+    assert v.p == pytest.approx(_textbook_p(x - y), rel=1e-9)
+    assert "(lower is better)" in v.sentence() and "MR is better than CoMR" in v.sentence()
+    (w,) = V.judge([dict(a="CoMR", b="MR", x=_series(y), y=_series(x))], scale=1.0, lower_is_better=True)
+    assert w.outcome == "worse" and w.losses == 8
+
+
 def test_tie():
     x, y = BASE + JITTER, BASE  # differences centred on zero
     (v,) = V.judge([dict(a="A", b="B", x=_series(x), y=_series(y))])
@@ -133,14 +144,17 @@ def test_table_and_bad_input():
         V.judge([], min_pairs=1)
 
 
-def test_no_fixed_verdict_text_in_the_main_and_peers_reports():
-    """The main and peers reports state verdicts only through this module: no verdict written as fixed text."""
+def test_no_fixed_verdict_text_in_the_reports():
+    """The main, peers, co-regularization and incomplete-views reports state verdicts only through this module:
+    no verdict written as fixed text, no uncorrected "p < 0.05" column, no package default restated by hand."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
     files = ["src/mvl/workflow/report.py", "src/mvl/workflow/peers.py", "notebooks/report.py",
-             "notebooks/peers_report.py"]
+             "notebooks/peers_report.py", "src/mvl/workflow/coreg_report.py", "notebooks/coreg_report.py",
+             "src/mvl/workflow/incomplete.py", "notebooks/incomplete_report.py"]
     words = ("beats", "far below", "far above", "significant difference", "unlabelled data help.",
-             "unlabelled data hurt.", "earlier measurement")
+             "unlabelled data hurt.", "earlier measurement", "is reversed", "holds with", '"p < 0.05"',
+             "0: the package default")
     found = [(f, w) for f in files for w in words if w in (root / f).read_text(encoding="utf-8").lower()]
     assert found == []

@@ -19,10 +19,11 @@ None of them looks at test or unlabelled errors to choose. Each is evaluated for
 conventions (``graph_weights`` "binary" and "kernel", :func:`mvl.coreg.knn_graph_laplacian`).
 
 Functions (all pure, on DataFrames): :func:`protocol_rows` (the row of each split under each protocol),
-:func:`protocol_table` (mean and std over splits, SR Tables 2-3 layout), :func:`protocol_ttests` (paired
-t-test MR vs CoMR, scipy ``ttest_rel``, SR's 5 % level), :func:`published_comparison` (beside SR Tables 2-3,
-within one published std or not), :func:`verdicts` (one generated sentence per dataset), and display helpers
-:func:`format_mean_std`, :func:`error_table`, :func:`pair_table`. Grid order means ascending (gamma_1,
+:func:`protocol_table` (mean and std over splits, SR Tables 2-3 layout), :func:`published_comparison`
+(beside SR Tables 2-3, within one published std or not), :func:`judged` (MR against CoMR by the rule of
+:mod:`mvl.workflow.verdict`), :func:`verdicts` (one generated sentence per dataset), :func:`reproduction` and
+:func:`reproduction_summary` (which published cells some setting reproduces, as generated sentences), and
+display helpers :func:`format_mean_std`, :func:`error_table`, :func:`pair_table`. Grid order means ascending (gamma_1,
 gamma_2), the order of :data:`mvl.coreg.GAMMA_GRID`. Standard deviations use ddof = 1 (MATLAB's std).
 """
 
@@ -30,6 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from .verdict import ALPHA, MIN_PAIRS, judge
+from .verdict import _p as _fmt_p
 
 __all__ = [
     "PROTOCOLS",
@@ -39,9 +43,11 @@ __all__ = [
     "per_dataset_choice",
     "protocol_rows",
     "protocol_table",
-    "protocol_ttests",
     "published_comparison",
+    "judged",
     "verdicts",
+    "reproduction",
+    "reproduction_summary",
     "format_gamma",
     "format_mean_std",
     "error_table",
@@ -205,36 +211,6 @@ def _ordered(df, extra=()):
     return df.loc[keys.sort_values(sort, kind="stable").index].reset_index(drop=True)
 
 
-def protocol_ttests(rows, pairs=None, alpha=0.05):
-    """Paired t-test (scipy.stats.ttest_rel) of MR against CoMR over the splits, per dataset, graph_weights,
-    protocol and metric (test_error, unlabelled_error).
-
-    Columns: dataset, graph_weights, protocol, metric, n (splits with both methods), MR_mean, CoMR_mean,
-    difference (MR - CoMR; > 0: MR has the larger error, SR's published direction), t, p_value and significant
-    (p < alpha; False with p = NaN when every paired difference is 0 or n < 2).
-    """
-    from scipy import stats
-
-    pr = protocol_rows(rows, pairs)
-    out = []
-    for key, g in pr.groupby(["dataset", "graph_weights", "protocol"], sort=False):
-        for metric in METRICS:
-            wide = g.pivot(index="seed", columns="method", values=metric)
-            if not set(_METHODS) <= set(wide.columns):
-                continue
-            wide = wide.dropna(subset=list(_METHODS))
-            xa, xb = wide["MR"].to_numpy(float), wide["CoMR"].to_numpy(float)
-            if xa.size < 2 or np.all(xa == xb):
-                t, p = np.nan, np.nan
-            else:
-                t, p = stats.ttest_rel(xa, xb)
-            out.append(dict(zip(["dataset", "graph_weights", "protocol"], key, strict=True), metric=metric,
-                            n=int(xa.size), MR_mean=float(xa.mean()), CoMR_mean=float(xb.mean()),
-                            difference=float(xa.mean() - xb.mean()), t=float(t), p_value=float(p),
-                            significant=bool(np.isfinite(p) and p < alpha)))
-    return _ordered(pd.DataFrame(out), extra=("metric",))
-
-
 def published_comparison(table, published=None):
     """Our means beside SR Tables 2-3 for every row of :func:`protocol_table` and both error types.
 
@@ -262,77 +238,150 @@ def published_comparison(table, published=None):
 # ----------------------------------------------------------------------------- verdicts
 
 
-def _p(p):
-    return "p = n/a" if not np.isfinite(p) else f"p = {p:.2g}"
-
-
 def _join(items):
     items = list(items)
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _direction_clause(err, pm, tests, alpha):
-    """SR's direction on one error type and, per setting, whether ours has it with p < alpha."""
-    same, reverse, weak = [], [], []
-    sign = int(np.sign(pm["MR"] - pm["CoMR"]))
-    for r in tests.itertuples():
-        item = f"{r.protocol}/{r.graph_weights} ({r.MR_mean:.2f} vs {r.CoMR_mean:.2f}, {_p(r.p_value)})"
-        if not r.significant:
-            weak.append(item)
-        elif sign != 0 and int(np.sign(r.difference)) == sign:
-            same.append(item)
-        else:
-            reverse.append(item)
-    if sign != 0:
-        rel = ">" if sign > 0 else "<"
-        head = f"SR's direction MR {rel} CoMR on {err} error ({pm['MR']:.2f} vs {pm['CoMR']:.2f})"
-        parts = [f"holds with p < {alpha:g} under {_join(same)}" if same else "",
-                 f"is reversed with p < {alpha:g} under {_join(reverse)}" if reverse else "",
-                 f"has p >= {alpha:g} under {_join(weak)}" if weak else ""]
+def judged(rows, pairs=None, alpha=None, min_pairs=None):
+    """MR against CoMR, paired over the splits, for every dataset, error type, graph weights and protocol, judged
+    together as one family by the rule of :mod:`mvl.workflow.verdict` (the smaller error is better; errors are
+    in %, differences in percentage points). Returns a DataFrame with dataset, metric, graph_weights, protocol and
+    verdict (a :class:`mvl.workflow.verdict.Verdict`, ``a`` = MR, ``b`` = CoMR)."""
+    pr = protocol_rows(rows, pairs)
+    keys, family = [], []
+    for (ds, weights, proto), g in pr.groupby(["dataset", "graph_weights", "protocol"], sort=False):
+        for metric, err in METRICS.items():
+            by = {m: gg.set_index("seed")[metric] for m, gg in g.groupby("method")}
+            if not set(_METHODS) <= set(by):
+                continue
+            keys.append(dict(dataset=ds, metric=metric, graph_weights=weights, protocol=proto))
+            family.append(dict(a="MR", b="CoMR", x=by["MR"], y=by["CoMR"],
+                               context=f"{ds.upper()}, {err} error, {proto}/{weights}"))
+    found = judge(family, alpha=ALPHA if alpha is None else alpha,
+                  min_pairs=MIN_PAIRS if min_pairs is None else min_pairs, scale=1.0, lower_is_better=True)
+    out = pd.DataFrame(keys, columns=["dataset", "metric", "graph_weights", "protocol"])
+    out["verdict"] = found
+    return _ordered(out, extra=("metric",))
+
+
+def _lower_of(outcome):
+    """Which method has the smaller error by the rule's outcome of MR (a) against CoMR (b), or None."""
+    return {"better": "MR", "worse": "CoMR"}.get(outcome)
+
+
+def _direction_clause(err, table_no, pm, found):
+    """SR's direction on one error type (which method has the smaller published error) and, per setting, what
+    the rule finds in ours: the same method lower, the other lower, no difference shown, or too few splits."""
+    same, reverse, none, few = [], [], [], []
+    if pm["MR"] == pm["CoMR"]:
+        sr = None
+        head = f"{err} error: SR Table {table_no} has MR and CoMR equal ({pm['MR']:.2f})"
     else:
-        head = f"SR's MR and CoMR {err} errors are equal ({pm['MR']:.2f}); ours"
-        parts = [f"differ with p < {alpha:g} under {_join(same + reverse)}" if same or reverse else "",
-                 f"have p >= {alpha:g} under {_join(weak)}" if weak else ""]
-    parts = [x for x in parts if x]
-    return head + " " + (_join(parts) if parts else "have no setting to compare")
+        sr = "MR" if pm["MR"] < pm["CoMR"] else "CoMR"
+        head = (f"{err} error: SR Table {table_no} has {sr} lower (MR {pm['MR']:.2f}, CoMR {pm['CoMR']:.2f})")
+    for r in found.itertuples():
+        v = r.verdict
+        item = f"{r.protocol}/{r.graph_weights} (MR {v.mean_a:.2f}, CoMR {v.mean_b:.2f}"
+        if not v.tested:
+            few.append(item + f", {v.n} {v.unit})")
+            continue
+        item += f", adjusted p = {_fmt_p(v.p_holm)})"
+        lower = _lower_of(v.outcome)
+        if lower is None:
+            none.append(item)
+        elif sr is None or lower == sr:
+            same.append((lower, item))
+        else:
+            reverse.append((lower, item))
+    parts = []
+    for group, how in ((same, "as SR" if sr else "where SR have them equal"), (reverse, "the reverse of SR")):
+        for lower in _METHODS:
+            items = [i for m, i in group if m == lower]
+            if items:
+                parts.append(f"ours has {lower} lower, {how}, under {_join(items)}")
+    if none:
+        parts.append(f"no difference shown under {_join(none)}")
+    if few:
+        parts.append(f"too few splits to tell under {_join(few)}")
+    return head + "; " + ("; ".join(parts) if parts else "ours has no setting to compare")
 
 
-def _within_clause(err, cmp):
-    """Per method, the settings whose mean lies within one published std of SR's cell."""
-    out = []
-    for method in _METHODS:
-        c = cmp[(cmp["method"] == method) & cmp["within_one_std"]]
-        items = [f"{r.protocol}/{r.graph_weights} ({r.ours_mean:.2f})" for r in c.itertuples()]
-        out.append(f"of the {method} cell under {_join(items) if items else 'no setting'}")
-    return "ours is within one published std " + " and ".join(out)
+def verdicts(rows, pairs=None, published=None, alpha=None, min_pairs=None):
+    """One sentence per dataset, generated from the rule's verdicts (:func:`judged`).
 
-
-def verdicts(rows, pairs=None, published=None, alpha=0.05):
-    """One sentence per dataset, generated from the numbers.
-
-    For test and then unlabelled error: SR's direction (the sign of published MR - CoMR, SR Tables 2-3) and, per
-    setting (protocol/graph weights), whether our paired t-test (:func:`protocol_ttests`) finds that direction
-    with p < alpha, the reverse with p < alpha, or p >= alpha, with both means and p; then, per method, the
-    settings whose mean lies within one published std of SR's cell (:func:`published_comparison`), with our
-    mean. Returns a DataFrame with dataset and verdict.
+    For test and then unlabelled error: which method SR's table has lower and, per setting (protocol/graph
+    weights), whether the rule finds the same method lower in ours, the other one, no difference or too few
+    splits, with both means and the adjusted p. Every setting is listed under the direction its own verdict
+    has. Returns a DataFrame with dataset and verdict.
     """
-    table = protocol_table(rows, pairs)
-    tests = protocol_ttests(rows, pairs, alpha)
-    cmp = published_comparison(table, published)
+    found = judged(rows, pairs, alpha, min_pairs)
     pub = published_errors() if published is None else _lower(published)
     out = []
-    for ds in dict.fromkeys(table["dataset"]):
+    for ds in dict.fromkeys(found["dataset"]):
         clauses = []
         for metric, err in METRICS.items():
-            pm = pub[(pub["dataset"] == ds) & (pub["error"] == err)].set_index("method")["published_mean"]
-            if not set(_METHODS) <= set(pm.dropna().index):
-                clauses.append(f"SR publish no {err} errors to compare with")
+            p = pub[(pub["dataset"] == ds) & (pub["error"] == err)].set_index("method")
+            pm = p["published_mean"].dropna()
+            if not set(_METHODS) <= set(pm.index):
+                clauses.append(f"{err} error: SR publish no errors to compare with")
                 continue
-            tt = tests[(tests["dataset"] == ds) & (tests["metric"] == metric)]
-            clauses.append(_direction_clause(err, pm, tt, alpha))
-            clauses.append(_within_clause(err, cmp[(cmp["dataset"] == ds) & (cmp["error"] == err)]))
-        out.append(dict(dataset=ds, verdict=f"{ds.upper()}: " + "; ".join(clauses) + "."))
+            f = found[(found["dataset"] == ds) & (found["metric"] == metric)]
+            clauses.append(_direction_clause(err, int(p["table"].iloc[0]), pm, f))
+        out.append(dict(dataset=ds, verdict=f"{ds.upper()}: " + ". ".join(c[0].upper() + c[1:] for c in clauses)
+                        + "."))
     return pd.DataFrame(out, columns=["dataset", "verdict"])
+
+
+def reproduction(comparison):
+    """Per published cell (dataset, method, error type): is SR's number reproduced, i.e. does some setting's mean
+    lie within one published std of it (:func:`published_comparison`)?
+
+    Columns: dataset, method, error, table, published_mean, published_std, settings (how many were run),
+    within (how many lie within one published std), closest (the setting whose mean is nearest), closest_mean,
+    closest_difference (ours - published), reproduced (within > 0) and sentence (generated from these numbers).
+    Cells SR do not publish are left out."""
+    cmp = comparison.dropna(subset=["published_mean"])
+    cmp = cmp.assign(setting=cmp["protocol"] + "/" + cmp["graph_weights"])
+    out = []
+    for (ds, method, err), g in cmp.groupby(["dataset", "method", "error"], sort=False):
+        near = g.loc[g["difference"].abs().idxmin()]
+        inside = g[g["within_one_std"]]
+        pm, ps, t = float(near["published_mean"]), float(near["published_std"]), int(near["table"])
+        where = f"{ds.upper()}, {method} {err} error"
+        lo, hi = int(g["n_splits"].min()), int(g["n_splits"].max())
+        splits = f"{lo} splits" if lo == hi else f"{lo} to {hi} splits"
+        spread = (f"ours {g['ours_mean'].min():.2f} to {g['ours_mean'].max():.2f} over the {len(g)} settings "
+                  f"({splits} each)" if len(g) > 1 else f"ours {g['ours_mean'].iloc[0]:.2f} (one setting, {splits})")
+        if len(inside):
+            items = _join(f"{r.setting} ({r.ours_mean:.2f})" for r in inside.itertuples())
+            sentence = (f"{where}: reproduced: SR Table {t} has {pm:.2f} (std {ps:.2f}); {spread}, within one "
+                        f"published std under {items}.")
+        else:
+            d = float(near["difference"])
+            sentence = (f"{where}: not reproduced: SR Table {t} has {pm:.2f} (std {ps:.2f}); {spread}, none "
+                        f"within one published std (closest: {near['setting']} {near['ours_mean']:.2f}, "
+                        f"{abs(d):.2f} points {'below' if d < 0 else 'above'}, {abs(d) / ps:.1f} published stds).")
+        out.append(dict(dataset=ds, method=method, error=err, table=t, published_mean=pm, published_std=ps,
+                        settings=len(g), within=len(inside), closest=near["setting"],
+                        closest_mean=float(near["ours_mean"]), closest_difference=float(near["difference"]),
+                        reproduced=bool(len(inside)), sentence=sentence))
+    cols = ["dataset", "method", "error", "table", "published_mean", "published_std", "settings", "within",
+            "closest", "closest_mean", "closest_difference", "reproduced", "sentence"]
+    return pd.DataFrame(out, columns=cols)
+
+
+def reproduction_summary(repro):
+    """One sentence over every published cell of :func:`reproduction`: how many are reproduced, and which not."""
+    if repro.empty:
+        return "No published cell to compare with."
+    bad = repro[~repro["reproduced"]]
+    head = (f"{int(repro['reproduced'].sum())} of the {len(repro)} published cells (SR Tables 2-3) are within one "
+            f"published std of our mean under at least one setting")
+    if bad.empty:
+        return head + "."
+    names = _join(f"{r.dataset.upper()} {r.method} {r.error}" for r in bad.itertuples())
+    return head + f"; not reproduced under any setting: {names}."
 
 
 # ----------------------------------------------------------------------------- display helpers

@@ -9,7 +9,7 @@ package's convention (:func:`mvl.data.missing.apply_mask`), and the methods:
 
 - ``mvl_ls_incomplete``: MVL-LS on the incomplete views, package defaults but the configured gamma_B (config
   ``incomplete.gamma_B``; 1e-4 in the profiles, selected on validation draws by ``benchmarks/bench_incomplete.py``;
-  0 is the package default), each view standardised on the training
+  the package default is ``gamma_B="auto"``, :func:`package_defaults`), each view standardised on the training
   samples that have it (``Pipeline(StandardScaler(), MVLLeastSquares(views=...))``: the scaler ignores NaN when it
   fits and passes them through, so a missing view stays a NaN row; :mod:`mvl.solvers.incomplete` is the model);
 - ``mean_imputation``: scikit-learn's ``SimpleImputer`` (feature means of the training samples) then the same
@@ -46,8 +46,8 @@ from .incomplete_settings import INCOMPLETE_PATTERNS, IncompleteSettings, parse_
 
 __all__ = ["INCOMPLETE_PATTERNS", "IncompleteSettings", "parse_settings", "METHODS",
            "draw_split", "mask_rng", "presence_mask", "fit_predict", "run_seed", "write_seed", "summarize",
-           "best_views", "accuracy_table", "accuracy_figure", "incomplete_run", "incomplete_summary",
-           "incomplete_report"]
+           "best_views", "package_defaults", "settings_text", "verdicts", "accuracy_table", "accuracy_figure",
+           "incomplete_run", "incomplete_summary", "incomplete_report"]
 
 METHODS = {"mvl_ls_incomplete": ("MVL-LS, incomplete views", "C0"),
            "mean_imputation": ("mean imputation + MVL-LS", "C1"),
@@ -246,6 +246,75 @@ def best_views(summary):
     """(dataset, pattern, q) -> the name of the best single view (from :func:`summarize`)."""
     b = summary[summary["method"] == "best_single_view"]
     return {(r.dataset, r.pattern, r.q): r.view for r in b.itertuples()}
+
+
+def package_defaults():
+    """MVL-LS's defaults as the estimator has them: a dict with gamma_A, gamma_B and gamma_W (the constructor's
+    values, e.g. "auto"), gamma_A_value (what ``gamma_A="auto"`` resolves to outside the graph regime),
+    gamma_B_complete and gamma_B_incomplete (what the default gamma_B resolves to on complete views and when a
+    training view is missing), n_neighbors and kernel. Read from :class:`mvl.MVLLeastSquares` itself (its
+    parameters and the resolution it applies in a fit), not restated here."""
+    from .. import MVLLeastSquares
+
+    est = MVLLeastSquares()
+    params = est.get_params()
+    complete_B = est._gamma_B()  # no view_mask_: complete views
+    est.view_mask_ = np.ones((1, 2), dtype=bool)  # a fit on incomplete views sets a presence mask
+    incomplete_B = est._gamma_B()
+    return dict(gamma_A=params["gamma_A"], gamma_A_value=est._gamma_A(), gamma_B=params["gamma_B"],
+                gamma_B_complete=float(complete_B), gamma_B_incomplete=float(incomplete_B),
+                gamma_W=params["gamma_W"], n_neighbors=params["n_neighbors"], kernel=params["kernel"])
+
+
+def _gamma_text(name, value, resolved):
+    if isinstance(value, str):
+        return f'{name} = "{value}" ({resolved})'
+    return f"{name} = {value:g}"
+
+
+def settings_text(gamma_B, defaults=None):
+    """The MVL-LS line of the report's settings: the configured gamma_B beside the package default as the code
+    has it (``defaults``: :func:`package_defaults`), and the other hyperparameters' defaults."""
+    d = package_defaults() if defaults is None else defaults
+    b_default = (_gamma_text("gamma_B", d["gamma_B"], f"{d['gamma_B_complete']:g} on complete views, "
+                                                      f"{d['gamma_B_incomplete']:g} with views missing")
+                 if isinstance(d["gamma_B"], str) else f"gamma_B = {d['gamma_B']:g}")
+    same = (not isinstance(d["gamma_B"], str) and float(gamma_B) == float(d["gamma_B"]))
+    head = (f"gamma_B = {float(gamma_B):g} " + ("(the package default)" if same else
+                                               f"(configured; the package default is {b_default})"))
+    gamma_A = _gamma_text("gamma_A", d["gamma_A"], f"{d['gamma_A_value']:g}")
+    return (f"{head}, on the complete data, the incomplete views and the imputed data alike; otherwise the package "
+            f"defaults ({'Gaussian' if d['kernel'] == 'rbf' else d['kernel']} kernel, median bandwidth per view, "
+            f"{gamma_A}, gamma_W = {d['gamma_W']:g}, {d['n_neighbors']}-NN graph); views standardised on the "
+            "training samples; single views: the package defaults (one view has no between-view term)")
+
+
+def verdicts(results, alpha=None, min_pairs=None):
+    """The comparisons the report concludes on, judged together by :func:`mvl.workflow.verdict.judge` (one
+    family, paired over the split seeds): per (data set, pattern, q > 0), MVL-LS on the incomplete views against
+    mean imputation + MVL-LS and against the best single view (the view with the best mean test accuracy there,
+    :func:`summarize`). ``results``: the rows of :func:`run_seed`. Returns a list of
+    :class:`mvl.workflow.verdict.Verdict`."""
+    from .verdict import ALPHA, MIN_PAIRS, judge
+
+    best = best_views(summarize(results))
+    family = []
+    inc = results[(results["pattern"] != "none") & (results["q"] > 0)]
+    for (d, pattern, q), g in inc.groupby(["dataset", "pattern", "q"], sort=False):
+        by = {m: gg.set_index("seed")["accuracy"] for m, gg in g.groupby("method")}
+        if "mvl_ls_incomplete" not in by:
+            continue
+        where = f"{d}, {pattern} pattern, q = {q:g}"
+        ours = METHODS["mvl_ls_incomplete"][0]
+        if "mean_imputation" in by:
+            family.append(dict(a=ours, b=METHODS["mean_imputation"][0], x=by["mvl_ls_incomplete"],
+                               y=by["mean_imputation"], context=where))
+        view = best.get((d, pattern, q))
+        if view and f"view_{view}" in by:
+            family.append(dict(a=ours, b=f"the best single view ({view})", x=by["mvl_ls_incomplete"],
+                               y=by[f"view_{view}"], context=where))
+    return judge(family, alpha=ALPHA if alpha is None else alpha,
+                 min_pairs=MIN_PAIRS if min_pairs is None else min_pairs)
 
 
 def _fmt(mean, std):

@@ -4,7 +4,8 @@
 notebook) and every figure of a run, with the profile name, a hash of the merged config, the package version,
 the date and the datasets; every link is relative to the page. :func:`check_links` lists the links of a page
 that do not resolve to a file or lead to a figure that does not decode. :func:`export_html` converts an executed
-notebook to HTML with nbconvert (code cells shown) and writes it atomically. No paper section
+notebook to HTML with nbconvert (titled by its heading, code cells left out, figures' alt text from their
+captions) and writes it atomically. No paper section
 (presentation of the results).
 
 The workflow's rules ``index`` and ``notebook_html`` call :func:`write_index` and :func:`export_html` (through
@@ -234,7 +235,7 @@ def _markdown_text(cell):
     import re
 
     text = " ".join(line.lstrip("#").strip() for line in str(cell.get("source", "")).splitlines())
-    return re.sub(r"[*`]", "", text).strip()
+    return re.sub(r"\s+", " ", re.sub(r"[*`]", "", text)).strip()  # blank lines leave no double space
 
 
 def figure_captions(cells):

@@ -11,7 +11,8 @@ Every verdict sentence of the reports comes from :func:`judge`, applied to all t
 3. The p-values of the tested comparisons are corrected for their number by Holm's step-down procedure (Holm 1979):
    with the m p-values sorted ascending, p_(i) is adjusted to max_{j <= i} min(1, (m - j + 1) p_(j)).
 4. A comparison whose adjusted p is below :data:`ALPHA` is a verdict of "better" or "worse" by the sign of the mean
-   difference; otherwise "no difference shown".
+   difference (a larger score is better; for errors, ``lower_is_better=True`` of :func:`judge` turns it round);
+   otherwise "no difference shown".
 
 The sentence of each comparison is generated from these numbers (:meth:`Verdict.sentence`); no report writes a
 verdict as fixed text.
@@ -42,6 +43,8 @@ class Verdict:
     ``mean_a``, ``mean_b`` and ``difference`` (mean of a - b) are in the unit of the inputs times ``scale`` of
     :func:`judge` (points of accuracy by default); ``p`` is the paired t-test's p-value (NaN when not tested),
     ``p_holm`` the Holm-adjusted one, ``family`` the number of tested comparisons it was corrected over.
+    ``wins`` / ``losses`` count the pairs where ``a`` is better / worse than ``b`` (above / below, or below /
+    above when ``lower_is_better``).
     """
 
     a: str
@@ -60,6 +63,7 @@ class Verdict:
     unit: str = "splits"
     alpha: float = ALPHA
     min_pairs: int = MIN_PAIRS
+    lower_is_better: bool = False
 
     @property
     def tested(self):
@@ -68,7 +72,8 @@ class Verdict:
     def sentence(self):
         """The verdict as one sentence, every number in it from this comparison."""
         where = f"{self.context}: " if self.context else ""
-        nums = (f"{self.a} {self.mean_a:.2f} against {self.b} {self.mean_b:.2f}, {self.difference:+.2f} points "
+        nums = (f"{self.a} {self.mean_a:.2f} against {self.b} {self.mean_b:.2f}"
+                f"{' (lower is better)' if self.lower_is_better else ''}, {self.difference:+.2f} points "
                 f"over {self.n} {self.unit} (better on {self.wins}, worse on {self.losses})")
         if not self.tested:
             return (f"{where}{nums}: too few {self.unit} to tell (the rule needs at least {self.min_pairs}).")
@@ -129,12 +134,13 @@ def holm(pvalues):
     return out
 
 
-def judge(comparisons, alpha=ALPHA, min_pairs=MIN_PAIRS, unit="splits", scale=100.0):
+def judge(comparisons, alpha=ALPHA, min_pairs=MIN_PAIRS, unit="splits", scale=100.0, lower_is_better=False):
     """Apply the rule to one report's family of comparisons.
 
     ``comparisons``: iterable of dicts with keys ``a`` and ``b`` (labels), ``x`` and ``y`` (Series of the two
-    methods' scores indexed by split or draw) and optionally ``context`` (where, e.g. "l_c = 5"). Returns one
-    :class:`Verdict` per comparison, in the input order.
+    methods' scores indexed by split or draw) and optionally ``context`` (where, e.g. "l_c = 5"). Scores are
+    accuracies (larger is better) unless ``lower_is_better`` (errors): then ``a`` is "better" when its mean is
+    below ``b``'s. Returns one :class:`Verdict` per comparison, in the input order.
     """
     if alpha <= 0 or alpha >= 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
@@ -146,8 +152,11 @@ def judge(comparisons, alpha=ALPHA, min_pairs=MIN_PAIRS, unit="splits", scale=10
         if missing:
             raise ValueError(f"a comparison needs keys a, b, x, y; missing {sorted(missing)}")
         r = paired_test(c["x"], c["y"], scale=scale)
+        if lower_is_better:
+            r["wins"], r["losses"] = r["losses"], r["wins"]
         base.append(Verdict(a=str(c["a"]), b=str(c["b"]), context=str(c.get("context", "")), unit=unit,
-                            alpha=float(alpha), min_pairs=int(min_pairs), **r))
+                            alpha=float(alpha), min_pairs=int(min_pairs), lower_is_better=bool(lower_is_better),
+                            **r))
     tested = [v.n >= min_pairs and np.isfinite(v.p) for v in base]
     adj = holm([v.p if t else np.nan for v, t in zip(base, tested, strict=True)])
     m = int(sum(tested))
@@ -156,7 +165,8 @@ def judge(comparisons, alpha=ALPHA, min_pairs=MIN_PAIRS, unit="splits", scale=10
         if not t:
             out.append(replace(v, outcome="too few splits to tell"))
             continue
-        outcome = ("better" if v.difference > 0 else "worse") if q < alpha else "no difference shown"
+        ahead = v.difference < 0 if lower_is_better else v.difference > 0
+        outcome = ("better" if ahead else "worse") if q < alpha else "no difference shown"
         out.append(replace(v, p_holm=float(q), family=m, outcome=outcome))
     return out
 
