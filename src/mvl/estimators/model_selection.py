@@ -232,11 +232,11 @@ class MVLLeastSquaresCV(MultiViewClassifier):
             classes, y_enc, labelled = encode_labels(y, len(y))
             counts = np.bincount(y_enc[labelled], minlength=len(classes))
             k = int(counts.argmin())
-            if counts[k] < 2:  # a class with one label is in no training fold or in no test fold
+            if counts.max() < 2:  # one label per class: no stratified split has a test fold and a training fold
                 raise ValueError(
-                    f"MVLLeastSquaresCV: class {classes.tolist()[k]!r} has {counts[k]} labelled sample; "
-                    "cross-validation needs at least 2 labelled samples per class (and at least cv per class "
-                    "for cv folds). With fewer labels fit MVLLeastSquares with its defaults "
+                    f"MVLLeastSquaresCV: class {classes.tolist()[k]!r} has {counts[k]} labelled sample, as every "
+                    "class; cross-validation needs at least 2 labelled samples per class (and at least cv per "
+                    "class for cv folds). With fewer labels fit MVLLeastSquares with its defaults "
                     '(gamma_A="auto", loss="auto"), which need no validation')
             if cv is not None and counts.max() < cv:
                 raise ValueError(f"MVLLeastSquaresCV: cv={cv} folds need at least {cv} labelled samples in some "
