@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .verdict import ALPHA, MIN_PAIRS, judge
-from .verdict import _p as _fmt_p
+from .verdict import format_p as _fmt_p
 
 __all__ = [
     "PROTOCOLS",

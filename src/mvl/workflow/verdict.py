@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-__all__ = ["ALPHA", "MIN_PAIRS", "Verdict", "paired_test", "holm", "judge", "verdict_table"]
+__all__ = ["ALPHA", "MIN_PAIRS", "Verdict", "paired_test", "holm", "judge", "verdict_table", "format_p"]
 
 ALPHA = 0.05
 """Level of the test after Holm's correction."""
@@ -77,9 +77,9 @@ class Verdict:
                 f"over {self.n} {self.unit} (better on {self.wins}, worse on {self.losses})")
         if not self.tested:
             return (f"{where}{nums}: too few {self.unit} to tell (the rule needs at least {self.min_pairs}).")
-        corr = (f"Holm-adjusted over {self.family} comparisons p = {_p(self.p_holm)}" if self.family > 1
+        corr = (f"Holm-adjusted over {self.family} comparisons p = {format_p(self.p_holm)}" if self.family > 1
                 else "the only comparison tested")
-        test = f"paired t p = {_p(self.p)}, {corr}"
+        test = f"paired t p = {format_p(self.p)}, {corr}"
         if self.outcome == "better":
             end = f"{self.a} is better than {self.b} (adjusted p < {self.alpha:g})"
         elif self.outcome == "worse":
@@ -89,7 +89,8 @@ class Verdict:
         return f"{where}{nums}; {test}: {end}."
 
 
-def _p(p):
+def format_p(p):
+    """A p-value as the verdict sentences print it (two significant digits, n/a when undefined)."""
     if not np.isfinite(p):
         return "n/a"
     if p == 0:
