@@ -118,10 +118,15 @@ def _holds_nan(X):
     validation of the fit reports it)."""
     from .inputs import is_view_list
 
+    def floats(v):  # pandas' nullable dtypes (Float64, Int64) hold pd.NA, read as NaN as the input validation does
+        if hasattr(v, "to_numpy"):
+            return v.to_numpy(dtype=np.float64, na_value=np.nan)
+        return np.asarray(v, dtype=np.float64)
+
     try:
         if is_view_list(X):
-            return any(bool(np.isnan(np.asarray(v, dtype=np.float64)).any()) for v in X)
-        return bool(np.isnan(np.asarray(X, dtype=np.float64)).any())
+            return any(bool(np.isnan(floats(v)).any()) for v in X)
+        return bool(np.isnan(floats(X)).any())
     except (TypeError, ValueError):
         return False
 
