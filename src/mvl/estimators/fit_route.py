@@ -294,8 +294,8 @@ def solve(est, X, y, regime, solver, loss, built=None):
     return problem, result, time.perf_counter() - t0
 
 
-def _inaccurate(result, residual, tol):
-    """Whether a solve that reports success missed ``tol``: its true relative residual of the system solved
+def _inaccurate(residual, tol):
+    """Whether a direct solve missed ``tol``: its true relative residual of the system solved
     (:mod:`mvl.solvers.residual`) is above the tolerance the iterative solvers stop at, or not finite."""
     return residual is not None and not (np.isfinite(residual) and residual <= float(tol))
 
@@ -328,7 +328,9 @@ def inaccurate_message(est, solver, problem, result, residual, tol):
 def apply_result(est, X, problem, result, solver, seconds):
     """Set the fitted attributes from the typed ``result``: coefficients, centres, the gamma_A solved at, the
     prediction rule, the solve attributes (``n_iter_``, ``residual_``, ``converged_``, a ConvergenceWarning when
-    not converged), the condition estimate; then the check that the fit does not ignore its labels."""
+    not converged: an iterative solve at max_iter, or a direct solve whose true residual exceeds ``tol``,
+    :func:`inaccurate_message`), the condition estimate; then, when the coefficients solve the system, the check
+    that the fit does not ignore its labels."""
     from sklearn.exceptions import ConvergenceWarning
 
     from ..solvers.residual import direct_residual
@@ -343,7 +345,8 @@ def apply_result(est, X, problem, result, solver, seconds):
         residual = result.residual if result.residual is not None else direct_residual(problem, coef)
     else:
         residual = result.residual
-    accurate = result.converged and not _inaccurate(result, residual, est.tol)
+    # a direct solve reports success; its residual decides (the iterative solvers stop on their own criteria)
+    accurate = result.converged and not (dense and _inaccurate(residual, est.tol))
     est._set_solve_attributes(result.n_iter, residual, accurate)
     est.centres_ = result.centres
     if not result.converged:
