@@ -175,6 +175,7 @@ CASES = {
     # a fit on complete views predicts test points that miss a view (from the views they have)
     "missing_view_at_predict": Expect("correct"),
     # a direct solve whose system is too ill-conditioned for float64: not converged, the parameter named
+    # (or, where the solver's residual meets tol, converged_ and a correct answer)
     "ill_conditioned_direct": Expect("warning", r"residual .* > tol.*decrease gamma_B \(now 3e\+06\)",
                                      "ConvergenceWarning"),
     # pandas' nullable Float64 with pd.NA for the missing views: read as NaN, loss="auto" included
@@ -215,7 +216,7 @@ def applies(cell):
     if case == "ill_conditioned_direct":
         from mvl.solvers import SOLVERS
 
-        return e == "MVLLeastSquares" and not inc and not SOLVERS[s].operator
+        return e == "MVLLeastSquares" and not inc and SOLVERS[s].direct
     if case == "nullable_frame":
         return e == "MVLLeastSquares" and inc
     if case == "attributes":
@@ -371,6 +372,8 @@ def run(cell):
         if hit:
             return Result("specific warning", f"{exp.category}: {hit[0]}")
     acc = float(np.mean(np.asarray(pred) == np.asarray(yt)))
+    if cell.case == "ill_conditioned_direct" and est.residual_ <= est.tol and est.converged_ and acc > ACCURACY:
+        return Result("correct", f"residual {est.residual_:.1e} <= tol, accuracy {acc:.2f}")
     if exp.kind == "correct":
         if cell.case == "attributes":
             problem_ = _attributes_problem(est, cell)

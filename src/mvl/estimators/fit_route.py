@@ -346,7 +346,7 @@ def apply_result(est, X, problem, result, solver, seconds):
     else:
         residual = result.residual
     # a direct solve reports success; its residual decides (the iterative solvers stop on their own criteria)
-    accurate = result.converged and not (dense and _inaccurate(residual, est.tol))
+    accurate = result.converged and not (solver.direct and _inaccurate(residual, est.tol))
     est._set_solve_attributes(result.n_iter, residual, accurate)
     est.centres_ = result.centres
     if not result.converged:

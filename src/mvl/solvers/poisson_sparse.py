@@ -472,6 +472,7 @@ class VecchiaPoissonSolver(Solver):
     losses = ("poisson", "squared+poisson")
     exact = False
     operator = True
+    direct = True
     missing_views = True
     sparse_graph = True
     keeps_kernels = False
