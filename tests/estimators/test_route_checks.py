@@ -126,6 +126,18 @@ def test_few_label_direct_solve_at_huge_gamma_B_warns_and_is_not_converged(solve
     assert est.converged_ is False and est.residual_ > est.tol
 
 
+@pytest.mark.parametrize(("solver", "loss"), [("vecchia_direct", "squared"), ("vecchia", "poisson")])
+def test_sparse_direct_solve_at_huge_gamma_B_warns_and_is_not_converged(solver, loss):
+    X, y = few_labels(300, 15)
+    est, caught = _fit_recorded(MVLLeastSquares(views=VIEWS, solver=solver, loss=loss, gamma_B=1e12), X, y)
+    msgs = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert len(msgs) == 1 and f'solver="{solver}": the solve is inaccurate' in msgs[0]
+    assert "decrease gamma_B (now 1e+12)" in msgs[0]
+    assert est.converged_ is False and est.residual_ > est.tol
+    est = MVLLeastSquares(views=VIEWS, solver=solver, loss=loss).fit(X, y)  # the defaults: accurate
+    assert est.converged_ is True and est.residual_ <= est.tol
+
+
 @pytest.mark.parametrize("loss", ["auto", "squared"])
 def test_tiny_gamma_A_names_gamma_A_not_a_swamping_regularisation(loss):
     X, y = few_labels()
