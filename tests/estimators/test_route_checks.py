@@ -5,6 +5,7 @@ coordinates written out in numpy), and pandas' nullable dtypes read as scikit-le
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -12,7 +13,8 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from mvl import MVLLeastSquares
-from mvl.exceptions import RegularizationWarning
+from mvl.estimators.fit_route import ILL_CONDITIONED
+from mvl.exceptions import IllConditionedWarning, RegularizationWarning
 
 VIEWS = [5, 4, 3]
 CENTRES = np.random.default_rng(11).normal(size=(3, 12)) * 1.2
@@ -93,9 +95,13 @@ def test_direct_solve_that_misses_tol_is_not_converged_and_names_gamma_B(solver)
     K = gaussian_views(X)
     est = MVLLeastSquares(kernel="precomputed", solver=solver, gamma_A=1e-5, gamma_B=3e6, gamma_W=0.0,
                           loss="squared")
-    with pytest.warns(ConvergenceWarning, match=r"relative residual .* > tol = 1e-06.*decrease gamma_B "
-                                                r"\(now 3e\+06\) or increase gamma_A \(now 1e-05\)"):
-        est.fit(np.transpose(K, (1, 2, 0)), y)
+    est, caught = _fit_recorded(est, np.transpose(K, (1, 2, 0)), y)
+    msgs = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert len(msgs) == 1 and re.search(r"relative residual .* > tol = 1e-06.*decrease gamma_B \(now 3e\+06\) "
+                                        r"or increase gamma_A \(now 1e-05\)", msgs[0])
+    # the condition estimate's own warning where it is estimated (structured) and above ILL_CONDITIONED
+    ill = [w for w in caught if issubclass(w.category, IllConditionedWarning)]
+    assert len(ill) == int(est.condition_estimate_ > ILL_CONDITIONED)
     labelled = np.flatnonzero(y >= 0)
     Y_L = 2.0 * np.eye(3)[y[labelled]] - 1.0  # the +-1 coding of Section 5.1
     ref = textbook_residual(K, labelled, Y_L, est.c_, 1e-5, 3e6, est.coef_)
