@@ -144,6 +144,13 @@ def test_sparse_direct_solve_at_huge_gamma_B_warns_and_is_not_converged(solver, 
     assert est.converged_ is True and est.residual_ <= est.tol
 
 
+def test_sparse_factorisation_that_fails_names_gamma_A():
+    X, y = few_labels(300, 15)
+    with pytest.raises(ValueError, match=r'solver="vecchia": the sparse Cholesky factorisation failed.*increase '
+                                         r"gamma_A"):
+        MVLLeastSquares(views=VIEWS, solver="vecchia", loss="poisson", gamma_A=1e-300).fit(X, y)
+
+
 @pytest.mark.parametrize("loss", ["auto", "squared"])
 def test_tiny_gamma_A_names_gamma_A_not_a_swamping_regularisation(loss):
     X, y = few_labels()
