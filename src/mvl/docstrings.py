@@ -132,9 +132,11 @@ residual_ : float, or array (P,) with one per binary problem (MVLBinarySVM)
     system; MVL-LS-optC, that of the f-step that gave the returned coefficients; the SVMs, the largest violation
     of the dual's optimality (KKT) conditions, Lemma 31, at the returned alpha (``kkt_violation_``).
 converged_ : bool, or array (P,) with one per binary problem (MVLBinarySVM)
-    Whether the solve met its stopping rule (``tol``; always for a direct solve); False comes with a
-    ConvergenceWarning that says why (max_iter reached, or a conjugate-gradient breakdown on an indefinite
-    kernel) and what to do.""",
+    Whether the solve met its stopping rule (``tol``); MVL-LS's direct solves ("structured", "dense",
+    "vecchia_direct", "vecchia"; every loss): whether ``residual_`` <= ``tol``, the tolerance of "cg". False comes
+    with a ConvergenceWarning that says why (max_iter reached, a conjugate-gradient breakdown on an indefinite
+    kernel, or a direct solve of a system too ill-conditioned for float64, naming the gamma that makes it so) and
+    what to do.""",
     "mvl_references": """\
 References
 ----------

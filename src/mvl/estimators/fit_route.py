@@ -118,10 +118,15 @@ def _holds_nan(X):
     validation of the fit reports it)."""
     from .inputs import is_view_list
 
+    def floats(v):  # pandas' nullable dtypes (Float64, Int64) hold pd.NA, read as NaN as the input validation does
+        if hasattr(v, "to_numpy"):
+            return v.to_numpy(dtype=np.float64, na_value=np.nan)
+        return np.asarray(v, dtype=np.float64)
+
     try:
         if is_view_list(X):
-            return any(bool(np.isnan(np.asarray(v, dtype=np.float64)).any()) for v in X)
-        return bool(np.isnan(np.asarray(X, dtype=np.float64)).any())
+            return any(bool(np.isnan(floats(v)).any()) for v in X)
+        return bool(np.isnan(floats(X)).any())
     except (TypeError, ValueError):
         return False
 
@@ -289,10 +294,43 @@ def solve(est, X, y, regime, solver, loss, built=None):
     return problem, result, time.perf_counter() - t0
 
 
+def _inaccurate(residual, tol):
+    """Whether a direct solve missed ``tol``: its true relative residual of the system solved
+    (:mod:`mvl.solvers.residual`) is above the tolerance the iterative solvers stop at, or not finite."""
+    return residual is not None and not (np.isfinite(residual) and residual <= float(tol))
+
+
+def inaccurate_message(est, solver, problem, result, residual, tol):
+    """The ConvergenceWarning of a solve whose residual misses ``tol``, naming the user's parameter that made the
+    system (B + l gamma_A I) a = y (eq 68) too ill-conditioned for float64: gamma_A when far below its default,
+    otherwise the largest of the terms m gamma_B (eq 54-57), gamma_W (eq 60-63) and the squared data term
+    (weight 1, eq 53; none with ``loss="poisson"``) against gamma_A, in the system solved."""
+    from .base import AUTO_GAMMA_A
+
+    gA = float(problem.gamma_A)
+    m = len(problem.c)
+    terms = {"gamma_B": float(problem.gamma_B) * m if m > 1 else 0.0, "gamma_W": float(problem.gamma_W)}
+    if problem.loss != "poisson":
+        terms["the data term"] = 1.0
+    top = max(terms, key=terms.get)
+    ratio = terms[top] / gA if gA > 0 else np.inf
+    user = {"gamma_A": est.gamma_A_, "gamma_B": float(est._gamma_B()), "gamma_W": float(est.gamma_W)}
+    cond = "" if not np.isfinite(result.condition) else f", condition estimate {result.condition:.1e}"
+    if user["gamma_A"] < 1e-3 * AUTO_GAMMA_A or top == "the data term":
+        fix = f"increase gamma_A (now {user['gamma_A']:g}; default {AUTO_GAMMA_A:g})"
+    else:
+        fix = f"decrease {top} (now {user[top]:g}) or increase gamma_A (now {user['gamma_A']:g})"
+    return (f'solver="{solver.name}": the solve is inaccurate: relative residual {residual:.2e} of the system '
+            f"(68) > tol = {float(tol):g}{cond}, so the coefficients are not the solution: {top} outweighs gamma_A "
+            f"{ratio:.1e} times in the system, too ill-conditioned for float64; {fix}")
+
+
 def apply_result(est, X, problem, result, solver, seconds):
     """Set the fitted attributes from the typed ``result``: coefficients, centres, the gamma_A solved at, the
     prediction rule, the solve attributes (``n_iter_``, ``residual_``, ``converged_``, a ConvergenceWarning when
-    not converged), the condition estimate; then the check that the fit does not ignore its labels."""
+    not converged: an iterative solve at max_iter, or a direct solve whose true residual exceeds ``tol``,
+    :func:`inaccurate_message`), the condition estimate; then, when the coefficients solve the system, the check
+    that the fit does not ignore its labels."""
     from sklearn.exceptions import ConvergenceWarning
 
     from ..solvers.residual import direct_residual
@@ -307,10 +345,15 @@ def apply_result(est, X, problem, result, solver, seconds):
         residual = result.residual if result.residual is not None else direct_residual(problem, coef)
     else:
         residual = result.residual
-    est._set_solve_attributes(result.n_iter, residual, result.converged)
+    # a direct solve reports success; its residual decides (the iterative solvers stop on their own criteria)
+    accurate = result.converged and not (solver.direct and _inaccurate(residual, est.tol))
+    est._set_solve_attributes(result.n_iter, residual, accurate)
     est.centres_ = result.centres
     if not result.converged:
         warnings.warn(solver.unconverged_message(result, problem.tol), ConvergenceWarning, stacklevel=4)
+    elif not accurate:
+        warnings.warn(inaccurate_message(est, solver, problem, result, residual, est.tol), ConvergenceWarning,
+                      stacklevel=4)
     if not np.all(np.isfinite(coef)):
         raise FloatingPointError(f'solver="{solver.name}" produced NaN or inf; increase gamma_A '
                                  f'(now {est.gamma_A_:g})')
@@ -327,6 +370,8 @@ def apply_result(est, X, problem, result, solver, seconds):
     est.condition_estimate_ = result.condition  # NaN: not estimated
     est.fit_seconds_ = seconds
     y_lab = np.argmax(problem.Y_L, axis=1)
+    if not accurate:  # the coefficients are not the solution: whether the regularisation swamps is not known
+        return est
     scores = rule.training_decision(labelled)
     gammas = (("gamma_A", problem.gamma_A), ("gamma_B", problem.gamma_B), ("gamma_W", problem.gamma_W))
     if scores is not None:

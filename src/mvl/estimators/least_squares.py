@@ -84,7 +84,9 @@ class MVLLeastSquares(MVLClassifier):
         <= tol for every output column; "graph" also when the estimated relative error of its quadratic objective
         is <= tol, which bounds every decision value's error by ||c|| sqrt(tol) ||a||_A
         (:func:`mvl.solvers.graph.solve_graph`; 1e-4 halves the iterations of 1e-6, with the same predictions where
-        measured).
+        measured). The direct solvers ("structured", "dense", "vecchia_direct", "vecchia"): a solve whose true
+        relative residual exceeds ``tol`` is reported as not converged (``converged_`` False, a ConvergenceWarning
+        naming the gamma that makes the system too ill-conditioned).
     max_iter : int >= 1, default 500
         "cg", "graph": iteration limit; reaching it warns (``ConvergenceWarning``) with the residual.
     max_memory : float > 0 or None, default None

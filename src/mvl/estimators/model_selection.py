@@ -165,7 +165,8 @@ class MVLLeastSquaresCV(MultiViewClassifier):
     >>> from mvl import MVLLeastSquaresCV
     >>> idx = idx[:300]
     >>> y = ds.y[idx].copy()
-    >>> y[30:] = -1                                     # 30 labelled samples, 270 unlabelled
+    >>> labelled = np.concatenate([np.flatnonzero(y == k)[:3] for k in range(10)])  # 3 per class (cv = 3)
+    >>> y[np.setdiff1d(np.arange(300), labelled)] = -1  # 30 labelled samples, 270 unlabelled
     >>> model = MVLLeastSquaresCV(views=[76, 64, 6], cv=3).fit(X[idx], y)
     >>> sorted(model.best_params_)
     ['gamma_A', 'gamma_B', 'gamma_W', 'laplacian_power', 'n_neighbors']

@@ -29,11 +29,13 @@ raises gamma_W to gamma_A / POISSON_RATIO when it is smaller and scales gamma_B 
 ``"squared+poisson"`` takes the gammas as given (its labelled squared term has a scale of its own).
 
 **Prediction.** Feature views: the induction rule of :mod:`mvl.selftuned_graph` (the weighted mean of the training
-outputs at a point's 10 nearest training points; a training point gets its own output). The representer theorem
-also gives out-of-sample values, C f(x) = sum_p c_p K^p(x, X) A_p, but on validation they lost up to 28 points to
-the transductive ones at one label per class (multi-view MNIST: the kernel term is 1e-5 of the graph term, so f is
-shaped by the graph on the training points and the kernel extension off them is nearly flat). Precomputed kernels:
-the representer rule (the induction needs k(x, x) of the new points, which the cross-kernel input does not hold).
+outputs at a point's 10 nearest training points; a training point gets its own output; a point that misses views,
+its neighbours on the coordinates of the views it has, :func:`mvl.solvers.rules.present_view_induction`). The
+representer theorem also gives out-of-sample values, C f(x) = sum_p c_p K^p(x, X) A_p, but on validation they lost
+up to 28 points to the transductive ones at one label per class (multi-view MNIST: the kernel term is 1e-5 of the
+graph term, so f is shaped by the graph on the training points and the kernel extension off them is nearly flat).
+Precomputed kernels: the representer rule (the induction needs k(x, x) of the new points, which the cross-kernel
+input does not hold).
 The class of an output is the argmax after the degree-weighted shift of :func:`mvl.solvers.poisson.fit_decision`.
 """
 

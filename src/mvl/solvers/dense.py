@@ -62,6 +62,7 @@ class DenseSolver(Solver):
     missing_views = ("squared",)
     sparse_graph = False
     optc = False
+    direct = True
     auto_rank = None  # the reference, never chosen by "auto"
 
     def memory_bytes(self, n, m, l):

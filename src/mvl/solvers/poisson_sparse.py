@@ -223,7 +223,13 @@ def _factor(M, IB, d, delta, method):
         from cholespy import CholeskySolverD, MatrixType
 
         A = sparse.coo_matrix(M + delta * (IB.T @ sparse.diags(1.0 / d) @ IB))  # the SPD Schur complement
-        chol = CholeskySolverD(A.shape[0], A.row.astype(np.int32), A.col.astype(np.int32), A.data, MatrixType.COO)
+        try:
+            chol = CholeskySolverD(A.shape[0], A.row.astype(np.int32), A.col.astype(np.int32), A.data,
+                                   MatrixType.COO)
+        except ValueError as exc:  # positive definite in exact arithmetic: delta lost against M in float64
+            raise ValueError(f'solver="vecchia": the sparse Cholesky factorisation failed ({exc}): the kernel term '
+                             f"l gamma_A = {delta:.1e} is lost against the graph term in float64; increase gamma_A "
+                             "(default 1e-05)") from exc
 
         def solve(R):
             x = np.zeros_like(R)
@@ -472,6 +478,7 @@ class VecchiaPoissonSolver(Solver):
     losses = ("poisson", "squared+poisson")
     exact = False
     operator = True
+    direct = True
     missing_views = True
     sparse_graph = True
     keeps_kernels = False

@@ -6,7 +6,8 @@ a kernel operator and the sparse operator M of :mod:`mvl.solvers.system`, never 
 (m, n, n) kernels and Laplacians), ``exact`` (Theorem 10's solution to ``tol``, or an approximation),
 ``missing_views`` (it takes incomplete views), ``sparse_graph`` (gamma_W > 0 needs a sparse kNN graph),
 ``nystrom_basis`` (it needs Nystrom centres), ``keeps_kernels`` (the Gram matrices may be kept within the memory
-budget) and ``optc`` (it serves MVL-LS-optC's f-step). Each solver also declares ``losses``, ``auto_rank`` and
+budget), ``optc`` (it serves MVL-LS-optC's f-step) and ``direct`` (one factorisation: its residual is checked
+against ``tol``). Each solver also declares ``losses``, ``auto_rank`` and
 ``auto_accepts`` (:func:`mvl.solvers.registry.register`, which refuses a solver missing any of them);
 ``missing_views`` is a bool (every loss it carries) or the tuple of the losses it takes incomplete views with
 (:func:`takes_missing_views`). One problem builder (:mod:`mvl.estimators.fit_route`) checks every declaration on
@@ -175,6 +176,14 @@ class Solver:
     cores)."""
     advice = ""
     """What to do when an iterative solve stops at max_iter (the warning's last words)."""
+
+    @property
+    def direct(self):
+        """One factorisation and solve, no stopping rule of its own: the fit route checks its true residual
+        against ``tol`` (:func:`mvl.estimators.fit_route.apply_result`). Default: the solvers of the dense kernels
+        (not ``operator``); a sparse direct solver sets it True, the iterative ones judge their own
+        convergence."""
+        return not self.operator
 
     def memory_bytes(self, n, m, l):
         """Peak memory in bytes of a direct solve on n points, m views, l labels (None: no n x n array)."""

@@ -16,11 +16,34 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RepresenterRule", "SourceRule"]
+__all__ = ["RepresenterRule", "SourceRule", "present_view_induction"]
 
 
 def _two_class(S):
     return 0.5 * (S[:, 1] - S[:, 0]) if S.shape[1] == 2 else S
+
+
+def present_view_induction(points, outputs, views, space, k):
+    """The induction rule of :func:`mvl.selftuned_graph.knn_induction` at new points given as feature ``views``,
+    each point from the views it has (as the representer rule combines the present views' functions): a point
+    that misses views (NaN rows, :func:`mvl.missing_views.feature_presence`) has its neighbours found on the
+    coordinates of its present views only; ``points`` the training points' graph coordinates (``space``)."""
+    from ..missing_views import feature_presence
+    from ..selftuned_graph import knn_induction
+
+    Z = space.transform(views)
+    mask = feature_presence(views, name="X")
+    if mask is None:
+        return knn_induction(points, outputs, Z, k)
+    ends = np.cumsum([v.shape[1] for v in views])
+    cols = [np.arange(e - v.shape[1], e) for v, e in zip(views, ends, strict=True)]
+    F = np.empty((Z.shape[0], np.shape(outputs)[1]))
+    patterns, which = np.unique(mask, axis=0, return_inverse=True)
+    for j, present in enumerate(patterns):  # one neighbour search per pattern of present views
+        rows = np.flatnonzero(which.ravel() == j)
+        c = np.concatenate([cols[p] for p in np.flatnonzero(present)])
+        F[rows] = knn_induction(points[:, c], outputs, Z[np.ix_(rows, c)], k)
+    return F
 
 
 @dataclass
@@ -64,10 +87,8 @@ class SourceRule:
         if self.space is None:  # precomputed kernels: the representer rule
             F = est._outputs(est._test_kernels(X))
         else:
-            from ..selftuned_graph import knn_induction
-
             views = est._feature_views(X, reset=False)
-            F = knn_induction(self.points, self.outputs, self.space.transform(views), self.neighbours)
+            F = present_view_induction(self.points, self.outputs, views, self.space, self.neighbours)
         return _two_class(self.decision_rule.scores(F))
 
     def training_decision(self, labelled):

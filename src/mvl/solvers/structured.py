@@ -63,6 +63,7 @@ class StructuredSolver(Solver):
     missing_views = ("squared",)
     sparse_graph = False
     optc = True
+    direct = True
     auto_rank = 0
 
     def memory_bytes(self, n, m, l):

@@ -609,6 +609,7 @@ class VecchiaDirectSolver(Solver):
     sparse_graph = True
     optc = False
     operator = True
+    direct = True
     auto_rank = 1
     exact = False
     keeps_kernels = False
