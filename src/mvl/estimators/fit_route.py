@@ -329,8 +329,9 @@ def apply_result(est, X, problem, result, solver, seconds):
     """Set the fitted attributes from the typed ``result``: coefficients, centres, the gamma_A solved at, the
     prediction rule, the solve attributes (``n_iter_``, ``residual_``, ``converged_``, a ConvergenceWarning when
     not converged: an iterative solve at max_iter, or a direct solve whose true residual exceeds ``tol``,
-    :func:`inaccurate_message`), the condition estimate; then, when the coefficients solve the system, the check
-    that the fit does not ignore its labels."""
+    :func:`inaccurate_message`), the condition estimate; then the check that the fit does not ignore its labels
+    (RegularizationWarning), except after a bad solve from a gamma_A far below its default, whose coefficients
+    say nothing of the regularisation."""
     from sklearn.exceptions import ConvergenceWarning
 
     from ..solvers.residual import direct_residual
@@ -370,8 +371,10 @@ def apply_result(est, X, problem, result, solver, seconds):
     est.condition_estimate_ = result.condition  # NaN: not estimated
     est.fit_seconds_ = seconds
     y_lab = np.argmax(problem.Y_L, axis=1)
-    if not accurate:  # the coefficients are not the solution: whether the regularisation swamps is not known
-        return est
+    from .base import AUTO_GAMMA_A
+
+    if not accurate and est.gamma_A_ < 1e-3 * AUTO_GAMMA_A:  # a bad solve from a tiny gamma_A: the
+        return est  # coefficients are not the solution, and no regularisation swamps the data
     scores = rule.training_decision(labelled)
     gammas = (("gamma_A", problem.gamma_A), ("gamma_B", problem.gamma_B), ("gamma_W", problem.gamma_W))
     if scores is not None:
