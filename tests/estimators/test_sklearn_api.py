@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import signal_free
 from scipy import sparse
 from scipy.spatial.distance import cdist, pdist
 from sklearn.base import clone, is_classifier
@@ -68,6 +69,7 @@ def _instances(kernel):
 
 @parametrize_with_checks(_instances("rbf") + _instances("precomputed"),
                          expected_failed_checks=expected_failed)
+@signal_free
 def test_sklearn_estimator_checks(estimator, check):
     """scikit-learn's estimator checks on the feature-view form (kernel="rbf") and on precomputed kernels
     (the checks then pass (n, n) Gram matrices: one view)."""
@@ -305,6 +307,7 @@ def test_label_errors(mfeat):
 # --------------------------------------------------------------------------------------- degenerate input
 
 
+@signal_free
 def test_degenerate_input_gets_a_clear_error(mfeat):
     views, y, _ = mfeat
     X = np.hstack(views)

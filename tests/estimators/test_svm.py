@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import make_linear_problem, make_problem, paper_kwargs, random_graph_laplacians, sample_first
+from conftest import make_linear_problem, make_problem, paper_kwargs, random_graph_laplacians, sample_first, signal_free
 from sklearn.exceptions import ConvergenceWarning
 from svm_reference import (
     NAMED_PROBLEMS,
@@ -52,6 +52,7 @@ CASES = [(m, P, u) for m in (1, 2, 3) for P in (2, 3, 5) for u in (0.0, 0.3)]
 
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("m,P,frac_unl", CASES)
+@signal_free
 def test_dual_matches_generic_qp(m, P, frac_unl, solver):
     seed = 1000 * m + 10 * P + int(10 * frac_unl)
     rng = np.random.default_rng(seed)
@@ -98,6 +99,7 @@ def test_larger_problem_matches_generic_qp(gamma_A):
 
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("m,P", [(1, 3), (2, 2), (2, 4), (3, 3)])
+@signal_free
 def test_primal_weight_space(m, P, solver):
     """Strong duality and f itself against the primal (eq 18-20) solved in weight space."""
     seed = 50 * m + P
@@ -157,6 +159,7 @@ def test_single_view_supervised_is_simplex_cone_svm(P, solver):
     assert_same_predictions(h, h_ref)
 
 @pytest.mark.parametrize("solver", SOLVERS)
+@signal_free
 def test_binary_single_view_laplacian_is_laplacian_svm(solver):
     """P = 2, one view, M = graph Laplacian: LapSVM (Belkin et al., 2006) without bias, in their notation.
 
@@ -293,6 +296,7 @@ def test_binary_shares_factorisations(monkeypatch):
     assert calls == {"build": 1, "factor": 3}
 
 @pytest.mark.parametrize("solver", SOLVERS)
+@signal_free
 def test_warm_start_along_gamma_grid(solver):
     K, K_test, y = make_problem(2, 50, 3, frac_unlabelled=0.3, seed=9)
     grid = [3e-2, 1e-2, 3e-3, 1e-3]
@@ -313,6 +317,7 @@ def test_warm_start_along_gamma_grid(solver):
     warm.fit(sample_first(K), y2)
     assert warm.dual_coef_.shape[1] == np.sum(y2 >= 0)
 
+@signal_free
 def test_binary_warm_start():
     K, _, y = make_problem(2, 40, 3, frac_unlabelled=0.2, seed=10)
     est = _svm(MVLBinarySVM, gamma_A=1e-2, solver="smo", tol=1e-6, warm_start=True).fit(sample_first(K), y)
@@ -321,6 +326,7 @@ def test_binary_warm_start():
     np.testing.assert_allclose(est.dual_coef_, first, atol=1e-12)
     assert np.all(est.n_iter_ == 0)
 
+@signal_free
 def test_random_state_changes_order_not_solution():
     K, K_test, y = make_problem(2, 40, 4, frac_unlabelled=0.2, seed=11)
     a = _svm(MVLSVM, gamma_A=1e-3, solver="smo", tol=1e-7, random_state=0).fit(sample_first(K), y)
@@ -332,6 +338,7 @@ def test_random_state_changes_order_not_solution():
         np.testing.assert_allclose(e.decision_function(Kt), a.decision_function(Kt), atol=1e-4)
 
 @pytest.mark.parametrize("solver", SOLVERS)
+@signal_free
 def test_max_iter_reached_warns(solver):
     K, _, y = make_problem(2, 40, 4, frac_unlabelled=0.2, seed=12)
     with pytest.warns(ConvergenceWarning, match="increase max_iter"):
@@ -370,6 +377,7 @@ def _fit_named(name, solver, tol=TIGHT, **kw):
                 **kw).fit(sample_first(K), y)
 
 @pytest.mark.parametrize("name", list(NAMED_PROBLEMS))
+@signal_free
 def test_admm_matches_generic_qp(name):
     """ADMM against clarabel: on the dense dual of Theorem 6 (eq 22-25, the paper's operators) where it is
     small, otherwise on Q_G (x) Q_S (Q_G checked against Theorem 6 above); objective to 1e-6 relative."""
@@ -391,6 +399,7 @@ def test_admm_matches_generic_qp(name):
     assert abs(est.dual_objective_ - obj_ref) <= 1e-6 * abs(obj_ref)
 
 @pytest.mark.parametrize("name", list(NAMED_PROBLEMS))
+@signal_free
 def test_admm_matches_smo_and_lbfgsb(name):
     """The three solvers at a tight tol: the same objective (1e-6 relative), outputs and predictions."""
     K_test = named_problem(name)[1]
@@ -434,6 +443,7 @@ def test_memory_estimate_linear_in_classes(monkeypatch):
     _svm(MVLSVM, gamma_A=1e-3, tol=1e-2).fit(sample_first(K), y % 3)
     assert 0 < max(seen) - max(few) <= 8.0 * 10 * l * (P - 3)  # the old l^2 P term: 8 * 3 l^2 (P - 3)
 
+@signal_free
 def test_auto_solver():
     """solver="auto" (the default): ADMM for MVL-SVM with P >= 3, SMO for two classes and for MVL-binSVM."""
     K, K_test, y = make_problem(2, 40, 3, frac_unlabelled=0.2, seed=21)
@@ -494,6 +504,7 @@ def test_bad_labels(cls, two_view_problem, make_bad, match):
         _fit(cls, sample_first(K), make_bad(y))
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
+@signal_free
 def test_labels_below_minus_one_are_classes(cls, two_view_problem):
     """Any sortable labels are classes; only -1 marks an unlabelled sample (labels below -1 used to be refused)."""
     K, K_test, y = two_view_problem
@@ -539,12 +550,14 @@ def test_one_class_declared(cls, two_view_problem):
         ({"n_classes": 4}, r"class\(es\) \[3\] have no labelled sample"),
     ],
 )
+@signal_free
 def test_bad_parameters(cls, two_view_problem, kw, match):
     K, _, y = two_view_problem
     with pytest.raises(ValueError, match=match):
         _fit(cls, sample_first(K), y, **kw)
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
+@signal_free
 def test_bad_test_kernels_and_unfitted(cls, two_view_problem):
     from sklearn.exceptions import NotFittedError
 

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import signal_free
 from sklearn.impute import SimpleImputer  # noqa: F401  (the convention's baseline, used in the benchmark)
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -99,6 +100,7 @@ def _weight_space_reference(X, mask, labelled, Y, c, gA, gB, gW, Ls, w):
 
 
 @pytest.mark.parametrize("gamma_B,gamma_W", [(0.0, 0.0), (1e-2, 0.0), (1e-2, 5e-2)])
+@signal_free
 def test_estimator_equals_weight_space_minimiser(gamma_B, gamma_W):
     """MVLLeastSquares on NaN-marked feature views (linear kernels, an explicit Laplacian restricted to each view's
     samples) reproduces the weight-space minimiser: per-view outputs on the training samples and the renormalised
@@ -426,6 +428,7 @@ def test_svm_dual_matches_masked_dense_operators(gamma_B):
 
 
 @pytest.mark.parametrize("P", [2, 3])
+@signal_free
 def test_svm_on_incomplete_kernels_matches_generic_qp(P):
     """MVLSVM on NaN-marked precomputed kernels: its dual optimum equals clarabel's on the dense masked Q_G (x) Q_S
     (box of eq 24), and its predictions follow from the dense coefficient map."""

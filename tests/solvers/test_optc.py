@@ -8,6 +8,7 @@ code path (no NaN) for the limits.
 
 import numpy as np
 import pytest
+from conftest import signal_free
 
 from mvl import MVLLeastSquares, MVLLeastSquaresOptC
 from mvl.data.missing import apply_mask, mask_at_random
@@ -128,6 +129,7 @@ def _objective_incomplete(X, mask, y, Lfull, coef, c, gA, gB, gW):
 
 
 @pytest.mark.parametrize("gamma_B,gamma_W", [(0.0, 0.0), (1e-2, 5e-2)])
+@signal_free
 def test_fit_against_dense_textbook_and_direct_objective(gamma_B, gamma_W):
     """The fitted coefficients are the masked textbook solution (eq 67-68 on the present pairs) at the learned c_,
     the final objective is (84) evaluated directly from them, and the objective never increases."""
@@ -204,6 +206,7 @@ def test_view_missing_everywhere():
     assert inc.final_objectives_.min() <= without.final_objectives_.min() * (1 + 1e-9)
 
 
+@signal_free
 def test_prediction_from_present_views_and_validation_on_incomplete_data():
     """Test samples are predicted from the views they have (c_ renormalised over them, kernels written out here);
     X_val with missing views scores each restart so; validation_fraction refits f at c_ on every labelled sample
@@ -235,6 +238,7 @@ def test_prediction_from_present_views_and_validation_on_incomplete_data():
     np.testing.assert_allclose(held.coef_, ref, rtol=0, atol=1e-9 * np.abs(ref).max())
 
 
+@signal_free
 def test_nan_convention_errors():
     X, mask, y, _, _ = _problem(seed=4)
     kw = dict(kernel="linear", gamma_W=0.0, n_neighbors=None, n_restarts=2, n_iter=3, random_state=0)

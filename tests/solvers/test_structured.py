@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import (
+    signal_free,
     fit_precomputed as _fit,
     precomputed_ls as _ls,
     random_c as _random_c,
@@ -30,6 +31,7 @@ MP_GRID = [(m, P) for m in (1, 2, 3, 5) for P in (2, 3, 5)]
 
 
 @pytest.mark.parametrize("m,P", MP_GRID)
+@signal_free
 def test_structured_matches_dense(m, P):
     seed = 100 * m + P
     rng = np.random.default_rng(seed)
@@ -85,6 +87,7 @@ def test_structured_matches_dense_other_laplacians(laplacian, n_neighbors):
     gW=st.sampled_from([0.0, 1e-3, 0.1]),
     seed=st.integers(0, 2**31 - 1),
 )
+@signal_free
 def test_property_structured_equals_dense(m, P, n_extra, frac, log_gA, gB, gW, seed):
     n = 2 * P + 2 + n_extra
     K, K_test, y = make_problem(m, n, P, frac_unlabelled=frac, seed=seed)
@@ -100,6 +103,7 @@ def test_property_structured_equals_dense(m, P, n_extra, frac, log_gA, gB, gW, s
 
 @pytest.mark.parametrize("weights", ["unlabelled", "random", "zeros"])
 @pytest.mark.parametrize("gamma_W", [0.0, 2e-2])
+@signal_free
 def test_between_weights_structured_equals_dense(weights, gamma_W):
     """M_B = diag(w) (x) M_m (co-regularization on a subset of points): structured == dense textbook solve,
     and the dense solve with w = 1 is the default operator."""
