@@ -438,5 +438,6 @@ def solve_source(problem, dense=False):
     if not np.all(np.isfinite(coef)):
         raise FloatingPointError(f"the solution has NaN or inf entries; increase gamma_A (now {problem.gamma_A:g})")
     F = sum(problem.c[p] * KA[p] for p in range(m))  # combined_outputs(K, coef, c) from the products above
-    rule = SourceRule(fit_decision(F, weights=src.degrees), F, src.points, src.space, src.neighbours)
+    rule = SourceRule(fit_decision(F, weights=src.degrees), F, src.points, src.space, src.neighbours,
+                      search=src.search)
     return SolverResult(coef, 1, res, bool(np.isfinite(res)), rule=rule)
