@@ -37,7 +37,7 @@ def _selftuned(dist, ind, n):
     return sparse.csr_array(W)
 
 
-def selftuned_weights(Z, k=10, distances=None):
+def selftuned_weights(Z, k=10, distances=None, return_search=False):
     """graphlearning's self-tuned k-NN weight matrix (module docstring) of the rows of ``Z`` (n, d), exact
     neighbours; or, with ``distances`` (n, n) given (``Z`` then unused), of that distance matrix.
 
@@ -49,10 +49,13 @@ def selftuned_weights(Z, k=10, distances=None):
         Neighbours per point, the point itself included (graphlearning's convention); capped at n.
     distances : ndarray of shape (n, n) or None
         Pairwise distances (e.g. :func:`kernel_distances`) instead of ``Z``.
+    return_search : bool, default False
+        Also return the neighbour search (dist, ind), each (n, k): the induction rule at the training points reuses
+        it (``search`` of :func:`knn_induction`).
 
     Returns
     -------
-    scipy.sparse.csr_array of shape (n, n)
+    scipy.sparse.csr_array of shape (n, n), or (it, (dist, ind)) with ``return_search``
     """
     if distances is None:
         from sklearn.neighbors import NearestNeighbors
@@ -68,7 +71,8 @@ def selftuned_weights(Z, k=10, distances=None):
         D[np.diag_indices(n)] = -1.0  # the point itself first
         ind = np.argsort(D, axis=1, kind="stable")[:, :k]
         dist = np.take_along_axis(np.maximum(D, 0.0), ind, axis=1)
-    return _selftuned(dist, ind, n)
+    W = _selftuned(dist, ind, n)
+    return (W, (dist, ind)) if return_search else W
 
 
 def kernel_distances(K):
@@ -114,14 +118,18 @@ class GraphSpace:
         return np.where(np.isnan(Z), 0.0, Z)
 
 
-def knn_induction(Z_train, F, Z_new, k=10):
+def knn_induction(Z_train, F, Z_new, k=10, search=None):
     """The induction rule (module docstring): outputs (t, P) at the points ``Z_new`` from the training outputs ``F``
-    (n, P) at ``Z_train``, by their k nearest training points (k capped at n)."""
+    (n, P) at ``Z_train``, by their k nearest training points (k capped at n). ``search``: the (dist, ind) of that
+    neighbour search if already done (e.g. the graph's, :func:`selftuned_weights`, when ``Z_new`` is ``Z_train``)."""
     from sklearn.neighbors import NearestNeighbors
 
     F = np.asarray(F, dtype=np.float64)
     k = min(int(k), len(Z_train))
-    dist, ind = NearestNeighbors(n_neighbors=k).fit(Z_train).kneighbors(Z_new)
+    if search is None:
+        dist, ind = NearestNeighbors(n_neighbors=k).fit(Z_train).kneighbors(Z_new)
+    else:
+        dist, ind = search
     eps = np.maximum(dist[:, -1:] ** 2, 1e-300)
     w = np.exp(-4.0 * dist**2 / eps)
     out = np.einsum("tk,tkp->tp", w, F[ind]) / w.sum(axis=1, keepdims=True)

@@ -30,11 +30,12 @@ def as_float_array(obj, name):
     return arr.astype(np.float64, copy=False)
 
 
-def check_multiview_kernels(K, name="K", symmetric_tol=1e-8):
+def check_multiview_kernels(K, name="K", symmetric_tol=1e-8, exactly_symmetric=False):
     """Return ``K`` as a float64 array of shape (m, n, n), or raise ``ValueError``.
 
     Accepts an array of shape (m, n, n), a single (n, n) matrix (one view) or
-    a list of m arrays of shape (n, n).
+    a list of m arrays of shape (n, n). ``exactly_symmetric``: the caller built every view exactly symmetric (e.g.
+    an elementwise function of mirrored distances), so the symmetry test (m transposed passes) is skipped.
     """
     if isinstance(K, (list, tuple)):
         shapes = [np.shape(k) for k in K]
@@ -53,6 +54,8 @@ def check_multiview_kernels(K, name="K", symmetric_tol=1e-8):
     if not np.all(np.isfinite(arr)):
         bad = sorted({int(i) for i in np.argwhere(~np.isfinite(arr))[:, 0]})
         raise ValueError(f"{name} contains NaN or inf (in view(s) {bad})")
+    if exactly_symmetric:
+        return arr
     exact = True
     for p in range(m):
         scale = max(1.0, float(np.max(np.abs(arr[p]))))

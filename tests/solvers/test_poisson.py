@@ -198,3 +198,32 @@ def test_residual_equals_numpy_residual_of_the_textbook_system(loss):
     assert got == pytest.approx(want, rel=1e-10)
     A = solve_dense(K, labelled, Y_L, c, gA, gB, gW, L, loss=loss, balanced=True)
     assert residual(K, labelled, Y_L, c, A, gA, gB, gW, L, loss=loss, balanced=True) < 1e-10
+
+
+@pytest.mark.parametrize("block", [7, 256])
+def test_blocked_sparse_product_is_the_dense_product(monkeypatch, block):
+    from scipy import sparse
+
+    import mvl.solvers.poisson as poisson
+
+    rng = np.random.default_rng(3)
+    n = 61  # not a multiple of the block
+    S = sparse.random_array((n, n), density=0.1, random_state=rng, format="csr")
+    B = rng.standard_normal((n, n))
+    monkeypatch.setattr(poisson, "PRODUCT_BLOCK", block)
+    out = poisson._sparse_dense_product(S, B, 0.3)
+    np.testing.assert_allclose(out, 0.3 * (S.toarray() @ B), rtol=1e-13, atol=1e-13)
+    np.testing.assert_array_equal(out, np.asarray(S @ B) * 0.3)  # the same sums in the same order
+
+
+def test_fitted_rbf_kernels_are_exactly_symmetric():
+    from mvl import MVLLeastSquares
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((40, 6))
+    K = MVLLeastSquares(views=[2, 4])._fit_kernels(X)
+    assert np.array_equal(K, K.transpose(0, 2, 1))
+    Xs = rng.standard_normal((40, 2))
+    d = np.sum((Xs[:, None] - Xs[None]) ** 2, axis=-1)
+    est = MVLLeastSquares(views=[2])
+    np.testing.assert_allclose(est._fit_kernels(Xs)[0], np.exp(-d / (2 * est.bandwidths_[0] ** 2)), rtol=1e-10)

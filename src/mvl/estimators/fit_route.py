@@ -218,15 +218,16 @@ def _source_graph(est, views=None, K=None):
     from ..selftuned_graph import GraphSpace, kernel_distances, selftuned_weights, unnormalized_laplacian
     from .poisson_fit import POISSON_NEIGHBORS
 
+    search = None
     if views is None:
         space, Z = None, None
         W = selftuned_weights(None, POISSON_NEIGHBORS, distances=kernel_distances(K))
     else:
         space = GraphSpace(views)
         Z = space.transform(views)
-        W = selftuned_weights(Z, POISSON_NEIGHBORS)
+        W, search = selftuned_weights(Z, POISSON_NEIGHBORS, return_search=True)
     L, degrees = unnormalized_laplacian(W)
-    return SourceTerm(L, degrees, Z, space, POISSON_NEIGHBORS)
+    return SourceTerm(L, degrees, Z, space, POISSON_NEIGHBORS, search=search)
 
 
 def _source_problem(est, kernels, labelled, y_enc, c, loss, source, mask=None):

@@ -225,7 +225,8 @@ class MultiViewInput:
                 del D
             self.bandwidths_ = None if kind == "linear" else bw
             self._fit_views = views
-            K = check_multiview_kernels(K, name="X")
+            # rbf: exp of squared_distances' mirrored (exactly symmetric) matrices, so K is too
+            K = check_multiview_kernels(K, name="X", exactly_symmetric=kind == "rbf")
         self.n_views_ = K.shape[0]
         self.n_train_ = K.shape[1]
         mask = getattr(self, "view_mask_", None)

@@ -204,7 +204,7 @@ class PoissonOperator:
 def _factor_sparse(Kp, Lp, m, gamma_A, beta, gamma_W, p):
     """LU of H_p^T (as :func:`mvl.solvers.lapack.factor_view`) for a sparse Laplacian: H_p = (beta m I + gamma_W L^p)
     K^p + gamma_A I formed by one sparse-dense product."""
-    H = np.asarray(Lp @ Kp) * gamma_W if gamma_W > 0 else np.zeros_like(Kp)
+    H = _sparse_dense_product(Lp, Kp, gamma_W) if gamma_W > 0 else np.zeros_like(Kp)
     if beta > 0:
         H += (beta * m) * Kp
     H[np.diag_indices_from(H)] += gamma_A
@@ -212,6 +212,36 @@ def _factor_sparse(Kp, Lp, m, gamma_A, beta, gamma_W, p):
     if info != 0:
         raise np.linalg.LinAlgError(f"H_p of view {p} is singular (dgetrf info {info})")
     return lu, piv
+
+
+PRODUCT_BLOCK = 256
+"""Columns of one block of :func:`_sparse_dense_product`."""
+
+
+def _sparse_dense_product(S, B, scale):
+    """scale * (S @ B) for a sparse S (n, n) and a dense B (n, n), C-ordered: by column blocks of
+    :data:`PRODUCT_BLOCK` on every core (scipy's sparse product releases the GIL but runs on one thread); each
+    entry is the same sum in the same order as ``S @ B``, so the result is bit-identical."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = B.shape[1]
+    out = np.empty((S.shape[0], n))
+
+    def block(s):
+        e = min(n, s + PRODUCT_BLOCK)
+        out[:, s:e] = S @ np.ascontiguousarray(B[:, s:e])
+        out[:, s:e] *= scale
+
+    starts = range(0, n, PRODUCT_BLOCK)
+    workers = min(os.cpu_count() or 1, len(starts))
+    if workers > 1:
+        with ThreadPoolExecutor(workers) as ex:
+            list(ex.map(block, starts))
+    else:
+        for s in starts:
+            block(s)
+    return out
 
 
 def solve_structured(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, loss="poisson", balanced=False):
@@ -287,13 +317,15 @@ def solve_dense(K, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, L=None, loss="po
     return a.reshape(n, m, -1).transpose(1, 0, 2).copy()
 
 
-def residual(K, labelled, Y_L, c, A, gamma_A, gamma_B, gamma_W, L=None, loss="poisson", balanced=False):
+def residual(K, labelled, Y_L, c, A, gamma_A, gamma_B, gamma_W, L=None, loss="poisson", balanced=False, KA=None):
     """True relative residual ||b - B a|| / ||b|| of the system of the module docstring (sample-major, eq 67-68 with
     the source term) at the coefficients ``A`` (m, n, P), from m kernel products and the sparse or dense Laplacians:
     per view p, (B a)_p = l gamma_B (m K^p A_p - T) + l gamma_W L^p K^p A_p + l gamma_A A_p [+ c_p J C f] with
-    T = sum_q K^q A_q (eq 54, 60) and b_p = c_p (S [+ Y]). No (nm) x (nm) array."""
+    T = sum_q K^q A_q (eq 54, 60) and b_p = c_p (S [+ Y]). No (nm) x (nm) array. ``KA``: the products K^p A_p
+    (m, n, P) if already formed."""
     m, n, l, labelled, Y_L, c = _system_inputs(K, labelled, Y_L, c, loss)
-    KA = np.stack([K[p] @ A[p] for p in range(m)])
+    if KA is None:
+        KA = np.stack([K[p] @ A[p] for p in range(m)])
     T = KA.sum(axis=0)
     rhs = source_term(labelled, Y_L, n, balanced)
     Cf = None
@@ -401,9 +433,11 @@ def solve_source(problem, dense=False):
     else:
         Ls = [L] * m if loss == "poisson" else np.stack([L.toarray()] * m)
         coef = solve_structured(*args, Ls, loss=loss, balanced=src.balanced)
-    res = residual(*args[:4], coef, *args[4:], [L] * m, loss=loss, balanced=src.balanced)
+    KA = np.stack([K[p] @ coef[p] for p in range(m)])  # the outputs per view, for the residual and F
+    res = residual(*args[:4], coef, *args[4:], [L] * m, loss=loss, balanced=src.balanced, KA=KA)
     if not np.all(np.isfinite(coef)):
         raise FloatingPointError(f"the solution has NaN or inf entries; increase gamma_A (now {problem.gamma_A:g})")
-    F = combined_outputs(K, coef, problem.c)
-    rule = SourceRule(fit_decision(F, weights=src.degrees), F, src.points, src.space, src.neighbours)
+    F = sum(problem.c[p] * KA[p] for p in range(m))  # combined_outputs(K, coef, c) from the products above
+    rule = SourceRule(fit_decision(F, weights=src.degrees), F, src.points, src.space, src.neighbours,
+                      search=src.search)
     return SolverResult(coef, 1, res, bool(np.isfinite(res)), rule=rule)

@@ -550,6 +550,7 @@ class VecchiaPoissonSolver(Solver):
             raise FloatingPointError(f"the solution has NaN or inf entries; increase gamma_A (now "
                                      f"{problem.gamma_A:g})")
         F = fit.decision_nodes()
-        rule = SourceRule(fit_decision(F, weights=src.degrees), F, src.points, src.space, src.neighbours)
+        rule = SourceRule(fit_decision(F, weights=src.degrees), F, src.points, src.space, src.neighbours,
+                      search=src.search)
         res = float(fit.info["residual"])
         return SolverResult(fit.coef, 1, res, bool(np.isfinite(res)), rule=rule, details=fit)

@@ -39,6 +39,8 @@ class SourceTerm:
     space: Any = None
     neighbours: int = 10
     balanced: bool = True
+    search: Any = None
+    """The neighbour search (dist, ind) of the training points that built the graph (feature views), or None."""
 
 
 @dataclass

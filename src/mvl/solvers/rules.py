@@ -23,18 +23,21 @@ def _two_class(S):
     return 0.5 * (S[:, 1] - S[:, 0]) if S.shape[1] == 2 else S
 
 
-def present_view_induction(points, outputs, views, space, k):
+def present_view_induction(points, outputs, views, space, k, search=None):
     """The induction rule of :func:`mvl.selftuned_graph.knn_induction` at new points given as feature ``views``,
     each point from the views it has (as the representer rule combines the present views' functions): a point
     that misses views (NaN rows, :func:`mvl.missing_views.feature_presence`) has its neighbours found on the
-    coordinates of its present views only; ``points`` the training points' graph coordinates (``space``)."""
+    coordinates of its present views only; ``points`` the training points' graph coordinates (``space``);
+    ``search`` the graph's neighbour search of the training points (dist, ind), reused when the new points are
+    exactly the training points."""
     from ..missing_views import feature_presence
     from ..selftuned_graph import knn_induction
 
     Z = space.transform(views)
     mask = feature_presence(views, name="X")
     if mask is None:
-        return knn_induction(points, outputs, Z, k)
+        same = search is not None and Z.shape == np.shape(points) and np.array_equal(Z, points)
+        return knn_induction(points, outputs, Z, k, search=search if same else None)
     ends = np.cumsum([v.shape[1] for v in views])
     cols = [np.arange(e - v.shape[1], e) for v, e in zip(views, ends, strict=True)]
     F = np.empty((Z.shape[0], np.shape(outputs)[1]))
@@ -77,6 +80,7 @@ class SourceRule:
     space: Any = None
     neighbours: int = 10
     kernels: Any = None  # no kernel rows of its own
+    search: Any = None  # the graph's neighbour search (dist, ind) of the training points, or None
     representer = False  # new points by the graph's induction rule (precomputed kernels: the test kernels given)
 
     def decision(self, est, X):
@@ -88,7 +92,7 @@ class SourceRule:
             F = est._outputs(est._test_kernels(X))
         else:
             views = est._feature_views(X, reset=False)
-            F = present_view_induction(self.points, self.outputs, views, self.space, self.neighbours)
+            F = present_view_induction(self.points, self.outputs, views, self.space, self.neighbours, self.search)
         return _two_class(self.decision_rule.scores(F))
 
     def training_decision(self, labelled):
