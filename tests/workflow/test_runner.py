@@ -153,7 +153,8 @@ def test_unit_rows_equal_separate_runs(small_mfeat, tmp_path):
 def test_a_toy_method_through_the_registry_alone(small_mfeat, tmp_path):
     """Adding a method that reuses an estimator is one registry entry: named in the config, run by the unit with
     its fixed estimator keywords, shown in the report's accuracy table with its label, in the registry's order."""
-    toy = Method("mvl_ls_unnormalized", "ls", "MVL-LS, unnormalized Laplacian (toy)",
+    toy = Method(name="mvl_ls_unnormalized", studies=("main",), family="ls",
+                 label="MVL-LS, unnormalized Laplacian (toy)", estimator="MVLLeastSquares",
                  estimator_params={"laplacian": "unnormalized"}, color="C7", sections=("main",))
     registry.register(toy, before="mvl_svm")
     try:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .methods import methods_for
 from .verdict import ALPHA, MIN_PAIRS, judge
 from .verdict import format_p as _fmt_p
 
@@ -65,7 +66,7 @@ METRICS = {"test_error": "test", "unlabelled_error": "unlabelled"}
 """Error columns of the rows -> the error_type of the published tables (Table 2: test, Table 3: unlabelled)."""
 
 _KEYS = ["dataset", "method", "graph_weights"]
-_METHODS = ("MR", "CoMR")
+_METHODS = tuple(m.name for m in methods_for("coreg"))  # MR, CoMR (the method registry)
 _TIE = 1e-9  # mean validation errors closer than this are a tie (they are means of multiples of 100/v)
 
 

@@ -22,8 +22,22 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from ..estimators.base import encode_targets
 from ..coreg import GAMMA_GRID, ambient_spectrum, comr_grid, graph_weights_name, mr_grid, select_on_validation
 from ..data.ssl_benchmarks import graph_kernels, prepare_split, resolve_parameters
+from .methods import methods_for
 
-__all__ = ["run_split", "summarize", "paired_ttest"]
+__all__ = ["run_split", "summarize", "paired_ttest", "mr_fits", "comr_fits"]
+
+
+def mr_fits(K1, graph, lab, Y_L, K1e, grid, spectrum, mu, coreg_points):
+    """MR (Laplacian RLS with k1 and R, SR eq 13) over the grid from one eigendecomposition: (gamma_1, gamma_2) ->
+    (f on the training points, the same, f on the evaluation points); ``mu`` and ``coreg_points`` unused."""
+    fits = mr_grid(K1, graph["R"], lab, Y_L, K1e, grid, K1_spectrum=spectrum)
+    return {k: (ft, ft, fe) for k, (ft, fe) in fits.items()}
+
+
+def comr_fits(K1, graph, lab, Y_L, K1e, grid, spectrum, mu, coreg_points):
+    """CoMR (co-regularized RLS with k1 and K2, weight ``mu``, SR eq 2, 7) over the grid: (gamma_1, gamma_2) ->
+    (the mean (f1 + f2)/2 on the training points, f1 there, f1 on the evaluation points)."""
+    return comr_grid(K1, graph["K2"], lab, Y_L, K1e, mu=mu, grid=grid, coreg_points=coreg_points)
 
 
 def _errors(F, y):
@@ -116,12 +130,9 @@ def run_split(dataset, seed, data_dir=None, X=None, y=None, sizes=None, params=N
     rows = []
     for weights in conventions:
         graph = d if weights == conventions[0] else graph_kernels(d["sqdist"], d["params"], weights)
-        results = {
-            "MR": {k: (ft, ft, fe) for k, (ft, fe) in
-                   mr_grid(K1, graph["R"], lab, Y_L, K1e, grid, K1_spectrum=spectrum).items()},
-            "CoMR": comr_grid(K1, graph["K2"], lab, Y_L, K1e, mu=mu, grid=grid,
-                              coreg_points=np.arange(K1.shape[0]) if coreg_on == "all" else None),
-        }
+        coreg_points = np.arange(K1.shape[0]) if coreg_on == "all" else None
+        results = {m.name: m.fit_function()(K1, graph, lab, Y_L, K1e, grid, spectrum, mu, coreg_points)
+                   for m in methods_for("coreg")}  # MR, CoMR (the method registry)
         del graph
         for method, res in results.items():
             val_err = {k: _errors(r[2][:n_v], d["y_val"]) for k, r in res.items()}

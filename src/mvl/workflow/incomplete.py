@@ -43,17 +43,17 @@ from ..data.missing import apply_mask, mask_at_random
 from .figures import new_figure
 from .runtime import data_options, execute_notebook, logged
 from .incomplete_settings import INCOMPLETE_PATTERNS, IncompleteSettings, parse_settings
+from .methods import method as registry_method, methods_for
 
 __all__ = ["INCOMPLETE_PATTERNS", "IncompleteSettings", "parse_settings", "METHODS",
-           "draw_split", "mask_rng", "presence_mask", "fit_predict", "run_seed", "write_seed", "summarize",
+           "draw_split", "mask_rng", "presence_mask", "fit_predict", "fit_complete", "fit_masked", "fit_view",
+           "run_seed", "write_seed", "summarize",
            "best_views", "package_defaults", "settings_text", "verdicts", "accuracy_table", "accuracy_figure",
            "incomplete_run", "incomplete_summary", "incomplete_report"]
 
-METHODS = {"mvl_ls_incomplete": ("MVL-LS, incomplete views", "C0"),
-           "mean_imputation": ("mean imputation + MVL-LS", "C1"),
-           "best_single_view": ("best single view", "C2"),
-           "complete": ("complete data (q = 0)", "0.35")}
-"""Method -> (label, colour) of the tables and the figure (``view_<name>`` rows enter as ``best_single_view``)."""
+METHODS = {m.name: (m.label, m.color) for m in methods_for("incomplete")}
+"""Method -> (label, colour) of the tables and the figure (``view_<name>`` rows enter as ``best_single_view``), from
+the method registry (:func:`mvl.workflow.methods.methods_for`)."""
 
 
 
@@ -131,27 +131,45 @@ def fit_predict(method, views, mask, train, y_train, test, gamma_B=0.0):
     over all samples, trained on the samples ``train`` (labels ``y_train``, -1 unlabelled), predicting ``test``;
     ``gamma_B`` of the multi-view fits (a single view has no between-view term), the rest the package defaults.
     Returns (predictions, note): the note says what departed from the protocol ("" for nothing; "bandwidth mean":
-    a mean-imputation fit whose median bandwidth was 0, refitted with the mean distance as the bandwidth)."""
-    sizes = [V.shape[1] for V in views]
-    if method == "complete":
-        X = np.hstack(views)
-        return _estimator(sizes, gamma_B=gamma_B).fit(X[train], y_train).predict(X[test]), ""
-    if method in ("mvl_ls_incomplete", "mean_imputation"):
-        X = apply_mask(np.hstack(views), mask, views=sizes)
-        impute = method == "mean_imputation"
-        try:
-            return _estimator(sizes, impute=impute, gamma_B=gamma_B).fit(X[train], y_train).predict(X[test]), ""
-        except ValueError as err:
-            # Mean imputation puts every sample lacking a view on one point: when more than ~71 % of the training
-            # samples lack it, over half of the pairs are at distance 0 and the median bandwidth is 0, which the
-            # estimator refuses; then, as its message suggests, every view's bandwidth is the mean distance.
-            if not (impute and "pairwise distance" in str(err)):
-                raise
-            est = _estimator(sizes, impute=True, bandwidth="mean", gamma_B=gamma_B).fit(X[train], y_train)
-            return est.predict(X[test]), IMPUTED_BANDWIDTH_NOTE
-    if not method.startswith("view_"):
+    a mean-imputation fit whose median bandwidth was 0, refitted with the mean distance as the bandwidth). The fit
+    function of each method comes from the method registry."""
+    try:
+        m = registry_method(method, "incomplete")
+    except ValueError:
+        m = None
+    if m is None or m.fit is None:
         raise ValueError(f"unknown method {method!r}")
-    p = int(method[len("view_"):])
+    return m.fit_function()(views, mask, train, y_train, test, gamma_B=gamma_B)
+
+
+def fit_complete(views, mask, train, y_train, test, gamma_B=0.0):
+    """``complete``: MVL-LS on the complete views (``mask`` unused)."""
+    sizes = [V.shape[1] for V in views]
+    X = np.hstack(views)
+    return _estimator(sizes, gamma_B=gamma_B).fit(X[train], y_train).predict(X[test]), ""
+
+
+def fit_masked(views, mask, train, y_train, test, gamma_B=0.0, impute=False):
+    """``mvl_ls_incomplete`` (the incomplete views as NaN rows) or, with ``impute``, ``mean_imputation``."""
+    sizes = [V.shape[1] for V in views]
+    X = apply_mask(np.hstack(views), mask, views=sizes)
+    try:
+        return _estimator(sizes, impute=impute, gamma_B=gamma_B).fit(X[train], y_train).predict(X[test]), ""
+    except ValueError as err:
+        # Mean imputation puts every sample lacking a view on one point: when more than ~71 % of the training
+        # samples lack it, over half of the pairs are at distance 0 and the median bandwidth is 0, which the
+        # estimator refuses; then, as its message suggests, every view's bandwidth is the mean distance.
+        if not (impute and "pairwise distance" in str(err)):
+            raise
+        est = _estimator(sizes, impute=True, bandwidth="mean", gamma_B=gamma_B).fit(X[train], y_train)
+        return est.predict(X[test]), IMPUTED_BANDWIDTH_NOTE
+
+
+def fit_view(views, mask, train, y_train, test, gamma_B=0.0, position=0):
+    """``view_<p>``: the view at ``position`` alone (``gamma_B`` unused), on the training samples that have it; a
+    test sample lacking it gets the most frequent labelled class."""
+    p = position
+    sizes = [V.shape[1] for V in views]
     labelled = y_train[y_train != -1]
     classes, counts = np.unique(labelled, return_counts=True)
     fallback = classes[np.argmax(counts)]  # the most frequent labelled class (ties: the smallest label)
@@ -196,8 +214,11 @@ def run_seed(dataset, views, view_names, y, seed, settings):
                          gamma_B=0.0 if view else s.gamma_B, seconds=sec, note=note))
 
     full = np.ones((y.size, m), dtype=bool)
-    record("none", 0.0, "complete", full)
-    methods = ["mvl_ls_incomplete", "mean_imputation"] + [f"view_{p}" for p in range(m)]
+    fitted = [e for e in methods_for("incomplete") if not e.derived]
+    for e in fitted:  # the reference on the complete data (no mask)
+        if "incomplete" not in e.data:
+            record("none", 0.0, e.name, full)
+    methods = [e.name for e in fitted if "incomplete" in e.data] + [f"view_{p}" for p in range(m)]
     for pattern in s.patterns:
         for q in s.q:
             mask = presence_mask(pattern, y, m, q, mask_rng(seed, pattern, q), n_blocks=s.n_blocks)

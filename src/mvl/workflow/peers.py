@@ -47,17 +47,19 @@ import numpy as np
 from . import io
 from .figures import new_figure
 from .runtime import data_options, execute_notebook, logged
+from .methods import method as registry_method, methods_for
 from .peers_settings import INDUCTIVE_METHODS, PEER_DATASETS, PEER_METHODS, PeersSettings, parse_settings
 
 __all__ = ["PEER_METHODS", "INDUCTIVE_METHODS", "PEER_DATASETS", "PeersSettings", "parse_settings", "reference_numbers",
            "verdicts",
            "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled", "knn_graph", "graph_learning",
-           "fit_method", "holdout", "inductive_split", "run_peers", "write_run", "write_summary", "summarise",
+           "fit_method", "fit_mvl", "fit_graph_learning", "fit_labelspreading", "holdout", "inductive_split",
+           "run_peers", "write_run", "write_summary", "summarise",
            "accuracy_figure", "accuracy_table", "peers_run", "peers_summary", "peers_report",
            "GraphlearningUnavailable"]
 
-MVL_GRAPH_SETTING = dict(gamma_A=1e-6, gamma_W=1.0, n_neighbors=10, laplacian_power=2)
-"""``mvl_ls_graph``: the graph-regime setting (the others: the package defaults)."""
+MVL_GRAPH_SETTING = {k: v for k, v in registry_method("mvl_ls_graph", "peers").fit_params if k != "loss"}
+"""``mvl_ls_graph``: the graph-regime setting (the others: the package defaults), from the method registry."""
 
 
 
@@ -77,13 +79,8 @@ def reference_numbers():
     return ref[["dataset", "setting", "l_c", "method", "quoted", "source"]]
 
 
-LABELS = {"mvl_ls": "MVL-LS (squared loss, package defaults)",
-          "mvl_ls_concat": "MVL-LS (views concatenated, one view)",
-          "mvl_ls_graph": "MVL-LS (10-NN, p = 2, gamma_W = 1)", "mvl_poisson": "MVL-LS, Poisson-type term",
-          "laplace": "Laplace learning", "poisson": "Poisson learning",
-          "laplace_sum": "Laplace learning (sum of view graphs)",
-          "poisson_sum": "Poisson learning (sum of view graphs)",
-          "labelspreading": "LabelSpreading"}
+LABELS = {m.name: m.label for m in methods_for("peers")}
+"""Method -> its label in the tables, legends and verdicts (the method registry's order)."""
 DATASET_NAMES = {"mfeat": "UCI Multiple Features (6 views)", "uspst": "USPST (1 view)",
                  "mvmnist": "multi-view MNIST (4 views)"}
 
@@ -188,39 +185,53 @@ def fit_method(method, views, y, labelled, k=10, graphs=None, test_views=None):
     of the points ``labelled``; ``views`` standardised; ``graphs`` a dict caching the k-NN graphs ("concat",
     "sum": the weight matrix and the seconds it took) over calls with the same points; ``test_views`` (the MVL-LS
     methods only): predict these points instead. Returns (predictions, solver or "", seconds of the graph build
-    when the graph came from the cache, else 0: a method's time then always includes its graph)."""
+    when the graph came from the cache, else 0: a method's time then always includes its graph). The method's fit
+    function and its fixed keywords come from the method registry (:func:`mvl.workflow.methods.methods_for`)."""
+    try:
+        m = registry_method(method, "peers")
+    except ValueError:
+        raise ValueError(f"unknown peers method {method!r}; one of {PEER_METHODS}") from None
     graphs = {} if graphs is None else graphs
-    X = np.hstack(views)
-    y_lab = y[labelled]
-    if method in INDUCTIVE_METHODS:
-        from .. import MVLLeastSquares
-
-        yy = np.full(len(y), -1, dtype=np.int64)
-        yy[labelled] = y_lab
-        extra = dict(MVL_GRAPH_SETTING if method == "mvl_ls_graph" else {},
-                     loss="poisson" if method == "mvl_poisson" else "squared")
-        sizes = [X.shape[1]] if method == "mvl_ls_concat" else [v.shape[1] for v in views]
-        est = MVLLeastSquares(views=sizes, **extra).fit(X, yy)
-        return est.predict(X if test_views is None else np.hstack(test_views)), est.solver_, 0.0
+    if m.inductive:
+        return m.fit_function()(views, y, labelled, k, graphs, test_views=test_views)
     if test_views is not None:
         raise ValueError(f"peers method {method!r} has no out-of-sample predictions; one of {INDUCTIVE_METHODS}")
-    if method in ("laplace", "poisson", "laplace_sum", "poisson_sum"):
-        base, _, how = method.partition("_")
-        how = how or "concat"
-        cached = how in graphs
-        if not cached:
-            t0 = time.perf_counter()
-            W = knn_graph(X, k) if how == "concat" else sum(knn_graph(v, k) for v in views)
-            graphs[how] = (W, time.perf_counter() - t0)
-        W, build = graphs[how]
-        return graph_learning(W, labelled, y_lab, base), "", build if cached else 0.0
-    if method == "labelspreading":
-        from sklearn.semi_supervised import LabelSpreading
+    return m.fit_function()(views, y, labelled, k, graphs)
 
-        yy = np.full(len(y), -1, dtype=np.int64)
-        yy[labelled] = y_lab
-        return LabelSpreading(kernel="knn", n_neighbors=k, max_iter=1000).fit(X, yy).transduction_, "", 0.0
-    raise ValueError(f"unknown peers method {method!r}; one of {PEER_METHODS}")
+
+def fit_mvl(views, y, labelled, k, graphs, test_views=None, concatenate=False, **params):
+    """:class:`mvl.MVLLeastSquares` with ``params`` (the package defaults otherwise) on the views, or on the
+    views concatenated into one feature view (``concatenate``); every point in the training set, the unlabelled ones
+    marked -1; predicts every point (or ``test_views``). ``k`` and ``graphs`` unused (its own graphs)."""
+    from .. import MVLLeastSquares
+
+    X = np.hstack(views)
+    yy = np.full(len(y), -1, dtype=np.int64)
+    yy[labelled] = y[labelled]
+    sizes = [X.shape[1]] if concatenate else [v.shape[1] for v in views]
+    est = MVLLeastSquares(views=sizes, **params).fit(X, yy)
+    return est.predict(X if test_views is None else np.hstack(test_views)), est.solver_, 0.0
+
+
+def fit_graph_learning(views, y, labelled, k, graphs, base, graph):
+    """graphlearning's ``base`` ("laplace" or "poisson") learning on the k-NN graph of the concatenated views
+    (``graph`` "concat") or on the sum of the per-view k-NN graphs ("sum"), built once per ``graphs`` cache."""
+    cached = graph in graphs
+    if not cached:
+        t0 = time.perf_counter()
+        W = knn_graph(np.hstack(views), k) if graph == "concat" else sum(knn_graph(v, k) for v in views)
+        graphs[graph] = (W, time.perf_counter() - t0)
+    W, build = graphs[graph]
+    return graph_learning(W, labelled, y[labelled], base), "", build if cached else 0.0
+
+
+def fit_labelspreading(views, y, labelled, k, graphs):
+    """scikit-learn's LabelSpreading on the concatenated views, k-NN kernel, alpha 0.2, max_iter 1000."""
+    from sklearn.semi_supervised import LabelSpreading
+
+    yy = np.full(len(y), -1, dtype=np.int64)
+    yy[labelled] = y[labelled]
+    return LabelSpreading(kernel="knn", n_neighbors=k, max_iter=1000).fit(np.hstack(views), yy).transduction_, "", 0.0
 
 
 def holdout(y, seed, fraction=0.2):
@@ -254,7 +265,7 @@ def _inductive_rows(dataset, seed, settings, views, y):
     rows = []
     for lc, labelled in draw_labelled(y_tr, settings.labels_per_class, seed).items():
         for method in settings.methods:
-            if method not in INDUCTIVE_METHODS or (method == "mvl_ls_concat" and len(views) == 1):
+            if method not in INDUCTIVE_METHODS or (len(views) == 1 and "one_view" not in _DATA[method]):
                 continue
             t0 = time.perf_counter()
             pred, solver, _ = fit_method(method, train_views, y_tr, labelled, settings.n_neighbors,
@@ -281,7 +292,7 @@ def run_peers(dataset, seed, settings, data=None):
     if bns is not None and settings.points_per_class is None and seed < len(bns):
         lab = np.sort(bns[seed])
         draws.append(("bns", round(len(lab) / len(np.unique(y))), lab))
-    if any(m.startswith(("laplace", "poisson")) for m in settings.methods):
+    if any("graphlearning" in registry_method(m, "peers").requires for m in settings.methods):
         _graphlearning()  # imported before the clocks start (and a missing package reported before any fit)
         import sklearn.neighbors  # noqa: F401
     rows = []
@@ -290,7 +301,7 @@ def run_peers(dataset, seed, settings, data=None):
         unl = np.ones(len(y), dtype=bool)
         unl[labelled] = False
         for method in settings.methods:
-            if (method.endswith("_sum") or method == "mvl_ls_concat") and len(views) == 1:
+            if len(views) == 1 and "one_view" not in _DATA[method]:
                 continue  # one view: the sum of the view graphs is the graph of the concatenation
             t0 = time.perf_counter()
             pred, solver, graph_seconds = fit_method(method, views, y, labelled, settings.n_neighbors, graphs)
@@ -323,8 +334,11 @@ def summarise(results):
     return out
 
 
-GRAPH_METHODS = ("laplace", "poisson", "laplace_sum", "poisson_sum")
-MVL_METHODS = ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "mvl_poisson")
+GRAPH_METHODS = tuple(m.name for m in methods_for("peers") if m.baseline)
+"""The graph methods every MVL-LS variant is judged against."""
+MVL_METHODS = INDUCTIVE_METHODS
+"""The MVL-LS variants."""
+_DATA = {m.name: m.data for m in methods_for("peers")}  # the data kinds of each method (one view or several)
 
 
 def verdicts(results, alpha=None, min_pairs=None):

@@ -8,18 +8,21 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .methods import methods_for
 from .sections import SettingsError, as_tuple
 
-__all__ = ["PEER_METHODS", "INDUCTIVE_METHODS", "PEER_DATASETS", "PeersSettings", "parse_settings"]
+__all__ = ["PEER_METHODS", "INDUCTIVE_METHODS", "DEFAULT_METHODS", "PEER_DATASETS", "PeersSettings", "parse_settings"]
 
-PEER_METHODS = ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "mvl_poisson", "laplace", "poisson", "laplace_sum",
-                "poisson_sum", "labelspreading")
-"""Methods of the peers study (:mod:`mvl.workflow.peers`): MVL-LS with the squared loss and the package defaults (on
-the views, and on the concatenated views as one view) and with the graph-regime setting, MVL-LS with the Poisson-type
-data term (``loss="poisson"``), graphlearning's Laplace and Poisson learning on the kNN graph of the concatenated
-views and on the sum of the per-view kNN graphs (``_sum``), scikit-learn's LabelSpreading."""
-INDUCTIVE_METHODS = ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "mvl_poisson")
+PEER_METHODS = tuple(m.name for m in methods_for("peers"))
+"""Methods of the peers study (:mod:`mvl.workflow.peers`; :func:`mvl.workflow.methods.methods_for` ("peers")): MVL-LS
+with the squared loss and the package defaults (on the views, and on the concatenated views as one view) and with the
+graph-regime setting, MVL-LS with the Poisson-type data term (``loss="poisson"``), graphlearning's Laplace and Poisson
+learning on the kNN graph of the concatenated views and on the sum of the per-view kNN graphs (``_sum``),
+scikit-learn's LabelSpreading."""
+INDUCTIVE_METHODS = tuple(m.name for m in methods_for("peers") if m.inductive)
 """The methods that predict points outside their graph (the inductive setting); the graph methods cannot."""
+DEFAULT_METHODS = tuple(m.name for m in methods_for("peers") if m.by_default)
+"""The methods run when the config names none."""
 PEER_DATASETS = ("mfeat", "uspst", "mvmnist")
 """Data sets of the peers study: UCI Multiple Features (embedded), USPST (Sindhwani's file, the BNS-2006 splits),
 multi-view MNIST (through the data options)."""
@@ -57,8 +60,7 @@ def parse_settings(sc):
         bad = [v for v in sc.get(key) or [] if v not in allowed]
         if bad:
             raise SettingsError(f"peers.{key}: unknown {bad}; one of {allowed}")
-    methods = as_tuple(sc.get("methods") or ["mvl_ls", "mvl_ls_concat", "laplace", "poisson", "laplace_sum",
-                                           "poisson_sum", "labelspreading"])
+    methods = as_tuple(sc.get("methods") or DEFAULT_METHODS)
     lcs = as_tuple(int(v) for v in sc.get("labels_per_class") or [1, 5])
     k = int(sc.get("n_neighbors", 10))
     ppc = sc.get("points_per_class")

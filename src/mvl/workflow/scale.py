@@ -18,13 +18,15 @@ import time
 import numpy as np
 
 from .figures import new_figure
-from .methods import SCALE_METHODS
+from .methods import methods_for
 from .runtime import execute_notebook, logged
 from .scale_settings import ScaleSettings, parse_settings
 
 __all__ = ["ScaleSettings", "parse_settings", "PRESETS", "METHODS", "REGISTRY", "N_TEST", "NEIGHBOR_RULES",
            "graph_neighbors", "graph_limit_scores", "fit_one", "settings_table", "write_fit", "write_summary",
-           "growth_exponents", "scale_figure", "scale_fit", "scale_summary", "scale_report"]
+           "growth_exponents", "scale_figure", "scale_fit", "scale_summary", "scale_report", "fit_auto", "fit_solver",
+           "fit_labelonly", "fit_transductive", "fit_graphlimit", "fit_labelspreading", "fit_graphlearning",
+           "fit_ridge"]
 
 N_TEST = 2000
 PRESETS = {"graph": dict(bw=0.1, gamma_A=1e-4, gamma_B=1e-6, gamma_W=1.0),
@@ -95,23 +97,22 @@ class _Context:
         self.__dict__.update(kw)
 
 
-def _mvl(solver):
-    def fit(ctx):
-        from .. import MVLLeastSquares
+def fit_solver(ctx, solver):
+    """MVL-LS (Theorem 10) by ``solver``: "structured" exact, the others with ``ctx.n_components`` centres, "cg" and
+    "graph" to ``ctx.tol`` (their iterations, residual and convergence recorded)."""
+    from .. import MVLLeastSquares
 
-        extra = {} if solver == "structured" else dict(n_components=ctx.n_components)
-        if solver in ("cg", "graph"):
-            extra.update(tol=ctx.tol, max_iter=ctx.max_iter)
-        est = MVLLeastSquares(solver=solver, **extra, **ctx.kw).fit(ctx.X, ctx.ytr)
-        info = {}
-        if solver in ("cg", "graph"):
-            info = dict(n_iter=est.n_iter_, residual=est.residual_, converged=est.converged_)
-        return est.predict(ctx.Xt), info
-
-    return fit
+    extra = {} if solver == "structured" else dict(n_components=ctx.n_components)
+    if solver in ("cg", "graph"):
+        extra.update(tol=ctx.tol, max_iter=ctx.max_iter)
+    est = MVLLeastSquares(solver=solver, **extra, **ctx.kw).fit(ctx.X, ctx.ytr)
+    info = {}
+    if solver in ("cg", "graph"):
+        info = dict(n_iter=est.n_iter_, residual=est.residual_, converged=est.converged_)
+    return est.predict(ctx.Xt), info
 
 
-def _auto(ctx):
+def fit_auto(ctx):
     """A user's first fit on this data: the preset's kernel, graph and gamma_W, everything else (solver, gamma_A,
     gamma_B, loss, n_components) at the package defaults; records what "auto" chose (``solver``, ``regime``: the
     measured graph regime, ``gamma_A``: the value used)."""
@@ -126,7 +127,8 @@ def _auto(ctx):
     return est.predict(ctx.Xt), info
 
 
-def _labelonly(ctx):
+def fit_labelonly(ctx):
+    """MVL-LS on the labelled points alone (no graph, gamma_B = 0)."""
     from .. import MVLLeastSquares
 
     lab = ctx.ytr >= 0
@@ -146,34 +148,33 @@ def _transductive_inputs(ctx):
     return StandardScaler().fit_transform(X), y
 
 
-def _labelspreading(ctx):  # transductive: fitted on train + test points, test labels hidden
+def fit_labelspreading(ctx):  # transductive: fitted on train + test points, test labels hidden
     from sklearn.semi_supervised import LabelSpreading
 
     Z, yy = _transductive_inputs(ctx)
     return LabelSpreading(kernel="knn", n_neighbors=ctx.n_neighbors, max_iter=1000).fit(Z, yy).transduction_[ctx.n:], {}
 
 
-def _graphlearning(kind):
-    def fit(ctx):  # graphlearning 1.7.5 (Calder): its kNN Gaussian weights, transductive like LabelSpreading
-        try:
-            import graphlearning as gl
-        except ImportError as exc:
-            raise Unavailable("graphlearning is not installed: pip install 'mvl[peers]'") from exc
-        from sklearn.neighbors import NearestNeighbors
+def fit_graphlearning(ctx, kind):
+    """graphlearning 1.7.5 (Calder): Laplace or Poisson learning (``kind``) on its kNN Gaussian weights,
+    transductive like LabelSpreading."""
+    try:
+        import graphlearning as gl
+    except ImportError as exc:
+        raise Unavailable("graphlearning is not installed: pip install 'mvl[peers]'") from exc
+    from sklearn.neighbors import NearestNeighbors
 
-        Z, yy = _transductive_inputs(ctx)
-        # exact neighbours (self first) from scikit-learn: graphlearning's own search needs the annoy package
-        algorithm = "kd_tree" if Z.shape[1] <= 40 else "auto"
-        dist, ind = NearestNeighbors(n_neighbors=ctx.n_neighbors + 1, algorithm=algorithm).fit(Z).kneighbors(Z)
-        W = gl.weightmatrix.knn(Z, ctx.n_neighbors, knn_data=(ind, dist))
-        model = gl.ssl.laplace(W) if kind == "laplace" else gl.ssl.poisson(W)
-        lab = np.flatnonzero(yy >= 0)
-        return np.asarray(model.fit_predict(lab, yy[lab]))[ctx.n:], {}
-
-    return fit
+    Z, yy = _transductive_inputs(ctx)
+    # exact neighbours (self first) from scikit-learn: graphlearning's own search needs the annoy package
+    algorithm = "kd_tree" if Z.shape[1] <= 40 else "auto"
+    dist, ind = NearestNeighbors(n_neighbors=ctx.n_neighbors + 1, algorithm=algorithm).fit(Z).kneighbors(Z)
+    W = gl.weightmatrix.knn(Z, ctx.n_neighbors, knn_data=(ind, dist))
+    model = gl.ssl.laplace(W) if kind == "laplace" else gl.ssl.poisson(W)
+    lab = np.flatnonzero(yy >= 0)
+    return np.asarray(model.fit_predict(lab, yy[lab]))[ctx.n:], {}
 
 
-def _transductive(ctx):
+def fit_transductive(ctx):
     """MVL-LS (exact, "structured") with the test points in the fit as unlabelled points, scored on them: the
     protocol of the graph-only peers (transductive), where the other MVL-LS rows predict held-out points."""
     from .. import MVLLeastSquares
@@ -205,13 +206,13 @@ def graph_limit_scores(X, y, kw):
     return np.einsum("p,pnk->nk", system.c, F), est.classes_
 
 
-def _graphlimit(ctx):
+def fit_graphlimit(ctx):
     """:func:`graph_limit_scores` transductive: the test points in the graph as unlabelled points, scored there."""
     S, classes = graph_limit_scores(*_with_test_points(ctx), ctx.kw)
     return classes[S[ctx.n:].argmax(axis=1)], {}
 
 
-def _ridge(ctx):  # supervised Nystroem + RidgeClassifier, concatenated standardised views
+def fit_ridge(ctx):  # supervised Nystroem + RidgeClassifier, concatenated standardised views
     from sklearn.kernel_approximation import Nystroem
     from sklearn.linear_model import RidgeClassifier
     from sklearn.pipeline import make_pipeline
@@ -227,27 +228,10 @@ class Unavailable(RuntimeError):
     """A peer method whose optional dependency is missing: reported as unavailable, not as an error."""
 
 
-_FITS = {
-    "auto": _auto,
-    "structured": _mvl("structured"),
-    "cg": _mvl("cg"),
-    "nystrom": _mvl("nystrom"),
-    "graph": _mvl("graph"),
-    "vecchia_direct": _mvl("vecchia_direct"),
-    "labelonly": _labelonly,
-    "transductive": _transductive,
-    "graphlimit": _graphlimit,
-    "labelspreading": _labelspreading,
-    "laplace": _graphlearning("laplace"),
-    "poisson": _graphlearning("poisson"),
-    "ridge": _ridge,
-}
-if set(_FITS) != set(SCALE_METHODS):  # names and labels: the light registry module, read while the Snakefile is parsed
-    raise RuntimeError(f"scale fits {sorted(_FITS)} and methods.SCALE_METHODS {sorted(SCALE_METHODS)} differ")
-REGISTRY = {name: (_FITS[name], label) for name, label in SCALE_METHODS.items()}
+REGISTRY = {m.name: (m.fit_function(), m.label) for m in methods_for("scale")}
 """The scale profile's methods: name -> (fit function of a :class:`_Context` returning (test predictions, extra
-record fields), label); names and labels from :data:`mvl.workflow.methods.SCALE_METHODS` (which the settings read
-while the Snakefile is parsed, without numpy), the fit functions here. :data:`METHODS` and the report read it."""
+record fields), label), from the method registry (:func:`mvl.workflow.methods.methods_for`, which the settings read
+while the Snakefile is parsed, without numpy). :data:`METHODS` and the report read it."""
 METHODS = tuple(REGISTRY)
 """auto: MVL-LS as a first fit (the package's defaults for the solver, gamma_A, gamma_B and the loss);
 structured / cg / nystrom / graph / vecchia_direct: MVL-LS (Theorem 10) by each solver; labelonly: MVL-LS on the
@@ -257,8 +241,9 @@ gamma_A -> 0 (the graph term alone, one sparse solve);
 labelspreading: scikit-learn's LabelSpreading (kNN, transductive); laplace / poisson: graphlearning's Laplace and
 Poisson learning (transductive, optional extra ``peers``); ridge: supervised Nystroem + RidgeClassifier. In the
 config and file names "nystrom_<M>" names nystrom with M centres (:class:`ScaleSettings`)."""
-CENTRED = ("cg", "nystrom", "graph")
+CENTRED = tuple(m.name for m in methods_for("scale") if m.centred)
 """Methods whose ``n_components`` matters (Nystrom centres)."""
+_NO_GRAPH = tuple(m.name for m in methods_for("scale") if not m.uses_graph)
 
 
 def fit_one(method, n, preset="graph", seed=1, labels=5, n_components=1000, tol=1e-6, max_iter=300, neighbors="scaled",
@@ -286,7 +271,7 @@ def fit_one(method, n, preset="graph", seed=1, labels=5, n_components=1000, tol=
               gamma_W=hp["gamma_W"], n_neighbors=n_neighbors, laplacian_power=hp["laplacian_power"], random_state=0,
               loss="squared")
     row = dict(method=method, n=int(n), n_components=int(n_components) if method in CENTRED else 0,
-               n_neighbors=n_neighbors if method not in ("labelonly", "ridge") else 0, n_iter=np.nan, residual=np.nan,
+               n_neighbors=n_neighbors if method not in _NO_GRAPH else 0, n_iter=np.nan, residual=np.nan,
                converged=True, unavailable=False)
     ctx = _Context(X=X, ytr=ytr, Xt=Xt, yt=yt, n=n, kw=kw, n_neighbors=n_neighbors, tol=tol, max_iter=max_iter,
                    n_components=n_components)

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .methods import SCALE_METHODS
+from .methods import methods_for
 from .sections import SettingsError, as_tuple
 
 __all__ = ["METHODS", "ScaleSettings", "parse_settings", "split_name"]
 
-METHODS = tuple(SCALE_METHODS)
-"""Methods of the scale study (:data:`mvl.workflow.methods.SCALE_METHODS`); "nystrom_<M>" names nystrom with M
+METHODS = tuple(m.name for m in methods_for("scale"))
+"""Methods of the scale study (:func:`mvl.workflow.methods.methods_for` ("scale")); "nystrom_<M>" names nystrom with M
 centres."""
 
 
