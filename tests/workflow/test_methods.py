@@ -42,7 +42,7 @@ def test_every_study_draws_its_methods_from_the_registry_query():
     assert peers.MVL_GRAPH_SETTING == dict(gamma_A=1e-6, gamma_W=1.0, n_neighbors=10, laplacian_power=2)
     assert tuple(incomplete.METHODS) == names("incomplete")
     assert incomplete.METHODS["complete"] == ("complete data (q = 0)", "0.35")
-    assert coreg_report._METHODS == names("coreg")
+    assert coreg_report.METHODS == names("coreg")
 
 
 def test_names_are_unique_within_each_study_and_resolve_to_themselves():

@@ -38,6 +38,7 @@ from .verdict import format_p as _fmt_p
 
 __all__ = [
     "PROTOCOLS",
+    "METHODS",
     "METRICS",
     "published_pairs",
     "published_errors",
@@ -66,7 +67,7 @@ METRICS = {"test_error": "test", "unlabelled_error": "unlabelled"}
 """Error columns of the rows -> the error_type of the published tables (Table 2: test, Table 3: unlabelled)."""
 
 _KEYS = ["dataset", "method", "graph_weights"]
-_METHODS = tuple(m.name for m in methods_for("coreg"))  # MR, CoMR (the method registry)
+METHODS = tuple(m.name for m in methods_for("coreg"))  # MR, CoMR (the method registry)
 _TIE = 1e-9  # mean validation errors closer than this are a tie (they are means of multiples of 100/v)
 
 
@@ -207,7 +208,7 @@ def _ordered(df, extra=()):
     keys = df.assign(_d=df["dataset"].map(order))
     sort = ["_d"] + [c for c in ("graph_weights", "protocol", *extra) if c in df]
     if "method" in df:
-        keys["_m"] = keys["method"].map({m: i for i, m in enumerate(_METHODS)}).fillna(len(_METHODS))
+        keys["_m"] = keys["method"].map({m: i for i, m in enumerate(METHODS)}).fillna(len(METHODS))
         sort.append("_m")
     return df.loc[keys.sort_values(sort, kind="stable").index].reset_index(drop=True)
 
@@ -254,7 +255,7 @@ def judged(rows, pairs=None, alpha=None, min_pairs=None):
     for (ds, weights, proto), g in pr.groupby(["dataset", "graph_weights", "protocol"], sort=False):
         for metric, err in METRICS.items():
             by = {m: gg.set_index("seed")[metric] for m, gg in g.groupby("method")}
-            if not set(_METHODS) <= set(by):
+            if not set(METHODS) <= set(by):
                 continue
             keys.append(dict(dataset=ds, metric=metric, graph_weights=weights, protocol=proto))
             family.append(dict(a="MR", b="CoMR", x=by["MR"], y=by["CoMR"],
@@ -297,7 +298,7 @@ def _direction_clause(err, table_no, pm, found):
             reverse.append((lower, item))
     parts = []
     for group, how in ((same, "as SR" if sr else "where SR have them equal"), (reverse, "the reverse of SR")):
-        for lower in _METHODS:
+        for lower in METHODS:
             items = [i for m, i in group if m == lower]
             if items:
                 parts.append(f"ours has {lower} lower, {how}, under {_join(items)}")
@@ -324,7 +325,7 @@ def verdicts(rows, pairs=None, published=None, alpha=None, min_pairs=None):
         for metric, err in METRICS.items():
             p = pub[(pub["dataset"] == ds) & (pub["error"] == err)].set_index("method")
             pm = p["published_mean"].dropna()
-            if not set(_METHODS) <= set(pm.index):
+            if not set(METHODS) <= set(pm.index):
                 clauses.append(f"{err} error: SR publish no errors to compare with")
                 continue
             f = found[(found["dataset"] == ds) & (found["metric"] == metric)]
@@ -426,7 +427,7 @@ def error_table(table, metric="test_error", published=None, decimals=2):
     wide.index.names, wide.columns.names = ["dataset", "setting"], ["graph weights", "method"]
     rows = [(ds, st) for ds in dict.fromkeys(table["dataset"])
             for st in sorted({i[1] for i in wide.index if i[0] == ds}, key=lambda x: (not x.startswith("pub"), x))]
-    cols = [(w, m) for w in weights for m in _METHODS if (w, m) in wide.columns]
+    cols = [(w, m) for w in weights for m in METHODS if (w, m) in wide.columns]
     return wide.loc[rows, cols].fillna("")
 
 
@@ -446,7 +447,7 @@ def pair_table(table, pairs=None):
     wide = pd.Series(cells, dtype=object).unstack(3)
     wide.index.names = ["dataset", "method", "graph weights"]
     keys = table[_KEYS].drop_duplicates()
-    keys = keys.assign(_m=keys["method"].map({m: i for i, m in enumerate(_METHODS)}),
+    keys = keys.assign(_m=keys["method"].map({m: i for i, m in enumerate(METHODS)}),
                        _d=keys["dataset"].map({d: i for i, d in enumerate(dict.fromkeys(table["dataset"]))}))
     rows = [tuple(k) for k in keys.sort_values(["_d", "_m", "graph_weights"])[_KEYS].itertuples(index=False)]
     return wide.reindex(index=rows, columns=[c for c in cols.values() if c in wide.columns]).fillna("")
