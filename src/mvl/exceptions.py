@@ -2,7 +2,7 @@
 error is :class:`mvl.memory.InsufficientMemoryError`."""
 
 __all__ = ["DegenerateKernelWarning", "IndefiniteKernelWarning", "RegularizationWarning", "UnlabelledMarkerWarning",
-           "IllConditionedWarning"]
+           "IllConditionedWarning", "MissingViewWarning"]
 
 
 class DegenerateKernelWarning(UserWarning):
@@ -24,3 +24,7 @@ class UnlabelledMarkerWarning(UserWarning):
 
 class IllConditionedWarning(UserWarning):
     """A solve was numerically ill-conditioned (see ``condition_estimate_``)."""
+
+
+class MissingViewWarning(UserWarning):
+    """A view is missing in every training sample: the fit drops it and is that on the other views."""

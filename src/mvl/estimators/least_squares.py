@@ -165,7 +165,9 @@ class MVLLeastSquares(MVLClassifier):
     Missing views (incomplete multi-view data, :mod:`mvl.solvers.incomplete`): a sample's missing view is a row of NaN
     across all that view's columns (with "precomputed", a NaN row and column of that view's Gram matrix; at
     prediction a NaN row of the view's slice); a NaN inside an otherwise present view is an error, and so is a
-    sample with no view. Each view's function is then learnt on the samples that have the view, the combination
+    sample with no view. A feature view missing in every training sample is dropped before anything is chosen
+    (a MissingViewWarning naming it; ``dropped_views_``, and ``c``, ``bandwidth`` read for the other views): the
+    fit is that on the other views. Each view's function is then learnt on the samples that have the view, the combination
     c is renormalised over each sample's present views (the mean of the present views for the default c), the
     between-view term couples the views present together, each graph is built on its view's samples, and a
     test point is predicted from the views it has. Solvers "structured" (O(sum_p n_p^3)), "dense", "cg" and
