@@ -2,7 +2,8 @@
 error is :class:`mvl.memory.InsufficientMemoryError`."""
 
 __all__ = ["DegenerateKernelWarning", "IndefiniteKernelWarning", "RegularizationWarning", "UnlabelledMarkerWarning",
-           "IllConditionedWarning", "MissingViewWarning"]
+           "IllConditionedWarning", "MissingViewWarning",
+           "FewLabelsWarning"]
 
 
 class DegenerateKernelWarning(UserWarning):
@@ -28,3 +29,7 @@ class IllConditionedWarning(UserWarning):
 
 class MissingViewWarning(UserWarning):
     """A view is missing in every training sample: the fit drops it and is that on the other views."""
+
+
+class FewLabelsWarning(UserWarning):
+    """A labelled class has so few labels among the others' many that the squared loss can erase it."""

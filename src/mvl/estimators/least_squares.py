@@ -167,9 +167,9 @@ class MVLLeastSquares(MVLClassifier):
     prediction a NaN row of the view's slice); a NaN inside an otherwise present view is an error, and so is a
     sample with no view. A feature view missing in every training sample is dropped before anything is chosen
     (a MissingViewWarning naming it; ``dropped_views_``, and ``c``, ``bandwidth`` read for the other views): the
-    fit is that on the other views. Each view's function is then learnt on the samples that have the view, the combination
-    c is renormalised over each sample's present views (the mean of the present views for the default c), the
-    between-view term couples the views present together, each graph is built on its view's samples, and a
+    fit is that on the other views. Each view's function is then learnt on the samples that have the view, the
+    combination c is renormalised over each sample's present views (the mean of the present views for the default
+    c), the between-view term couples the views present together, each graph is built on its view's samples, and a
     test point is predicted from the views it has. Solvers "structured" (O(sum_p n_p^3)), "dense", "cg" and
     "nystrom" (the same system, :mod:`mvl.solvers.system`; view p draws min(n_components, n_p) centres among its
     samples, ``centres_`` is their union and ``coef_[p]`` is zero at the other views' centres); "graph" and
@@ -262,7 +262,10 @@ class MVLLeastSquares(MVLClassifier):
             self.centres_, self.n_train_ = nodes, regime.n
             return self
         problem, result, seconds = fit_route.solve(self, X, y, regime, solver, chosen.loss, built)
-        return fit_route.apply_result(self, X, problem, result, solver, seconds)
+        fit_route.apply_result(self, X, problem, result, solver, seconds)
+        if self.loss == "auto" and chosen.loss == "squared":
+            _warn_few_labelled_class(self, y, regime.missing)
+        return self
 
     def decision_function(self, X):
         """Scores of the samples of X: (t,) for two classes (positive: ``classes_[1]``), (t, P) otherwise, by the
@@ -273,3 +276,33 @@ class MVLLeastSquares(MVLClassifier):
         if rule is None:
             return self._representer_decision(X)
         return rule.decision(self, X)
+
+
+def _warn_few_labelled_class(est, y, missing):
+    """:class:`mvl.exceptions.FewLabelsWarning` after ``loss="auto"`` chose the squared loss (labels per class above
+    ``AUTO_LABELS_PER_CLASS`` on average) while a labelled class has at most that many and the largest at least 4
+    times its count, when the few-label terms could be used instead (feature views, gamma_W > 0, the graph
+    parameters at their defaults, complete views). Measured (``benchmarks/probe_route_checks.py``): 3,000 points
+    labelled 20 / 20 / 1 per class, squared loss accuracy 0.643 and recall 0.005 of the one-label class; weighting
+    the classes' squared losses alike (l / (P l_c)) 0.668 and 0.08; loss="squared+poisson" 0.985 and 0.985 (its
+    centred sources weigh every class alike)."""
+    import warnings
+
+    from ..estimators.base import unlabelled_mask
+    from ..exceptions import FewLabelsWarning
+    from .poisson_fit import AUTO_LABELS_PER_CLASS, GRAPH_PARAMETERS, _is_default
+
+    if est.kernel == "precomputed" or est.gamma_W <= 0 or missing or \
+            not all(_is_default(est, name) for name in GRAPH_PARAMETERS):
+        return
+    ya = np.asarray(y, dtype=object).ravel()
+    labels, counts = np.unique(np.asarray(y)[~unlabelled_mask(ya)], return_counts=True)
+    if labels.size < 2 or counts.min() > AUTO_LABELS_PER_CLASS or 4 * counts.min() > counts.max():
+        return
+    few = labels[counts == counts.min()]
+    names = ", ".join(repr(v) for v in np.asarray(few).tolist())
+    warnings.warn(f"{type(est).__name__}: class {names} has {counts.min()} labelled sample(s) against "
+                  f"{counts.max()} for the largest class; loss=\"auto\" chose the squared loss ({counts.mean():.3g} "
+                  f"labels per class on average), under which so few labels among many can be outweighed and the "
+                  f"class hardly predicted. Set loss=\"squared+poisson\" (or \"poisson\"): its centred source term "
+                  f"weighs every class alike", FewLabelsWarning, stacklevel=3)
