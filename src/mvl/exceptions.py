@@ -2,7 +2,8 @@
 error is :class:`mvl.memory.InsufficientMemoryError`."""
 
 __all__ = ["DegenerateKernelWarning", "IndefiniteKernelWarning", "RegularizationWarning", "UnlabelledMarkerWarning",
-           "IllConditionedWarning"]
+           "IllConditionedWarning", "MissingViewWarning",
+           "FewLabelsWarning"]
 
 
 class DegenerateKernelWarning(UserWarning):
@@ -24,3 +25,11 @@ class UnlabelledMarkerWarning(UserWarning):
 
 class IllConditionedWarning(UserWarning):
     """A solve was numerically ill-conditioned (see ``condition_estimate_``)."""
+
+
+class MissingViewWarning(UserWarning):
+    """A view is missing in every training sample: the fit drops it and is that on the other views."""
+
+
+class FewLabelsWarning(UserWarning):
+    """A labelled class has so few labels among the others' many that the squared loss can erase it."""

@@ -258,6 +258,9 @@ def view_laplacians(K, normalized=True, n_neighbors=None, weights="kernel", lapl
     selects I - D^-1/2 W D^-1/2 or D - W (:func:`laplacian`), and ``laplacian_power`` = p
     returns the iterated Laplacians (L^i)^p (:func:`laplacian_power`; Belkin et
     al. 2006), so that M_W = blockdiag((L^1)^p, ..., (L^m)^p) (x) I_Y (eq 60-63).
+    Copies of a sample in a view (kernel distance ~0, :func:`kernel_copies`) count as one point in a kNN graph:
+    the graph of one sample per group of copies, zero rows and columns at the other copies (the kNN graph of
+    copies would be a set of cliques); the dense graph W^i = K^i of the paper is kept as it is.
     Returns an array of shape (m, n, n).
     """
     n_neighbors = check_n_neighbors(n_neighbors)
@@ -273,9 +276,87 @@ def _view_laplacians(K, normalized, n_neighbors, weights, laplacian_power):
     """:func:`view_laplacians` without the argument checks."""
     out = np.empty_like(K)
     for i in range(K.shape[0]):
+        copies = None if n_neighbors is None else kernel_copies(K[i])
+        if copies is not None:  # a kNN graph of copies is a set of cliques: the graph of one sample per group
+            keep = copies[0]
+            W = _knn_weights(K[i][np.ix_(keep, keep)], n_neighbors, weights)
+            out[i] = _embed_dense(_iterated_laplacian(laplacian(W, normalized=normalized), laplacian_power), keep,
+                                  K.shape[1])
+            continue
         W = K[i] if n_neighbors is None else _knn_weights(K[i], n_neighbors, weights)
         out[i] = _iterated_laplacian(laplacian(W, normalized=normalized), laplacian_power)
     return out
+
+
+# ---------------------------------------------------------------- duplicate points (copies as one point)
+
+
+DUPLICATE_TOL = 1e-12
+"""Two samples of a view are copies when their kernel distance K_ii + K_jj - 2 K_ij is at most this times
+K_ii + K_jj (exact copies of feature rows: 0, as :func:`mvl.kernels.squared_distances` makes equal rows exactly 0
+apart)."""
+
+
+def _first_of_groups(first, inverse, n):
+    """(keep, where): the sorted indices of the first sample of each group, and each sample's group as a position in
+    ``keep``; None when all n samples are distinct."""
+    if len(first) == n:
+        return None
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return first[order], rank[np.asarray(inverse).ravel()]
+
+
+def feature_copies(X):
+    """Exact copies among the rows of a feature array X (n, d), by ``np.unique(axis=0)`` (O(n d log n)): (keep,
+    where) as :func:`kernel_copies`, or None when the rows are distinct."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.shape[0] < 2:
+        return None
+    _, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    return _first_of_groups(first, inverse, X.shape[0])
+
+
+def kernel_copies(K):
+    """Copies among the samples of a Gram matrix K (n, n): samples at kernel distance ~0
+    (:data:`DUPLICATE_TOL`), each grouped with the first such sample. Returns (keep, where): the sorted indices of
+    one sample per group (its first) and, for each sample, the position of its group in ``keep``; None when all
+    samples are distinct. By row blocks: O(n^2) time, O(block n) memory beyond K."""
+    K = np.asarray(K, dtype=np.float64)
+    n = K.shape[0]
+    if n < 2:
+        return None
+    d = np.diag(K).copy()
+    rep = np.empty(n, dtype=np.intp)
+    b = max(1, int((1 << 22) // n))
+    for s in range(0, n, b):
+        e = min(n, s + b)
+        scale = d[s:e, None] + d[None, :]
+        close = scale - 2.0 * K[s:e] <= DUPLICATE_TOL * np.abs(scale)
+        close[np.arange(e - s), np.arange(s, e)] = True  # a sample is its own copy
+        rep[s:e] = np.argmax(close, axis=1)  # the first copy
+    rep = rep[rep]  # a chain of near copies ends at the first sample of its group
+    if np.all(rep == np.arange(n)):
+        return None
+    first, inverse = np.unique(rep, return_inverse=True)
+    return first, inverse
+
+
+def _embed_dense(Ld, keep, n):
+    """An operator (n_d, n_d) on one sample per group of copies, as (n, n) with zero rows and columns at the other
+    copies: f^T L f = f_keep^T L_d f_keep for outputs f equal on copies (a function's values at equal points)."""
+    L = np.zeros((n, n))
+    L[np.ix_(keep, keep)] = Ld
+    return L
+
+
+def _embed_sparse(Wd, keep, n):
+    """Sparse weights (n_d, n_d) on one sample per group of copies, as CSR (n, n) (the other copies isolated)."""
+    from scipy import sparse
+
+    Wd = sparse.coo_matrix(Wd)
+    return sparse.csr_matrix((Wd.data, (keep[Wd.row], keep[Wd.col])), shape=(n, n))
 
 
 def apply_between_view(F):
@@ -392,13 +473,26 @@ def sparse_knn_weights(kernels, i, n_neighbors, weights="kernel", algorithm="aut
     :data:`APPROXIMATE_NEIGHBORS_MIN` points, approximate neighbours from an HNSW index (:func:`hnsw_neighbors`,
     the optional dependency hnswlib: ``pip install 'mvl[scale]'``; without it exact ones, with a warning;
     ``algorithm`` "exact" or "hnsw" forces one); chi2, linear and precomputed views rank kernel rows in row blocks
-    (O(n^2 d)).
+    (O(n^2 d)). Copies of a sample in the view (:func:`feature_copies`, :func:`kernel_copies` for a Gram matrix)
+    count as one point: the graph is that of one sample per group of copies, the other copies isolated, so that a
+    function's graph penalty is that of the distinct points (equal points have equal values).
     """
     from scipy import sparse
 
     if algorithm not in ("auto", "exact", "hnsw"):
         raise ValueError(f'algorithm must be "auto", "exact" or "hnsw", got {algorithm!r}')
     n = kernels.n
+    copies = kernel_copies(kernels.gram[i]) if kernels.views is None else feature_copies(kernels.views[i])
+    if copies is not None:  # copies of a sample: the graph of one sample per group, the others isolated
+        from .kernel_blocks import ViewKernels
+
+        keep = copies[0]
+        if kernels.views is None:
+            sub = ViewKernels(gram=kernels.gram[i][np.ix_(keep, keep)][None])
+        else:
+            sub = ViewKernels([kernels.views[i][keep]], kernels.kind, [kernels.scales[i]], max_memory=0,
+                              block=kernels.block, threads=kernels.threads)
+        return _embed_sparse(sparse_knn_weights(sub, 0, n_neighbors, weights, algorithm), keep, n)
     warn_complete_graph(n_neighbors, n)
     k = min(int(n_neighbors), n - 1)  # the number of neighbours of each point (all others when n_neighbors >= n)
     if k < 1:

@@ -53,10 +53,31 @@ def selftuned_weights(Z, k=10, distances=None, return_search=False):
         Also return the neighbour search (dist, ind), each (n, k): the induction rule at the training points reuses
         it (``search`` of :func:`knn_induction`).
 
+    Copies of a point (equal rows of ``Z``, or distance ~0) count as one point: the graph of one point per group
+    of copies, the other copies isolated (zero degree), so that a function's penalty f^T L f is that of the
+    distinct points.
+
     Returns
     -------
     scipy.sparse.csr_array of shape (n, n), or (it, (dist, ind)) with ``return_search``
     """
+    from .graph import _embed_sparse, _first_of_groups, feature_copies
+
+    if distances is None:
+        copies = feature_copies(Z)
+    else:  # samples at distance ~0 of each other (exactly 0 for equal feature rows)
+        D = np.asarray(distances, dtype=np.float64)
+        close = D <= 1e-6 * D.max(initial=0.0)
+        np.fill_diagonal(close, True)
+        rep = np.argmax(close, axis=1)
+        rep = rep[rep]
+        first, inverse = np.unique(rep, return_inverse=True)
+        copies = _first_of_groups(first, inverse, len(D))
+    if copies is not None:  # copies count as one point: the graph of one sample per group, the others isolated
+        keep = copies[0]
+        sub = selftuned_weights(None if Z is None else np.asarray(Z)[keep], k,
+                                None if distances is None else D[np.ix_(keep, keep)])
+        return sparse.csr_array(_embed_sparse(sub, keep, len(copies[1])))
     if distances is None:
         from sklearn.neighbors import NearestNeighbors
 
@@ -120,11 +141,18 @@ class GraphSpace:
 
 def knn_induction(Z_train, F, Z_new, k=10, search=None):
     """The induction rule (module docstring): outputs (t, P) at the points ``Z_new`` from the training outputs ``F``
-    (n, P) at ``Z_train``, by their k nearest training points (k capped at n). ``search``: the (dist, ind) of that
-    neighbour search if already done (e.g. the graph's, :func:`selftuned_weights`, when ``Z_new`` is ``Z_train``)."""
+    (n, P) at ``Z_train``, by their k nearest training points (k capped at n), copies of a training point counted
+    once. ``search``: the (dist, ind) of that neighbour search if already done (e.g. the graph's,
+    :func:`selftuned_weights`, when ``Z_new`` is ``Z_train``); not used when the training points have copies."""
     from sklearn.neighbors import NearestNeighbors
 
+    from .graph import feature_copies
+
     F = np.asarray(F, dtype=np.float64)
+    copies = feature_copies(Z_train)
+    if copies is not None:  # copies of a training point count once (their outputs are equal)
+        Z_train, F = np.asarray(Z_train)[copies[0]], F[copies[0]]
+        search = None  # its indices are of every training point
     k = min(int(k), len(Z_train))
     if search is None:
         dist, ind = NearestNeighbors(n_neighbors=k).fit(Z_train).kneighbors(Z_new)

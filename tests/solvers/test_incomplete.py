@@ -20,6 +20,7 @@ from mvl import MVLLeastSquares
 from mvl.data.missing import apply_mask, apply_mask_kernels, mask_at_random, mask_class_views, mask_sample_blocks
 from mvl.graph import laplacian
 from mvl.missing_views import combination_weights, view_operators
+from mvl.exceptions import MissingViewWarning
 from mvl.solvers.incomplete import solve_dense_incomplete, solve_structured_incomplete
 from mvl.solvers.structured import solve_structured
 
@@ -191,10 +192,11 @@ def test_view_missing_everywhere_is_the_fit_without_it(c):
     cc = None if c is None else np.asarray(c)
     cr = None if c is None else np.delete(cc, drop) * cc.sum() / np.delete(cc, drop).sum()
     kw = dict(gamma_B=1e-4, solver="structured")
-    inc = MVLLeastSquares(loss="squared", views=sizes, c=cc, **kw).fit(Xm, y)
+    with pytest.warns(MissingViewWarning, match=f"view {drop} is missing"):
+        inc = MVLLeastSquares(loss="squared", views=sizes, c=cc, **kw).fit(Xm, y)
     ref = MVLLeastSquares(loss="squared", views=[76, 6], c=cr, **kw).fit(X[:, keep], y)
-    np.testing.assert_allclose(np.delete(inc.coef_, drop, axis=0), ref.coef_, rtol=0, atol=1e-9)
-    assert not np.any(inc.coef_[drop])
+    assert inc.dropped_views_ == (drop,)  # feature views: the view is dropped, coef_ holds the others
+    np.testing.assert_allclose(inc.coef_, ref.coef_, rtol=0, atol=1e-9)
     # the test samples may have the view or not: no training sample has it, so it is not used
     Xt_half = Xt.copy()
     Xt_half[::2][:, cols] = np.nan
@@ -483,8 +485,9 @@ def test_svm_view_missing_everywhere_is_the_fit_without_it(cls_name):
     Xm = X.copy()
     Xm[:, cols] = np.nan
     cls = getattr(mvl, cls_name)
-    inc = cls(views=sizes, gamma_B=1e-4, tol=1e-8).fit(Xm, y)
+    with pytest.warns(MissingViewWarning, match="view 1 is missing"):
+        inc = cls(views=sizes, gamma_B=1e-4, tol=1e-8).fit(Xm, y)
     ref = cls(views=[76, 6], gamma_B=1e-4, tol=1e-8).fit(X[:, keep], y)
-    np.testing.assert_allclose(np.delete(inc.coef_, 1, axis=0), ref.coef_, rtol=0, atol=1e-6 * np.abs(ref.coef_).max())
+    np.testing.assert_allclose(inc.coef_, ref.coef_, rtol=0, atol=1e-6 * np.abs(ref.coef_).max())
     np.testing.assert_allclose(inc.decision_function(Xt), ref.decision_function(Xt[:, keep]), rtol=0,
                                atol=1e-6 * np.abs(ref.decision_function(Xt[:, keep])).max())

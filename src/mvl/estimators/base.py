@@ -321,7 +321,7 @@ class MVLClassifier(MultiViewClassifier):
             else:
                 Ls = [sparse_laplacian(sparse_knn_weights(kernels, i, n_neighbors, self.graph_weights),
                                        normalized=(laplacian == "normalized")) for i in range(m)]
-        c = check_combination(getattr(self, "c", None) if c is None else c, m)
+        c = check_combination(self._kept_views(getattr(self, "c", None), combination=True) if c is None else c, m)
         w = self._between_weights(n)
         Y_L = encode_targets(y_enc[labelled], len(self.classes_))
         system = MVLSystem(n, labelled, Y_L, c, **gammas, laplacians=Ls, laplacian_power=self._laplacian_power(),

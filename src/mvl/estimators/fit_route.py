@@ -131,6 +131,30 @@ def _holds_nan(X):
         return False
 
 
+def _missing_views(est, X):
+    """(whether a view is missing in some but not all training samples, the number of feature views missing in
+    every sample): the incomplete-view regime is decided on the views the fit keeps (it drops the empty ones)."""
+    from .inputs import is_view_list
+
+    if not _holds_nan(X) or est.kernel == "precomputed":
+        return _holds_nan(X), 0
+    try:
+        if is_view_list(X):
+            arrays = [np.asarray(v.to_numpy(dtype=np.float64, na_value=np.nan) if hasattr(v, "to_numpy") else v,
+                                 dtype=np.float64) for v in X]
+        else:
+            A = X.to_numpy(dtype=np.float64, na_value=np.nan) if hasattr(X, "to_numpy") else X
+            A = np.asarray(A, dtype=np.float64)
+            arrays = [A[:, c] for c in est._view_columns(A.shape[1])]
+        nan = [np.isnan(a) for a in arrays]
+    except (TypeError, ValueError, IndexError):  # the validation of the fit reports it
+        return True, 0
+    empty = sum(1 for v in nan if v.size and v.all())
+    if empty == len(nan):
+        return True, 0
+    return any(v.any() and not v.all() for v in nan), empty
+
+
 def _n_labelled_classes(y):
     """The number of distinct labels among the labelled samples of ``y`` (0 if they cannot be told apart here: the
     validation of the fit reports it)."""
@@ -158,7 +182,8 @@ def describe(est, X, y, built=None):
     n, m = sample_and_view_counts(est, X)
     unlabelled = None if y is None else unlabelled_mask(np.asarray(y)).ravel()
     l = n if y is None else int(np.count_nonzero(~unlabelled))
-    missing = _holds_nan(X)
+    missing, empty = _missing_views(est, X)
+    m -= empty  # views missing in every training sample are dropped by the fit (MissingViewWarning)
     built = {} if built is None else built
     knn = est.n_neighbors is not None and isinstance(est.laplacian, str)
     regime = None
@@ -262,7 +287,7 @@ def build_problem(est, X, y, regime, solver, loss, built=None):
         if mask is not None:  # the graph's coordinates of a missing view: the training mean (GraphSpace)
             views = [np.where(mask[:, [p]], Xp, np.nan) for p, Xp in enumerate(views)]
         y_enc, labelled = est._fit_labels(y, kernels.n)
-        c = check_combination(est.c, kernels.m)
+        c = check_combination(est._kept_views(est.c, combination=True), kernels.m)
         return _source_problem(est, kernels, labelled, y_enc, c, loss, _source_graph(est, views), mask)
     K = est._fit_kernels(X)
     m, n, _ = K.shape
@@ -270,7 +295,7 @@ def build_problem(est, X, y, regime, solver, loss, built=None):
     if mask is not None and not missing:
         _refuse_missing(solver, loss)
     y_enc, labelled = est._fit_labels(y, n)
-    c = check_combination(est.c, m)
+    c = check_combination(est._kept_views(est.c, combination=True), m)
     if loss != "squared":
         source = _source_graph(est, K=K) if est.kernel == "precomputed" else _source_graph(est, est._fit_views)
         return _source_problem(est, K, labelled, y_enc, c, loss, source)

@@ -25,9 +25,51 @@ class MultiViewInput:
     """The input handling that every multi-view estimator inherits (module docstring): feature views and their
     bandwidths, the training and test kernels, the memory check, the labels."""
 
+    def _kept_views(self, value, combination=False):
+        """A per-view sequence given for the user's views (``c``, ``bandwidth``), restricted to the views the fit
+        keeps (``dropped_views_``: views missing at every training sample are dropped); other values unchanged.
+        ``combination``: c, renormalised to its sum over the kept views, as c is over a sample's present views
+        (:func:`mvl.missing_views.combination_weights`)."""
+        dropped = getattr(self, "dropped_views_", ())
+        if not dropped or value is None or isinstance(value, (str, numbers.Real)):
+            return value
+        seq = np.asarray(value).tolist() if isinstance(value, np.ndarray) else value
+        if not isinstance(seq, (list, tuple)) or len(seq) != len(dropped) + getattr(self, "_n_kept_views", -1):
+            return value  # the length check of the caller reports it
+        kept = [v for p, v in enumerate(seq) if p not in dropped]
+        if combination:
+            try:
+                total, part = float(np.sum(seq)), float(np.sum(kept))
+            except (TypeError, ValueError):  # check_combination reports it
+                return kept
+            if part != 0 and np.isfinite(total / part):
+                return [float(v) * total / part for v in kept]
+        return kept
+
+    def _drop_empty_views(self, views, name="X"):
+        """At fit: the views present in no training sample (NaN across the view for every sample) dropped, with a
+        warning naming them, before anything else reads the views (the fit is then that on the remaining views,
+        ``dropped_views_``); at least one view must remain (else the missing-view check reports it)."""
+        empty = [p for p, V in enumerate(views) if V.size and V.shape[0] and np.isnan(V).all()]
+        self.dropped_views_ = ()
+        if not self._missing_views or not empty or len(empty) == len(views):
+            return views
+        import warnings
+
+        from ..exceptions import MissingViewWarning
+
+        which = ", ".join(f"view {p}" for p in empty)
+        warnings.warn(f"{name}: {which} {'is' if len(empty) == 1 else 'are'} missing (NaN) in every training sample: "
+                      f"dropped, the fit is that on the other {len(views) - len(empty)} views (views given for "
+                      f"prediction are read as at fit, {'that view' if len(empty) == 1 else 'those views'} ignored)",
+                      MissingViewWarning, stacklevel=4)
+        self.dropped_views_ = tuple(empty)
+        self._n_kept_views = len(views) - len(empty)
+        return [V for p, V in enumerate(views) if p not in empty]
+
     def _bandwidths(self, m):
         """One bandwidth rule or value per view (``bandwidth`` None: 'median' for rbf, 'mean' for chi2)."""
-        b = self.bandwidth
+        b = self._kept_views(self.bandwidth)
         if b is None:
             b = "mean" if self.kernel == "chi2" else "median"
         if isinstance(b, (str, numbers.Real)):  # validated by the constraint
@@ -92,7 +134,10 @@ class MultiViewInput:
                     raise ValueError(f"X: views with {dims} features, but the model was fitted on "
                                      f"{self.view_n_features_}")
             self._check_feature_values(arrays, "X")
-            return arrays
+            if reset:
+                return self._drop_empty_views(arrays)
+            dropped = getattr(self, "dropped_views_", ())
+            return [a for p, a in enumerate(arrays) if p not in dropped]
         if not reset and self._view_list:
             raise ValueError("X: the model was fitted on a list of per-view arrays; pass such a list")
         Xa = self._validate_X(X, reset, dtype=np.float64, ensure_all_finite=False)
@@ -102,7 +147,10 @@ class MultiViewInput:
             self.view_n_features_ = tuple(len(c) for c in self.view_columns_)
         views = [Xa[:, c] for c in self.view_columns_]
         self._check_feature_values(views, "X")
-        return views
+        if reset:
+            return self._drop_empty_views(views)
+        dropped = getattr(self, "dropped_views_", ())
+        return [v for p, v in enumerate(views) if p not in dropped]
 
     def _check_feature_values(self, views, name):
         """The value checks of feature views, naming the view and the first samples: inf, NaN in some but not all

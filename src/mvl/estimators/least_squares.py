@@ -165,9 +165,11 @@ class MVLLeastSquares(MVLClassifier):
     Missing views (incomplete multi-view data, :mod:`mvl.solvers.incomplete`): a sample's missing view is a row of NaN
     across all that view's columns (with "precomputed", a NaN row and column of that view's Gram matrix; at
     prediction a NaN row of the view's slice); a NaN inside an otherwise present view is an error, and so is a
-    sample with no view. Each view's function is then learnt on the samples that have the view, the combination
-    c is renormalised over each sample's present views (the mean of the present views for the default c), the
-    between-view term couples the views present together, each graph is built on its view's samples, and a
+    sample with no view. A feature view missing in every training sample is dropped before anything is chosen
+    (a MissingViewWarning naming it; ``dropped_views_``, and ``c``, ``bandwidth`` read for the other views): the
+    fit is that on the other views. Each view's function is then learnt on the samples that have the view, the
+    combination c is renormalised over each sample's present views (the mean of the present views for the default
+    c), the between-view term couples the views present together, each graph is built on its view's samples, and a
     test point is predicted from the views it has. Solvers "structured" (O(sum_p n_p^3)), "dense", "cg" and
     "nystrom" (the same system, :mod:`mvl.solvers.system`; view p draws min(n_components, n_p) centres among its
     samples, ``centres_`` is their union and ``coef_[p]`` is zero at the other views' centres); "graph" and
@@ -247,6 +249,8 @@ class MVLLeastSquares(MVLClassifier):
         self.view_mask_ = None
         self.regime_ = None
         built = {}  # the regime measurement's kernel operator, reused by the fit
+        if self.kernel == "linear":
+            _warn_linear_scales(self, X)
         regime, source_allowed = fit_route.describe(self, X, y, built)
         chosen = plan(self.solver, regime, self.loss, source_allowed)
         self.loss_, self.solver_ = chosen.loss, chosen.solver
@@ -260,7 +264,10 @@ class MVLLeastSquares(MVLClassifier):
             self.centres_, self.n_train_ = nodes, regime.n
             return self
         problem, result, seconds = fit_route.solve(self, X, y, regime, solver, chosen.loss, built)
-        return fit_route.apply_result(self, X, problem, result, solver, seconds)
+        fit_route.apply_result(self, X, problem, result, solver, seconds)
+        if self.loss == "auto" and chosen.loss == "squared":
+            _warn_few_labelled_class(self, y, regime.missing)
+        return self
 
     def decision_function(self, X):
         """Scores of the samples of X: (t,) for two classes (positive: ``classes_[1]``), (t, P) otherwise, by the
@@ -271,3 +278,75 @@ class MVLLeastSquares(MVLClassifier):
         if rule is None:
             return self._representer_decision(X)
         return rule.decision(self, X)
+
+
+def _warn_few_labelled_class(est, y, missing):
+    """:class:`mvl.exceptions.FewLabelsWarning` after ``loss="auto"`` chose the squared loss (labels per class above
+    ``AUTO_LABELS_PER_CLASS`` on average) while a labelled class has at most that many and the largest at least 4
+    times its count, when the few-label terms could be used instead (feature views, gamma_W > 0, the graph
+    parameters at their defaults, complete views). Measured (``benchmarks/probe_route_checks.py``): 3,000 points
+    labelled 20 / 20 / 1 per class, squared loss accuracy 0.643 and recall 0.005 of the one-label class; weighting
+    the classes' squared losses alike (l / (P l_c)) 0.668 and 0.08; loss="squared+poisson" 0.985 and 0.985 (its
+    centred sources weigh every class alike)."""
+    import warnings
+
+    from ..estimators.base import unlabelled_mask
+    from ..exceptions import FewLabelsWarning
+    from .poisson_fit import AUTO_LABELS_PER_CLASS, GRAPH_PARAMETERS, _is_default
+
+    if est.kernel == "precomputed" or est.gamma_W <= 0 or missing or \
+            not all(_is_default(est, name) for name in GRAPH_PARAMETERS):
+        return
+    ya = np.asarray(y, dtype=object).ravel()
+    labels, counts = np.unique(np.asarray(y)[~unlabelled_mask(ya)], return_counts=True)
+    if labels.size < 2 or counts.min() > AUTO_LABELS_PER_CLASS or 4 * counts.min() > counts.max():
+        return
+    few = labels[counts == counts.min()]
+    names = ", ".join(repr(v) for v in np.asarray(few).tolist())
+    warnings.warn(f"{type(est).__name__}: class {names} has {counts.min()} labelled sample(s) against "
+                  f"{counts.max()} for the largest class; loss=\"auto\" chose the squared loss ({counts.mean():.3g} "
+                  f"labels per class on average), under which so few labels among many can be outweighed and the "
+                  f"class hardly predicted. Set loss=\"squared+poisson\" (or \"poisson\"): its centred source term "
+                  f"weighs every class alike", FewLabelsWarning, stacklevel=3)
+
+
+LINEAR_SCALE_RATIO = 1e12
+"""Linear views whose kernel scales (mean ||x||^2 over the training samples) differ by more than this: the system
+(67)-(68) of the sum of their kernels is then too ill-conditioned for float64 at any gamma_A."""
+
+
+def _warn_linear_scales(est, X):
+    """:class:`mvl.exceptions.IllConditionedWarning` naming the views when the linear kernels' scales differ by more
+    than :data:`LINEAR_SCALE_RATIO`: one view's kernel K^p = X_p X_p^T then dwarfs another's and gamma_A, and the
+    solve loses the small view and the regularisation to rounding (measured in ``benchmarks/probe_route_checks.py``:
+    views scaled 1e6 / 1 / 1e-6, accuracy 0.29 "structured", 0.43 "dense", 0.89 "cg" with a breakdown, 0.95
+    unscaled). The Gaussian kernel's bandwidth rule is per view, so it is not affected. Input that is not numeric
+    is left to the fit's validation."""
+    import warnings
+
+    from .inputs import is_view_list
+
+    try:
+        if is_view_list(X):
+            arrays = [np.asarray(v, dtype=np.float64) for v in X]
+        else:
+            A = np.asarray(X.to_numpy(dtype=np.float64, na_value=np.nan) if hasattr(X, "to_numpy") else X,
+                           dtype=np.float64)
+            arrays = [A[:, c] for c in est._view_columns(A.shape[1])]
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN view: its scale is NaN, not compared
+            scales = np.array([np.nanmean(np.einsum("ij,ij->i", V, V)) for V in arrays])
+    except (TypeError, ValueError, IndexError, AttributeError):
+        return
+    ok = np.isfinite(scales) & (scales > 0)
+    if ok.sum() < 2:
+        return
+    hi = int(np.flatnonzero(ok)[np.argmax(scales[ok])])
+    lo = int(np.flatnonzero(ok)[np.argmin(scales[ok])])
+    if scales[hi] <= LINEAR_SCALE_RATIO * scales[lo]:
+        return
+    warnings.warn(f'{type(est).__name__}: kernel="linear" views on scales {scales[hi] / scales[lo]:.1e} apart (mean '
+                  f"||x||^2 {scales[hi]:.3g} in view {hi}, {scales[lo]:.3g} in view {lo}): the sum of their kernels is "
+                  "too ill-conditioned for float64, so the small view and gamma_A are lost to rounding. Standardise "
+                  "the features (sklearn.preprocessing.StandardScaler in a Pipeline) or rescale the views to "
+                  'comparable norms, or use kernel="rbf" (a bandwidth per view)', IllConditionedWarning, stacklevel=3)

@@ -286,7 +286,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         m, n = Kf.shape[0], Kf.shape[1]
         classes, y_enc, labelled = encode_labels(y[tr], n)
         Y_L = encode_targets(y_enc[labelled], len(classes))
-        c = check_combination(self.c, m)
+        c = check_combination(self._kept_views(self.c, combination=True), m)
         Ct = combination_weights(c, tmask)
         out = np.empty((len(graphs), len(gA), len(gB), len(gW), Kt.shape[1], len(classes)))
         solver = get_solver("structured")  # the incomplete-view structured solve at the given mask
@@ -331,7 +331,8 @@ class MVLLeastSquaresCV(MultiViewClassifier):
                 scores[..., f] = np.mean(pred == y[te], axis=-1)
                 continue
             Kf, Kt = self._fold_kernels(X, K, tr, te)
-            out, classes = grid_decision_functions(Kf, y[tr], Kt, gA, gB, gW, c=self.c, laplacian=self.laplacian,
+            c_kept = self._kept_views(self.c, combination=True)
+            out, classes = grid_decision_functions(Kf, y[tr], Kt, gA, gB, gW, c=c_kept, laplacian=self.laplacian,
                                                    graph_weights=self.graph_weights, graphs=graphs)
             pred = classes[np.argmax(out, axis=-1)]
             scores[..., f] = np.mean(pred == y[te], axis=-1)

@@ -120,7 +120,7 @@ class _SVMBase(MVLClassifier):
                            f"the SVM dual with n = {n} samples and m = {m} views")
         mask = self.view_mask_  # None: no view missing (the complete path)
         Y_L, L = self._mvl_inputs(K, y_enc, labelled, mask)
-        c = check_combination(self.c, m)
+        c = check_combination(self._kept_views(self.c, combination=True), m)
         t0 = time.perf_counter()
         if mask is None:
             dual = build_svm_dual(K, labelled, c, **self._gammas(), L=L)

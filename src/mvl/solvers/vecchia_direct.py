@@ -647,6 +647,7 @@ class VecchiaDirectSolver(Solver):
         if problem.kernels.views is None:
             raise ValueError('solver="vecchia_direct" needs feature views (kriging predicts from them), not '
                              'precomputed kernels')
+        _refuse_copies(problem.kernels.views)
         vs = VecchiaSystem(problem.system, problem.kernels, random_state=problem.seed)
         system = problem.system
         limit, graph, kern = _limit(vs)  # the limit's node values kept for its margins and class balance
@@ -678,3 +679,18 @@ class VecchiaDirectSolver(Solver):
         residual = fit.info["residual"]
         return SolverResult(fit.coef, 1, residual, bool(np.isfinite(residual)), gamma_A=gamma_A,
                             rule=RepresenterRule(fit.kernel_rows()), details=details)
+
+
+def _refuse_copies(views):
+    """ValueError when a view holds copies of a sample (equal rows, :func:`mvl.graph.feature_copies`): a copy is
+    isolated in the kNN graph (copies count as one point) and Vecchia's precision of equal points is singular, so
+    the node values of the copies have nothing to fix them."""
+    from ..graph import feature_copies
+
+    for p, Xp in enumerate(views):
+        copies = feature_copies(Xp)
+        if copies is not None:
+            extra = len(Xp) - len(copies[0])
+            raise ValueError(f'solver="vecchia_direct" needs distinct points in every view: view {p} has {extra} '
+                             f'copies of other samples (equal rows); drop the duplicate rows (np.unique(X, axis=0)), '
+                             f'or use solver="graph" or "cg", which count copies as one point')
