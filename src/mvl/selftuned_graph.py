@@ -77,7 +77,8 @@ def selftuned_weights(Z, k=10, distances=None, return_search=False):
         keep = copies[0]
         sub = selftuned_weights(None if Z is None else np.asarray(Z)[keep], k,
                                 None if distances is None else D[np.ix_(keep, keep)])
-        return sparse.csr_array(_embed_sparse(sub, keep, len(copies[1])))
+        W = sparse.csr_array(_embed_sparse(sub, keep, len(copies[1])))
+        return (W, None) if return_search else W  # no search of every training point to reuse
     if distances is None:
         from sklearn.neighbors import NearestNeighbors
 
