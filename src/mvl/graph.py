@@ -297,7 +297,7 @@ K_ii + K_jj (exact copies of feature rows: 0, as :func:`mvl.kernels.squared_dist
 apart)."""
 
 
-def _first_of_groups(first, inverse, n):
+def first_of_groups(first, inverse, n):
     """(keep, where): the sorted indices of the first sample of each group, and each sample's group as a position in
     ``keep``; None when all n samples are distinct."""
     if len(first) == n:
@@ -315,7 +315,7 @@ def feature_copies(X):
     if X.shape[0] < 2:
         return None
     _, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
-    return _first_of_groups(first, inverse, X.shape[0])
+    return first_of_groups(first, inverse, X.shape[0])
 
 
 def kernel_copies(K):
@@ -351,7 +351,7 @@ def _embed_dense(Ld, keep, n):
     return L
 
 
-def _embed_sparse(Wd, keep, n):
+def embed_sparse(Wd, keep, n):
     """Sparse weights (n_d, n_d) on one sample per group of copies, as CSR (n, n) (the other copies isolated)."""
     from scipy import sparse
 
@@ -492,7 +492,7 @@ def sparse_knn_weights(kernels, i, n_neighbors, weights="kernel", algorithm="aut
         else:
             sub = ViewKernels([kernels.views[i][keep]], kernels.kind, [kernels.scales[i]], max_memory=0,
                               block=kernels.block, threads=kernels.threads)
-        return _embed_sparse(sparse_knn_weights(sub, 0, n_neighbors, weights, algorithm), keep, n)
+        return embed_sparse(sparse_knn_weights(sub, 0, n_neighbors, weights, algorithm), keep, n)
     warn_complete_graph(n_neighbors, n)
     k = min(int(n_neighbors), n - 1)  # the number of neighbours of each point (all others when n_neighbors >= n)
     if k < 1:

@@ -61,7 +61,7 @@ def selftuned_weights(Z, k=10, distances=None, return_search=False):
     -------
     scipy.sparse.csr_array of shape (n, n), or (it, (dist, ind)) with ``return_search``
     """
-    from .graph import _embed_sparse, _first_of_groups, feature_copies
+    from .graph import embed_sparse, first_of_groups, feature_copies
 
     if distances is None:
         copies = feature_copies(Z)
@@ -72,12 +72,12 @@ def selftuned_weights(Z, k=10, distances=None, return_search=False):
         rep = np.argmax(close, axis=1)
         rep = rep[rep]
         first, inverse = np.unique(rep, return_inverse=True)
-        copies = _first_of_groups(first, inverse, len(D))
+        copies = first_of_groups(first, inverse, len(D))
     if copies is not None:  # copies count as one point: the graph of one sample per group, the others isolated
         keep = copies[0]
         sub = selftuned_weights(None if Z is None else np.asarray(Z)[keep], k,
                                 None if distances is None else D[np.ix_(keep, keep)])
-        W = sparse.csr_array(_embed_sparse(sub, keep, len(copies[1])))
+        W = sparse.csr_array(embed_sparse(sub, keep, len(copies[1])))
         return (W, None) if return_search else W  # no search of every training point to reuse
     if distances is None:
         from sklearn.neighbors import NearestNeighbors

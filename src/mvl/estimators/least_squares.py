@@ -292,10 +292,10 @@ def _warn_few_labelled_class(est, y, missing):
 
     from ..estimators.base import unlabelled_mask
     from ..exceptions import FewLabelsWarning
-    from .poisson_fit import AUTO_LABELS_PER_CLASS, GRAPH_PARAMETERS, _is_default
+    from .poisson_fit import AUTO_LABELS_PER_CLASS, GRAPH_PARAMETERS, is_default
 
     if est.kernel == "precomputed" or est.gamma_W <= 0 or missing or \
-            not all(_is_default(est, name) for name in GRAPH_PARAMETERS):
+            not all(is_default(est, name) for name in GRAPH_PARAMETERS):
         return
     ya = np.asarray(y, dtype=object).ravel()
     labels, counts = np.unique(np.asarray(y)[~unlabelled_mask(ya)], return_counts=True)

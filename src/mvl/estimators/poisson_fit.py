@@ -77,7 +77,7 @@ def source_allowed(est, has_missing_views, n_labelled, n_classes, n):
     kernels' distance and new points from the representer rule, neither validated), a graph term (gamma_W > 0)
     built from the data with the default graph parameters (:data:`GRAPH_PARAMETERS` untouched: the Poisson-type
     terms use a graph of their own) and complete views. Otherwise the user's setting is one of the squared loss."""
-    graph_untouched = all(_is_default(est, name) for name in GRAPH_PARAMETERS)
+    graph_untouched = all(is_default(est, name) for name in GRAPH_PARAMETERS)
     supported = est.kernel != "precomputed" and graph_untouched and est.gamma_W > 0 and not has_missing_views
     return resolve_loss("auto", n_labelled, n_classes, n, supported) == "poisson"
 
@@ -87,7 +87,8 @@ GRAPH_PARAMETERS = ("laplacian", "n_neighbors", "laplacian_power", "graph_weight
 its default, one of them keeps ``loss="auto"`` on the squared loss."""
 
 
-def _is_default(est, name):
+def is_default(est, name):
+    """Whether parameter ``name`` of estimator ``est`` is at its constructor default (same value and type)."""
     import inspect
 
     default = inspect.signature(type(est).__init__).parameters[name].default
