@@ -3,6 +3,7 @@
 # registries, the sidecar check); the solvers are imported by the jobs.
 from snakemake.exceptions import WorkflowError
 
+from mvl.data.sources import source as data_source
 from mvl.workflow.methods import FAMILIES
 from mvl.workflow.settings import SettingsError, load_study
 
@@ -98,8 +99,9 @@ def all_report_targets():
 
 
 def check_raw_data():
-    """The raw files of every paper dataset still to be prepared (and of the SSL benchmarks) and of every files
-    source can be obtained, and those already local are intact.
+    """The raw files of every paper dataset still to be prepared, of every embedded source that downloads its
+    file (mvmnist: in the main study until its dataset.npz exists, in the incomplete-views study always), of the
+    SSL benchmarks and of every files source can be obtained, and those already local are intact.
 
     Offline (data.offline or $MVL_OFFLINE) without a file in the mirror or the cache, this raises a
     WorkflowError with one message naming every missing file, its URL and the mirror option; a local file whose
@@ -132,6 +134,14 @@ def check_raw_data():
             if d.source.is_paper and not all(os.path.exists(prepared_path(d.name, s)) for s in d.seeds)
         }
     )
+    # embedded sources that download their file (mvmnist): in the main study until its dataset.npz is written
+    todo += [
+        d.source.download
+        for d in STUDY.datasets.values()
+        if d.source.kind == "embedded" and d.source.download and not os.path.exists(f"{RES}/{d.name}/dataset.npz")
+    ]
+    if INCOMPLETE is not None:  # the incomplete-views study loads its embedded sources in every run job
+        todo += [data_source(d).download for d in INCOMPLETE.datasets if data_source(d).download]
     if set(STUDY.coreg.datasets) - {"lines"} and STUDY.coreg.seeds:
         todo.append("ssl_benchmarks")
     if PEERS is not None:  # the peers study's files (mfeat is embedded)

@@ -566,16 +566,23 @@ def _local_problem(rf, options):
 
 
 def verify_available(datasets, options=None, *, files=None, include_optional=False):
-    """:func:`check_available`, then every local copy (mirror, and offline the cache) verified: its checksum
+    """:func:`check_available`, and every local copy (mirror, and offline the cache) verified: its checksum
     when one is known (registry or ``checksums`` option), else its structural validation; archives of members
     without a local copy too. Returns the same ``{relpath: local path or None}``; raises one
-    :class:`DataIntegrityError` with one line per bad file (its relative path, path and both checksums).
+    :class:`DataIntegrityError` with one line per bad file (its relative path, path and both checksums), followed
+    by :func:`check_available`'s list of missing files when some are missing too (a corrupt file is reported
+    whether or not others are missing), else :func:`check_available`'s :class:`DataUnavailableError`.
     Reads only, downloads nothing."""
     options = options or DataOptions()
     names = [datasets] if isinstance(datasets, str) else list(datasets)
     if files is None:
         files = [f for n in names for f in dataset_files(n, options, include_optional)]
-    found = check_available(names, options, files=files)
+    try:
+        found, unavailable = check_available(names, options, files=files), None
+    except DataUnavailableError as exc:
+        if options.data_mirror is not None and not options.data_mirror.is_dir():
+            raise
+        found, unavailable = None, exc
     todo, seen = list(files), set()
     bad = []
     while todo:
@@ -590,7 +597,11 @@ def verify_available(datasets, options=None, *, files=None, include_optional=Fal
         if problem:
             bad.append(problem)
     if bad:
+        if unavailable is not None:
+            bad.append(f"Besides, {unavailable}")
         raise DataIntegrityError("\n".join(bad))
+    if unavailable is not None:
+        raise unavailable
     return found
 
 
