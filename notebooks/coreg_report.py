@@ -49,7 +49,7 @@ from mvl.workflow.verdict import verdict_table
 rows = pd.read_csv(results_csv)
 table = cr.protocol_table(rows)
 comparison = cr.published_comparison(table)
-io.save_csv(summary_csv, table)
+io.save_csv(summary_csv, table, checksum=True)
 n = rows.groupby("dataset")["seed"].nunique()
 
 

@@ -13,6 +13,7 @@ import pytest
 from conftest import copy_workflow, run_snakemake
 
 from mvl.workflow import index as I
+from mvl.workflow.io import verify_file
 
 
 
@@ -80,7 +81,8 @@ def test_index_page_links_reports_and_figures(tmp_path):
         assert link in page, link
     assert "hidden" not in page and ".x1." not in page  # hidden and temporary files are not figures
     assert I.check_links(out) == []
-    assert sorted(p.name for p in res.iterdir()) == ["coreg", "index.html", "mfeat"]  # no temporary file left
+    # no temporary file left; the page has its checksum sidecar
+    assert sorted(p.name for p in res.iterdir()) == ["coreg", "index.html", "index.html.sha256", "mfeat"]
 
 
 def test_check_links_reports_broken_and_absolute_links(tmp_path):
@@ -118,6 +120,27 @@ def test_check_links_reports_figures_that_do_not_decode(tmp_path):
     assert I.check_links(page) == [] and I.main(["check", str(page)]) == 0
 
 
+def test_check_links_reports_a_linked_file_that_no_longer_matches_its_sidecar(tmp_path):
+    """A report notebook or page cut short after it was written (it decodes as nothing in particular) no longer
+    matches its checksum sidecar: the check lists it, beside the figures; files without a sidecar are not judged."""
+    from mvl.workflow import io
+
+    nb = _notebook(tmp_path / "mfeat" / "report.ipynb", "Title")
+    io.write_sidecar(nb)
+    I.export_html(nb, tmp_path / "mfeat" / "report.html")
+    (tmp_path / "plain.txt").write_text("no sidecar")
+    page = tmp_path / "index.html"
+    page.write_text('<a href="mfeat/report.ipynb">nb</a> <a href="mfeat/report.html">html</a> '
+                    '<a href="plain.txt">txt</a>')
+    assert I.check_links(page) == []
+    for p in (nb, tmp_path / "mfeat" / "report.html"):
+        p.write_bytes(p.read_bytes()[:100])
+    assert I.check_links(page) == [
+        "mfeat/report.ipynb (content does not match its checksum sidecar report.ipynb.sha256)",
+        "mfeat/report.html (content does not match its checksum sidecar report.html.sha256)"]
+    assert I.main(["check", str(page)]) == 1
+
+
 def test_export_html_reads_as_a_report(tmp_path):
     """The page shows the text and the outputs, titled by the notebook's heading; the code and the plumbing
     (parameters, injected values, imports and helpers) stay in the notebook only."""
@@ -130,7 +153,7 @@ def test_export_html_reads_as_a_report(tmp_path):
     assert "print(x + 40)" not in text  # code hidden
     assert "x = 2" not in text and "x = 1" not in text and "def helper" not in text  # plumbing hidden
     assert len(nbformat.read(str(nb), as_version=4).cells) == 5  # and kept in the notebook
-    assert [p.name for p in (tmp_path / "out").iterdir()] == ["r.html"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["r.html", "r.html.sha256"]
 
 
 _PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
@@ -175,8 +198,10 @@ def test_ci_run_index_links_resolve(tmp_path, shared_data):
     for link in ("mfeat/report.html", "mfeat/report.ipynb", "coreg/report.html", "coreg/report.ipynb"):
         assert f'href="{link}"' in page, link
     figures = sorted(p.relative_to(tmp_path / "results").as_posix()
-                     for p in (tmp_path / "results" / "mfeat" / "figures").iterdir())
+                     for p in (tmp_path / "results" / "mfeat" / "figures").iterdir() if p.suffix != ".sha256")
     assert figures and all(f'"{f}"' in page for f in figures)
+    for f in figures:  # every figure has its checksum sidecar, and it matches
+        assert verify_file(tmp_path / "results" / f) is True, f
     report = (tmp_path / "results" / "mfeat" / "report.html").read_text()
     assert report.count("<table") >= 8 and "data:image/png;base64" in report
     nb = json.loads((tmp_path / "results" / "mfeat" / "report.ipynb").read_text())

@@ -7,6 +7,7 @@ import json
 import sys
 from types import SimpleNamespace
 
+from mvl.workflow.io import verify_file
 from mvl.workflow.runtime import data_options, execute_notebook, logged
 
 
@@ -39,7 +40,9 @@ def test_a_jupytext_report_is_executed_with_its_parameters(tmp_path):
     cells = json.loads(out.read_text())["cells"]
     outputs = [o for c in cells if c["cell_type"] == "code" for o in c.get("outputs", [])]
     assert any("answer = 42" in "".join(o.get("text", "")) for o in outputs)
-    assert sorted(p.name for p in out.parent.iterdir()) == ["report.ipynb"]  # nothing half-written beside it
+    # nothing half-written beside it; the checksum sidecar records the notebook
+    assert sorted(p.name for p in out.parent.iterdir()) == ["report.ipynb", "report.ipynb.sha256"]
+    assert verify_file(out) is True
 
 
 _HEADER = ("# ---\n# jupyter:\n#   kernelspec:\n#     display_name: Python 3\n#     language: python\n"
@@ -66,7 +69,28 @@ def test_a_failing_report_leaves_no_temporary_and_a_killed_runs_temporary_is_rem
     good = tmp_path / "good.py"
     good.write_text(_HEADER + '# %% tags=["parameters"]\nx = 0\n\n# %%\nprint(x)\n')
     execute_notebook(good, out, {"x": 1})
-    assert sorted(p.name for p in out.parent.iterdir()) == [".summary.csv.k1ll3d.csv", "report.ipynb"]
+    assert sorted(p.name for p in out.parent.iterdir()) == [".summary.csv.k1ll3d.csv", "report.ipynb",
+                                                            "report.ipynb.sha256"]
+
+
+def test_the_temporaries_a_killed_report_left_beside_its_figures_are_removed(tmp_path):
+    """A report killed while its kernel saved a figure leaves the figure's temporary (``.<name>.<random>.png``):
+    the next run of the report removes those of every output of the job (``outputs``), and nothing else."""
+    out = tmp_path / "results" / "mfeat" / "report.ipynb"
+    figs = out.parent / "figures"
+    figs.mkdir(parents=True)
+    png, pdf = figs / "accuracy_vs_labels.png", figs / "accuracy_vs_labels.pdf"
+    stale = [figs / ".accuracy_vs_labels.png.k1ll3d.png", figs / ".accuracy_vs_labels.pdf.k1ll3d.pdf",
+             out.parent / ".report.ipynb.k1ll3d.ipynb"]
+    for p in stale:
+        p.write_bytes(b"")
+    keep = figs / ".other.png.k1ll3d.png"  # not an output of this job
+    keep.write_bytes(b"")
+    good = tmp_path / "good.py"
+    good.write_text(_HEADER + '# %% tags=["parameters"]\nx = 0\n\n# %%\nprint(x)\n')
+    execute_notebook(good, out, {"x": 1}, outputs=[str(out), str(png), str(pdf)])
+    assert sorted(p.name for p in figs.iterdir()) == [keep.name]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["figures", "report.ipynb", "report.ipynb.sha256"]
 
 
 def test_sigterm_inside_logged_removes_the_temporary_file(tmp_path):

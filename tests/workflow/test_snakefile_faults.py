@@ -273,6 +273,38 @@ def test_corrupted_dataset_is_detected_and_recomputed(reference, tmp_path):
 
 
 @pytest.mark.slow
+def test_truncated_figure_is_recomputed_and_a_killed_reports_temporaries_removed(reference, tmp_path):
+    """The report's figures and notebook carry checksum sidecars like the tables: a truncated figure (mtime
+    restored: Snakemake alone says "Nothing to be done") is reported and deleted with the notebook (whose sidecar
+    records the figures), and the report rerun, so the figure decodes again; the 0-byte temporaries a SIGKILLed
+    report left beside its notebook and a figure are removed."""
+    from mvl.workflow.index import undecodable
+    from mvl.workflow.io import verify_file
+
+    wf = tmp_path / "wf"
+    shutil.copytree(reference, wf, symlinks=True)
+    report = str(RES / "report.ipynb")
+    proc = _snakemake(wf, report)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+    figure = wf / RES / "figures" / "accuracy_vs_labels.png"
+    assert verify_file(wf / report) is True and verify_file(figure) is True
+    _corrupt(figure, "truncate")
+    assert undecodable(figure) is not None
+    stale = [wf / RES / ".report.ipynb.k1ll3d.ipynb", wf / RES / "figures" / ".comparison.png.k1ll3d.png"]
+    for p in stale:
+        p.write_bytes(b"")
+    proc = _snakemake(wf, report)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+    assert f"corrupted, will be recomputed: {RES / 'figures' / 'accuracy_vs_labels.png'}" in proc.stderr
+    assert f"downstream of a corrupted file, will be recomputed: {report}" in proc.stderr  # the notebook's sidecar
+    assert report in _executed(proc.stdout + proc.stderr)
+    assert undecodable(figure) is None and verify_file(figure) is True
+    assert not any(p.exists() for p in stale)
+    again = _snakemake(wf, report)
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+@pytest.mark.slow
 def test_dry_run_and_lint_delete_nothing(reference, tmp_path):
     """A corrupted output is listed by a dry run (-n) and left in place, and --lint does not even look: only a
     real run deletes and recomputes it."""

@@ -69,5 +69,6 @@ def coreg_report(smk):
     """Rule ``coreg_report``: the co-regularization report notebook executed with papermill."""
     with logged(smk):
         execute_notebook(smk.input.notebook, smk.output.notebook,
-                         {"results_csv": smk.input.results, "summary_csv": smk.output.summary})
+                         {"results_csv": smk.input.results, "summary_csv": smk.output.summary},
+                         outputs=list(smk.output))
         print(f"[coreg_report] -> {smk.output.notebook}")

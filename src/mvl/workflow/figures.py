@@ -1,5 +1,6 @@
 """The one convention of the report figures: a study's ``*_figure`` functions return a matplotlib Figure, and
-:func:`save_figure` writes it, atomically, to the paths its rule declares.
+:func:`save_figure` writes it, atomically and with its checksum sidecar (:mod:`mvl.workflow.io`), to the paths its
+rule declares.
 
 Figures are built with :func:`new_figure` (a :class:`matplotlib.figure.Figure`, not pyplot: nothing global to close,
 no backend to select), so a report notebook shows the same object it saves. No paper section (workflow
@@ -40,7 +41,10 @@ def new_figure(nrows, ncols, width, height, layout="constrained", **kw):
 
 
 def save_figure(fig, *paths, dpi=150, bbox_inches=None):
-    """Write ``fig`` to every path atomically (temporary file beside it, then rename); the format from the suffix.
+    """Write ``fig`` to every path atomically (temporary file beside it, then rename), each with its SHA-256 sidecar
+    ``<path>.sha256`` (:func:`mvl.workflow.io.atomic_path`), so that the workflow's start-up check finds a figure
+    whose content changed (e.g. truncated) and its report is recomputed, as for the tables; the format from the
+    suffix.
 
     Parameters
     ----------
@@ -52,10 +56,10 @@ def save_figure(fig, *paths, dpi=150, bbox_inches=None):
     bbox_inches : str or None
         ``"tight"`` keeps artists outside the axes grid (a legend below the panels) in the saved file.
     """
-    from ..fileio import atomic_path
+    from .io import atomic_path
 
     for path in paths:
         if path is None:
             continue
-        with atomic_path(path) as tmp:
+        with atomic_path(path, checksum=True) as tmp:
             fig.savefig(tmp, dpi=dpi, format=os.path.splitext(str(path))[1][1:] or "png", bbox_inches=bbox_inches)

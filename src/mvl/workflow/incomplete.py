@@ -464,5 +464,5 @@ def incomplete_report(smk):
         parameters = {"results_csv": smk.input.results, "summary_csv": smk.input.summary,
                       "fig_png": smk.output.png, "fig_pdf": smk.output.pdf,
                       "settings": json.dumps(smk.params.settings._asdict())}
-        execute_notebook(smk.input.notebook, out, parameters)
+        execute_notebook(smk.input.notebook, out, parameters, outputs=list(smk.output))
         print(f"[incomplete_report] -> {out}")

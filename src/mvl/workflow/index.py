@@ -3,10 +3,10 @@
 :func:`build_index` writes one plain HTML page linking every report (its HTML export and the executed
 notebook) and every figure of a run, with the profile name, a hash of the merged config, the package version,
 the date and the datasets; every link is relative to the page. :func:`check_links` lists the links of a page
-that do not resolve to a file or lead to a figure that does not decode. :func:`export_html` converts an executed
-notebook to HTML with nbconvert (titled by its heading, code cells left out, figures' alt text from their
-captions) and writes it atomically. No paper section
-(presentation of the results).
+that do not resolve to a file, lead to a file whose content no longer matches its checksum sidecar, or lead to a
+figure that does not decode. :func:`export_html` converts an executed notebook to HTML with nbconvert (titled by
+its heading, code cells left out, figures' alt text from their captions) and writes it atomically, with its
+checksum sidecar (as :func:`write_index` the page). No paper section (presentation of the results).
 
 The workflow's rules ``index`` and ``notebook_html`` call :func:`write_index` and :func:`export_html` (through
 :mod:`mvl.workflow.jobs`); ``make ci-workflow`` checks the page's links::
@@ -27,7 +27,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
-from ..fileio import atomic_write_text
+from . import io
 
 __all__ = ["config_hash", "report_entries", "build_index", "write_index", "check_links", "undecodable",
            "export_html", "FIGURE_SUFFIXES"]
@@ -145,9 +145,15 @@ def build_index(out, notebooks, *, profile="default", config_sha="", version="",
     return "\n".join(parts) + "\n"
 
 
+def _write_page(out, text):
+    """``text`` to ``out`` atomically, with its checksum sidecar (:func:`mvl.workflow.io.atomic_path`)."""
+    with io.atomic_path(out, checksum=True) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
 def write_index(out, notebooks, **kw):
-    """Write :func:`build_index` to ``out`` atomically."""
-    atomic_write_text(out, build_index(out, notebooks, **kw))
+    """Write :func:`build_index` to ``out`` atomically, with its checksum sidecar."""
+    _write_page(out, build_index(out, notebooks, **kw))
 
 
 class _Links(HTMLParser):
@@ -192,8 +198,10 @@ def undecodable(path):
 
 def check_links(page):
     """Links (``href``, ``src``) of the HTML file ``page`` that are not relative paths to an existing file:
-    absolute URLs, absolute paths and missing targets, and links to a figure that does not decode
-    (:func:`undecodable`; listed as ``"<link> (does not decode: <reason>)"``). Empty list: every link resolves."""
+    absolute URLs, absolute paths and missing targets, links to a file whose content no longer matches its checksum
+    sidecar (:func:`mvl.workflow.io.verify_file`; ``"<link> (content does not match its checksum sidecar ...)"``)
+    and links to a figure that does not decode (:func:`undecodable`; listed as
+    ``"<link> (does not decode: <reason>)"``). Empty list: every link resolves."""
     page = Path(page)
     parser = _Links()
     parser.feed(page.read_text(encoding="utf-8"))
@@ -206,6 +214,8 @@ def check_links(page):
         target = page.parent / unquote(parts.path)
         if not target.is_file():
             bad.append(link)
+        elif io.verify_file(target) is False:
+            bad.append(f"{link} (content does not match its checksum sidecar {io.sidecar_path(target).name})")
         elif target.suffix.lower() in FIGURE_SUFFIXES and (reason := undecodable(target)) is not None:
             bad.append(f"{link} (does not decode: {reason})")
     return bad
@@ -265,7 +275,7 @@ def export_html(notebook, out):
     """An executed notebook as a report page (nbconvert's HTML exporter), written atomically: titled by the
     notebook's first heading, outputs and text shown, code left out (the notebook keeps it, and the cells tagged
     with one of :data:`HIDDEN_TAGS` are left out entirely), and every figure's alt text its caption
-    (:func:`figure_captions`)."""
+    (:func:`figure_captions`); the page gets a checksum sidecar like every output."""
     import nbformat
     from bs4 import BeautifulSoup
     from nbconvert import HTMLExporter
@@ -285,7 +295,7 @@ def export_html(notebook, out):
     for img in soup.select("img"):  # any image the captions did not reach: the page's title, never the default
         if img.get("alt", DEFAULT_ALT) == DEFAULT_ALT:
             img["alt"] = f"Figure of the report {title}" if title else "Figure of the report"
-    atomic_write_text(out, str(soup))
+    _write_page(out, str(soup))
 
 
 def main(argv=None):

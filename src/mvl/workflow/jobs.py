@@ -78,7 +78,7 @@ def report(smk):
             "fig_comparison_metric": smk.output.comparison_metric,
             "settings": json.dumps([list(row) for row in settings.rows]),
         }
-        execute_notebook(smk.input.notebook, out, parameters)
+        execute_notebook(smk.input.notebook, out, parameters, outputs=list(smk.output))
         print(f"[report] {settings.dataset} -> {out}")
 
 

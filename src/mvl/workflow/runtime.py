@@ -14,7 +14,7 @@ import signal
 import threading
 from pathlib import Path
 
-from ..fileio import atomic_path, redirected_output
+from ..fileio import redirected_output
 
 __all__ = ["logged", "data_options", "execute_notebook", "remove_stale_temporaries"]
 
@@ -67,16 +67,29 @@ def data_options(data):
     return DataOptions.from_config({"data": dict(data or {})})
 
 
-def execute_notebook(notebook, out, parameters):
-    """Run the report ``notebook`` with papermill into ``out``, atomically (nothing half-written): an .ipynb as it
-    is, a jupytext script (.py) converted to .ipynb into the temporary file first. The one way every report rule
-    executes its notebook (cell tagged ``parameters``). On failure (an error, an interrupt, SIGTERM inside
-    :func:`logged`) the temporary notebook is removed; one left by a killed run is removed first."""
+def execute_notebook(notebook, out, parameters, outputs=()):
+    """Run the report ``notebook`` with papermill into ``out``, atomically (nothing half-written) and with its
+    checksum sidecar (:func:`mvl.workflow.io.atomic_path`: the workflow's start-up check finds a notebook whose
+    content changed): an .ipynb as it is, a jupytext script (.py) converted to .ipynb into the temporary file first.
+    The one way every report rule executes its notebook (cell tagged ``parameters``). On failure (an error, an
+    interrupt, SIGTERM inside :func:`logged`) the temporary notebook is removed; one left by a killed run is removed
+    first, and so are the temporaries of the job's other ``outputs`` (its figures) that a killed run left.
+
+    The other ``outputs`` the notebook wrote (figures, tables, each with its own sidecar) are recorded in the
+    notebook's sidecar as files it comes with: one of them corrupted deletes the notebook too
+    (:func:`mvl.workflow.io.verify_outputs`), so that the whole report job is rerun also when only the notebook is
+    requested (Snakemake reruns a job for a missing output only if that output is requested)."""
     import papermill
 
+    from .io import atomic_path as checked_path
+
+    others = [o for o in outputs if Path(o) != Path(out)]
     for p in remove_stale_temporaries(out, ".ipynb"):
         print(f"[report] removed {p}, the temporary notebook of a killed run")
-    with atomic_path(out, ".ipynb") as tmp:
+    for other in others:
+        for p in remove_stale_temporaries(other, Path(other).suffix):
+            print(f"[report] removed {p}, a temporary file of a killed run")
+    with checked_path(out, ".ipynb", checksum=True, inputs=others) as tmp:
         source = str(notebook)
         if not source.endswith(".ipynb"):
             import jupytext

@@ -436,5 +436,5 @@ def scale_report(smk):
         out = smk.output.notebook
         parameters = {"results_csv": smk.input.results, "fig_png": smk.output.png, "fig_pdf": smk.output.pdf,
                       "settings": json.dumps(smk.params.settings)}
-        execute_notebook(smk.input.notebook, out, parameters)
+        execute_notebook(smk.input.notebook, out, parameters, outputs=list(smk.output))
         print(f"[scale_report] -> {out}")
