@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from conftest import copy_workflow, run_snakemake
-from mvl.workflow import scale
+from mvl.workflow import io, scale
 
 
 def test_graph_neighbors_rule_and_the_setting_reaches_the_fit(monkeypatch):
@@ -58,6 +58,25 @@ def test_fit_one_structured_equals_cg_and_records(tmp_path):
     row = scale.write_fit("nystrom_50", 300, tmp_path / "r.json", preset="smooth", n_components=50)
     rec = json.loads((tmp_path / "r.json").read_text())
     assert rec["method"] == "nystrom" and rec["n_components"] == 50 and rec["rss"] > 1e7 and rec == row
+    assert io.verify_file(tmp_path / "r.json") is True  # its checksum sidecar, as every output of the workflow
+
+
+def test_scale_records_and_table_carry_sidecars_and_a_changed_record_is_found(tmp_path):
+    """The fits' JSON records and their table have checksum sidecars (the table's records its inputs): a record
+    changed after the fact is deleted at start with the table computed from it, so both are recomputed."""
+    records = []
+    for k, (method, n) in enumerate([("structured", 300), ("cg", 300)]):
+        path = tmp_path / "runs" / f"{method}_n{n}.json"
+        with io.atomic_path(path, checksum=True) as tmp:
+            tmp.write_text(json.dumps({"method": method, "n_components": None, "n": n, "seconds": 1.0 + k}) + "\n")
+        records.append(path)
+    out = tmp_path / "results.csv"
+    df = scale.write_summary(records, out)
+    assert list(df["method"]) == ["cg", "structured"] and io.verify_file(out) is True
+    assert io.sidecar_path(out).read_text().splitlines()[1:] == [
+        f"{io.file_sha256(p)}  runs/{p.name}" for p in records]
+    records[0].write_text(records[0].read_text().replace("1.0", "9.0"))
+    assert io.verify_outputs(tmp_path) == sorted([records[0], out])
 
 
 @pytest.mark.slow

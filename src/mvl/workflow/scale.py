@@ -324,15 +324,15 @@ def peak_rss():
 
 def write_fit(name, n, out, **settings):
     """:func:`fit_one` of the method ``name`` ("nystrom_<M>" allowed) in this process, with its peak RSS, as one JSON
-    record written atomically to ``out``."""
-    from ..fileio import atomic_write_text
-
+    record written atomically to ``out``, with its checksum sidecar (:mod:`mvl.workflow.io`)."""
+    from . import io
     from .scale_settings import split_name
 
     row, _ = fit_one(split_name(name)[0], n, **settings)
     row["rss"] = peak_rss()
     row = {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()}
-    atomic_write_text(out, json.dumps(row) + "\n")
+    with io.atomic_path(out, checksum=True) as tmp:
+        tmp.write_text(json.dumps(row) + "\n")
     print(f"[scale] {name} n={n}: {row['seconds']:.1f} s, {row['rss'] / 1e9:.2f} GB, accuracy {row['accuracy']:.3f}")
     return row
 
@@ -355,15 +355,15 @@ def growth_exponents(df):
 
 
 def write_summary(inputs, out):
-    """The JSON records of the fits as one tidy CSV (``out``, atomic), sorted by method and n."""
+    """The JSON records of the fits as one tidy CSV (``out``, atomic, with its checksum sidecar recording the
+    records), sorted by method and n."""
     import pandas as pd
 
-    from ..fileio import atomic_path
+    from . import io
 
     df = pd.DataFrame([json.loads(open(p).read()) for p in inputs])
     df = df.sort_values(["method", "n_components", "n"]).reset_index(drop=True)
-    with atomic_path(out) as tmp:
-        df.to_csv(tmp, index=False)
+    io.save_csv(out, df, checksum=True, inputs=inputs)
     return df
 
 
