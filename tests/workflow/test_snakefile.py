@@ -114,3 +114,24 @@ def test_empty_dataset_list_runs_only_coregularization(tmp_path, shared_data):
     proc = _snakemake("-n", "--profile", "profiles/paper", "--config", data, cwd=tmp_path)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0 and "no job was started" in out and "datasets=[]" in out
+
+
+def test_config_and_profile_files_are_code_as_the_guide_says(tmp_path):
+    """The workflow guide warns that config and profile files are code; so they are: a config file with
+    ``__use_yte__: true`` runs its expressions when Snakemake loads it, and a profile's resource values are Python
+    expressions, both already in a dry run."""
+    guide = (ROOT / "docs" / "guide" / "workflow.md").read_text()
+    assert "Config and profile files are code, not data: Snakemake evaluates them" in guide
+    assert "`__use_yte__: true`" in guide and "resource values of a profile" in guide
+    wf = copy_workflow(tmp_path / "wf")
+    ran_config, ran_profile = tmp_path / "ran_config", tmp_path / "ran_profile"
+    (wf / "config" / "yte.yaml").write_text(
+        f'__use_yte__: true\nprofile: ?open(r"{ran_config}", "w").write("ran") and "yte"\n')
+    (wf / "profiles" / "evaluated").mkdir()
+    (wf / "profiles" / "evaluated" / "config.yaml").write_text(
+        f"cores: 1\ndefault-resources:\n  - \"mem_mb=open(r'{ran_profile}', 'w').write('ran') and 1000\"\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MVL_")}
+    proc = run_snakemake("-n", "--profile", "profiles/evaluated", "--configfile", "config/yte.yaml", "--config",
+                         "datasets=[]", "coreg={datasets: [lines], seeds: [0]}", cwd=wf, env=env)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert ran_config.read_text() == "ran" and ran_profile.read_text() == "ran"
