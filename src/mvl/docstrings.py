@@ -111,13 +111,31 @@ SECTIONS = {
     # whole entries, placed at the entries' indentation
     "view_attributes": """\
 n_views_ : int
+    Views m of the fit: the views of X, less ``dropped_views_``.
 n_train_ : int
     Training samples n (columns of the kernels at prediction).
 n_features_in_ : int
+    Columns of X at fit.
+feature_names_in_ : array of str
+    The column names of X, when X was a DataFrame with string column names.
 bandwidths_ : list or None
     Per-view sigma ("rbf") or scale ("chi2") computed at fit.
 view_columns_ : list of arrays
-    Column indices of each view (feature matrix input).""",
+    Column indices of each view (feature matrix input).
+view_n_features_ : tuple of int
+    Features of each view (feature input: a feature matrix cut by ``views``, or a list of per-view arrays).
+view_mask_ : bool array (n, m) or None
+    Which training samples have which view (True: present); None when no view is missing.
+dropped_views_ : tuple of int
+    The views (positions in X's views) missing in every training sample, dropped with a MissingViewWarning: the
+    fit is that on the other views, and prediction ignores them; () when none was.""",
+    "fit_attributes": """\
+classes_ : array (P,)
+    The class labels, in the order of the decision columns (-1, the unlabelled marker, is never a class).
+n_labelled_ : int
+    Labelled training samples l (labels other than -1).
+fit_seconds_ : float
+    Wall-clock seconds of ``fit``.""",
     "solve_attributes": """\
 solver_ : str
     The solver used ("auto" resolved).

@@ -124,3 +124,23 @@ def test_patterns_build_keyword_methods():
     assert {f.name for f in fields(methods.Method)} >= {"name", "label", "studies", "data", "fit", "fit_params"}
     m = methods.method("mvl_ls_optc25")
     assert m.needs_validation and not m.uses_selection and m.fits == pytest.approx(22.0)
+
+
+def test_the_extending_guide_lists_every_field_of_method_with_its_default():
+    import ast
+    import dataclasses
+    import re
+    from pathlib import Path
+
+    from mvl.workflow.methods import Method
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "extending.md").read_text()
+    section = text.split("### The fields of `Method`", 1)[1].split("\n## ", 1)[0]
+    rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", section, re.M))
+    fields = dataclasses.fields(Method)
+    assert sorted(rows) == sorted(f.name for f in fields)
+    for f in fields:
+        if f.default is dataclasses.MISSING:
+            assert rows[f.name].strip() == "(required)", f.name
+        else:
+            assert ast.literal_eval(rows[f.name].strip().strip("`")) == f.default, (f.name, rows[f.name])

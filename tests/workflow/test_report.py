@@ -367,3 +367,46 @@ def test_every_table_and_figure_of_a_minimal_run():
     assert len(R.accuracy_figure(res, "d").axes) == 1
     for figure in (R.comparison_figure, R.mvml_metric_figure, R.optc_weights_figure, R.optc_objective_figure):
         assert any("no " in t.get_text() for ax in figure(res, "d").axes for t in ax.texts), figure.__name__
+
+
+def test_supervised_vs_none_says_why_they_differ():
+    rows = []
+    for s, (sup, none) in enumerate([(0.80, 0.805), (0.81, 0.81)]):
+        rows.append(_row("mvl_ls", 1, 0, s, sup, gamma_A=1e-5, gamma_B=1e-6, gamma_W=1e-6))
+        for uc in (5, 50):
+            rows.append(_row("mvl_ls_ablation", 1, uc, s, none, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0,
+                             ablation_cell="none"))
+    lines = R.supervised_vs_none(pd.DataFrame(rows))
+    assert "configured γ_B = 1e-06 and γ_W = 1e-06" in lines[0] and "Corollary 19" in lines[0]
+    assert "the same at every u_c on every split" in lines[0]
+    assert lines[1] == 'At l_c = 1: main table 80.50, cell "none" 80.75 (-0.25 points over 2 splits).'
+    # a "none" that moved with u_c is reported, not hidden
+    rows.append(_row("mvl_ls_ablation", 1, 100, 0, 0.815, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0,
+                     ablation_cell="none"))
+    assert "differs across u_c by up to 1.00 points" in R.supervised_vs_none(pd.DataFrame(rows))[0]
+    # configured gammas 0: the same model
+    same = pd.DataFrame([_row("mvl_ls", 1, 0, 0, 0.8, gamma_B=0.0, gamma_W=0.0),
+                         _row("mvl_ls_ablation", 1, 5, 0, 0.8, gamma_B=0.0, gamma_W=0.0, ablation_cell="none")])
+    assert "are the same model" in R.supervised_vs_none(same)[0]
+    assert R.supervised_vs_none(_sweep()) == []  # no ablation rows
+
+
+def test_validation_ties_count_the_selections_at_100_percent():
+    rows = [_row("mvl_ls_cv", lc, 5, s, 0.8, gamma_A=1e-5, gamma_B=0.0, gamma_W=0.0, val_accuracy=v,
+                 selected_at_l_c=10) for lc in (1, 5) for s, v in [(0, 1.0), (1, 0.9), (2, 1.0)]]
+    lines = R.validation_ties(pd.DataFrame(rows))
+    assert len(lines) == 1 and lines[0].startswith("MVL-LS, selected gammas: 2 of 3 selections")
+    below = pd.DataFrame([{**r, "val_accuracy": 0.9} for r in rows])
+    assert R.validation_ties(below) == []
+
+
+def test_identical_methods_are_named_with_the_reason():
+    res = _sweep(lcs=(1, 5, 10), splits=(0, 1))  # every related system at 0.70 on every split
+    lines = R.identical_methods(res)
+    perceptrons = [t for t in lines if "perceptron" in t and "MVML" not in t]
+    assert len(perceptrons) == 1 and "eq 4.1.7" in perceptrons[0] and "(5, 10; 4 fits each)" in perceptrons[0]
+    assert any("MVML" in t and "cannot tell the two apart" in t for t in lines)
+    differ = res.copy()
+    orth = differ["method"] == "perceptron_orth"
+    differ.loc[orth & (differ["split"] == 1), "accuracy"] = 0.71
+    assert not any("orthogonal" in t and "kernel matrix" in t for t in R.identical_methods(differ))

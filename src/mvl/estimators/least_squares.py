@@ -122,10 +122,10 @@ class MVLLeastSquares(MVLClassifier):
     ----------
     coef_ : array (m, n, P)
         Coefficients a_j per view (A of Theorem 10, view-major).
-    classes_ : array (P,)
+    {fit_attributes}
     c_ : array (m,)
-    n_labelled_ : int
-    fit_seconds_ : float
+        The combination vector c of C = c^T (x) I (eq 52) of the fit: ``c``, or the average 1/m for None (with
+        ``dropped_views_``, ``c`` over the kept views, renormalised to its sum).
     condition_estimate_ : float
         1-norm condition estimate of the factored systems (structured solver; NaN for cg and nystrom).
     regime_ : float or None
@@ -145,8 +145,6 @@ class MVLLeastSquares(MVLClassifier):
     {view_attributes}
     loss_ : str
         The data term used ("auto" resolved).
-    view_mask_ : bool array (n, m) or None
-        Which training samples have which view (True: present); None when no view is missing.
 
     See Also
     --------

@@ -151,7 +151,9 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         Refitted on all of X and y with ``best_params_``; ``predict``, ``decision_function``, ``score`` and
         ``view_decision_function`` use it.
     n_splits_ : int
-    classes_, coef_, c_, n_views_, n_train_, n_features_in_ : as the refitted :class:`mvl.MVLLeastSquares`.
+    classes_, coef_, c_, n_views_, n_train_, n_features_in_, n_labelled_, bandwidths_, feature_names_in_
+        As the refitted :class:`mvl.MVLLeastSquares` (``best_estimator_``'s; ``feature_names_in_`` only for a
+        DataFrame X).
 
     See Also
     --------

@@ -167,6 +167,12 @@ class MVLLeastSquaresOptC(MVLClassifier):
         The training samples held out by ``validation_fraction``.
     best_restart_ : index of the kept restart
     restart_c_ : (n_restarts, m) final c of every restart
+    final_objectives_ : (n_restarts,) objective (84) at the end of every restart
+    centres_ : array (M,) or None
+        "nystrom": indices of the training points that carry the coefficients; None otherwise.
+    gamma_B_ : float
+        The gamma_B of the fit.
+    {fit_attributes}
     {solve_attributes}
     {view_attributes}
 

@@ -59,14 +59,20 @@ Parameters
 {gamma_A, gamma_B, gamma_W, laplacian, n_neighbors, laplacian_power, graph_weights, n_classes, c}
 {tol, max_iter, solver, random_state, warm_start}
 {kernel, views, bandwidth}""",
-    "fit_attributes": """\
+    "svm_fit_attributes": """\
 classes_ : array (P,)
+    The class labels, in the order of the decision columns (-1, the unlabelled marker, is never a class).
 c_ : array (m,)
+    The combination vector c of C = c^T (x) I (eq 52) of the fit: ``c``, or the average 1/m for None (with
+    ``dropped_views_``, ``c`` over the kept views, renormalised to its sum).
+gamma_B_ : float
+    The gamma_B of the fit.
 n_labelled_ : int
+    Labelled training samples l (labels other than -1).
 labelled_ : array (l,)
     Indices of the labelled training samples.
 fit_seconds_, reg_seconds_, solve_seconds_ : float
-    Time of the fit, of M_reg (eq 77) and in the dual solver.""",
+    Wall-clock seconds of the fit, of M_reg (eq 77) and in the dual solver.""",
 }
 _svm_docstring = fill_parameters({**PARAMETERS, **SECTIONS, **_SVM_TEXT})
 
@@ -177,7 +183,7 @@ class MVLSVM(_SVMBase):
         Largest violation of Lemma 31 at the returned alpha (<= tol unless max_iter was hit).
     dual_objective_ : float
         D(alpha) of eq (26).
-    {fit_attributes}
+    {svm_fit_attributes}
     {view_attributes}
 
     See Also
@@ -247,7 +253,7 @@ class MVLBinarySVM(_SVMBase):
     {solve_attributes}
     kkt_violation_, dual_objective_ : arrays (P,)
         Per binary problem, as in :class:`MVLSVM`.
-    {fit_attributes}
+    {svm_fit_attributes}
     {view_attributes}
 
     See Also

@@ -54,6 +54,9 @@ __all__ = [
     "optc_gain",
     "comparison_family",
     "comparison_table",
+    "supervised_vs_none",
+    "validation_ties",
+    "identical_methods",
     "published_table",
     "published_summary",
     "styled",
@@ -486,6 +489,99 @@ def _comparison_order(names):
     """The registry's order: the reference methods first (MVL and SVC), then MVML by metric and Nystrom size
     (largest first), then the perceptrons."""
     return sorted({str(n) for n in names}, key=rank)
+
+
+SAME_BY_CONSTRUCTION = {
+    frozenset(("perceptron_matrix", "perceptron_orth")):
+        "with per-view kernels (the workflow's: no cross-view kernels) the kernel matrix perceptron runs the "
+        "orthogonal perceptron's algorithm (Fornoni 2009, eq 4.1.7; see mvl.KernelMultiViewPerceptron), so the "
+        "two are one method here",
+}
+"""Pairs of methods that are the same algorithm on the workflow's inputs -> why (the sentence of
+:func:`identical_methods`)."""
+
+
+def supervised_vs_none(res, ablation="mvl_ls_ablation"):
+    """Why supervised MVL-LS of the main table (u_c = 0, the configured gammas) and the ablation's cell "none"
+    (gamma_B = gamma_W = 0) are different numbers: a list of sentences, computed from the rows (empty without
+    both). The main table's fit keeps the configured gamma_B and gamma_W, which with u_c = 0 act on the labelled
+    samples alone; cell "none" has neither term, its unlabelled samples get zero coefficients (Corollary 19), so
+    it is one fit at every u_c (checked on the rows). Paired per split at each l_c both have."""
+    sup = res[(res["method"] == REFERENCE) & (res["u_c"] == 0)]
+    if "ablation_cell" not in res:
+        return []
+    none = res[(res["method"] == ablation) & (res["ablation_cell"] == "none")]
+    if sup.empty or none.empty:
+        return []
+    gB, gW = (sorted({float(v) for v in sup[g].dropna()}) for g in ("gamma_B", "gamma_W"))
+    coupled = any(v > 0 for v in gB + gW)
+    terms = f"γ_B = {'/'.join(map(_gamma, gB)) or '?'} and γ_W = {'/'.join(map(_gamma, gW)) or '?'}"
+    spread = none.groupby(["l_c", "split"])["accuracy"].agg(lambda a: a.max() - a.min())
+    same = bool((spread <= 1e-12).all())
+    head = ("Supervised MVL-LS in the main table (u_c = 0) and the ablation's cell \"none\" are two fits: the main "
+            f"table's keeps the configured {terms}, which with no unlabelled samples act on the labelled samples "
+            "alone (their between-view agreement and their graph); cell \"none\" sets both to 0, so its unlabelled "
+            "samples get zero coefficients (Corollary 19)" if coupled else
+            "Supervised MVL-LS in the main table (u_c = 0) and the ablation's cell \"none\" are the same model "
+            "(the configured γ_B and γ_W are 0); its unlabelled samples get zero coefficients (Corollary 19)")
+    head += (", and its accuracy is the same at every u_c on every split." if same else
+             f"; its accuracy differs across u_c by up to {100 * spread.max():.2f} points on a split.")
+    out = [head]
+    first_u = none.sort_values("u_c").drop_duplicates(["l_c", "split"])
+    for lc in sorted(set(sup["l_c"]) & set(first_u["l_c"])):
+        a = sup[sup["l_c"] == lc].drop_duplicates("split").set_index("split")["accuracy"]
+        b = first_u[first_u["l_c"] == lc].set_index("split")["accuracy"]
+        c = paired_comparison(a, b)
+        if c["n"]:
+            out.append(f"At l_c = {int(lc)}: main table {c['mean_a']:.2f}, cell \"none\" "
+                       f"{c['mean_b']:.2f} ({c['difference']:+.2f} points over {c['n']} splits).")
+    return out
+
+
+def validation_ties(res):
+    """Sentences on the validation selections that reached 100 % validation accuracy (computed from
+    ``val_accuracy``; empty when none did): there the validation set cannot rank the other grid points that
+    reach it too, and :func:`mvl.workflow.experiments.select_gammas_on_draw`'s tie-break decides."""
+    if "val_accuracy" not in res:
+        return []
+    out = []
+    for name in _selected("paper", res["method"].unique()) + _selected("graph_selected", res["method"].unique()):
+        g = res[(res["method"] == name) & res["val_accuracy"].notna()]
+        at = "selected_at_l_c" if "selected_at_l_c" in g and g["selected_at_l_c"].notna().any() else "l_c"
+        one = g.drop_duplicates(["u_c", "split", at])
+        top = int((one["val_accuracy"] >= 1 - 1e-12).sum())
+        if top:
+            out.append(f"{method_label(name)}: {top} of {len(one)} selections (one per split and u_c) reached 100 % "
+                       "validation accuracy. There the validation set cannot rank the grid points that reach "
+                       "100 % as well; the tie-break chose (the smaller mean squared distance of the validation "
+                       "outputs to the ±1 targets, then the grid's order), so the gammas shown are one of several "
+                       "equally good on validation.")
+    return out
+
+
+def identical_methods(res):
+    """Sentences on pairs of the related-systems comparison whose test accuracy is the same on every split at
+    every l_c (computed; empty when no pair is): the reason from :data:`SAME_BY_CONSTRUCTION` when the pair is
+    one algorithm on these inputs, otherwise that the run cannot tell them apart."""
+    comp = _comparison_rows(res)
+    if comp.empty:
+        return []
+    acc = comp.pivot_table(index=["l_c", "split"], columns="method", values="accuracy", aggfunc="first")
+    names = _comparison_order(acc.columns)
+    out = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            x, y = acc[a], acc[b]
+            both = x.notna() & y.notna()
+            if both.sum() == 0 or not (x.notna() == y.notna()).all() or not np.allclose(x[both], y[both], rtol=0,
+                                                                                       atol=1e-12):
+                continue
+            lcs = ", ".join(str(int(v)) for v in sorted(set(acc.index[both].get_level_values("l_c"))))
+            why = SAME_BY_CONSTRUCTION.get(frozenset((a, b)),
+                                           "this run cannot tell the two apart (they may make the same predictions)")
+            out.append(f"{method_label(a)} and {method_label(b)} have the same test accuracy on every split at "
+                       f"every l_c ({lcs}; {int(both.sum())} fits each): {why}.")
+    return out
 
 
 def comparison_table(res):
