@@ -406,3 +406,47 @@ def test_auto_gamma_A_keeps_the_validated_ratio(case):
                                       np.eye(3)[yy[labelled]])
         assert balance < 0.5
     assert est._source_scale[1] is None and est.gamma_A_ == AUTO_GAMMA_A
+
+
+def test_a_second_dense_solve_that_misses_tol_is_solved_in_node_values(monkeypatch):
+    """When the dense second solve of the scale rule misses tol (forced here), the fit takes the node-value system of
+    mvl.solvers.poisson_sparse on the same Gram matrices (Vecchia made exact, q = n - 1): its training outputs are
+    the dense textbook solution's C K a at the rule's gamma_A, its residual within tol, no warning."""
+    import warnings
+    from dataclasses import replace
+
+    import mvl.estimators.poisson_fit as pf
+    import mvl.solvers.vecchia as vecchia
+    from mvl.solvers.registry import SOLVERS
+
+    X, _, yy = _manifold(seed=2)
+    n = len(yy)
+    seen = {}
+    energies = pf.source_energies
+
+    def spy(kernels, laplacian, S, c, mask=None, **kw):
+        seen.update(K=np.array(kernels), L=laplacian.toarray(), c=c)
+        return energies(kernels, laplacian, S, c, mask, **kw)
+
+    structured = type(SOLVERS["structured"])
+    solve = structured.solve
+
+    def missing_tol(self, problem):
+        result = solve(self, problem)
+        return replace(result, residual=1.0) if problem.gamma_A < AUTO_GAMMA_A else result
+
+    monkeypatch.setattr(pf, "source_energies", spy)
+    monkeypatch.setattr(vecchia, "VECCHIA_NEIGHBOURS", n)
+    monkeypatch.setattr(pf, "KERNEL_SHARE_MAX", 1e-4)
+    monkeypatch.setattr(structured, "solve", missing_tol)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = MVLLeastSquares(views=[12, 12, 12], loss="poisson", solver="structured").fit(X, yy)
+    assert est.gamma_A_ < AUTO_GAMMA_A and est.residual_ <= est.tol and est._source_scale[1] is not None
+    K, L, c = seen["K"], seen["L"], seen["c"]
+    labelled = np.flatnonzero(yy >= 0)
+    Y = 2 * np.eye(6)[yy[labelled]] - 1
+    ref = solve_dense(K, labelled, Y, c, est.gamma_A_, 0.0, AUTO_GAMMA_A / pf.POISSON_RATIO, np.stack([L] * 3),
+                      balanced=True)
+    F_ref = np.einsum("p,pnk->nk", c, np.stack([K[p] @ ref[p] for p in range(3)]))
+    np.testing.assert_allclose(est._rule.outputs, F_ref, rtol=0, atol=1e-4 * np.abs(F_ref).max())

@@ -52,11 +52,13 @@ points and the labelled sources only:
   on L's range (:func:`graph_limit`), K_p^{-1} Vecchia's sparse precision of q = 20 neighbours
   (:mod:`mvl.solvers.vecchia`; the sparse solver reuses its factors), its conditional variances floored at
   :data:`VARIANCE_FLOOR` of the largest: no n x n array beyond the route's own.
-- Two guards keep the first fit: the second solve misses ``tol`` (the ratio is beyond float64 for that system:
-  the dense "structured" solve of graph6's 4,000 points at the rule's ~1e-9 leaves a true relative residual of
-  3e-5, from products of coefficients K^{-1} F of scale 1/gamma_A, so within the "structured" solver's range,
-  :data:`mvl.solvers.auto.AUTO_STRUCTURED_MAX` points, the rule mostly keeps the first fit on that data; the sparse
-  "vecchia" solve beyond it stays within ``tol``), or
+- The dense second solve: the "structured" solve of graph6's 4,000 points at the rule's ~1e-9 leaves a true
+  relative residual of 3e-5 > ``tol``, which three steps of iterative refinement on the same LU factors left there
+  (a float64 floor of the products of coefficients K^{-1} F of scale 1/gamma_A). Such a solve is replaced by the
+  node-value system (P_v) of :mod:`mvl.solvers.poisson_sparse` on the same Gram matrices and Vecchia factors
+  (residual ~1e-9 there; the outputs F_v on the training points, new points by the same induction rule; ``coef_``
+  then holds a_v = Q_v F_v), as the "vecchia" solver does beyond :data:`mvl.solvers.auto.AUTO_STRUCTURED_MAX`.
+- Two guards keep the first fit: the second solve still misses ``tol`` (the ratio is beyond float64), or
   its solution gives a labelled class less than half its labelled share of the unlabelled points
   (:func:`mvl.solvers.vecchia_direct.limit_class_balance` < :data:`mvl.solvers.vecchia_direct.LIMIT_BALANCE`):
   the graph's solution, Poisson learning's limit, absorbed a class, and the kernel term was helping (the tests'
@@ -70,8 +72,9 @@ not. The floor: on mfeat, and on the tests' clusters in 2-3 features, Vecchia's 
 (1e-10) and carry E_K; flooring them at 1e-4 raised the tests' E_W / E_K from 1e-9 to 4e-7 and moved graph6's by
 less than 20 %. Chosen on the validation draws (``benchmarks/bench_poisson_scale.py``,
 benchmarks/results/source_scale_validate.csv): on graph6's 8,000 points s = 1e-2, 1e-3, 1e-4 gave 99.21, 99.23,
-99.23 % (Poisson learning 96.65 %); on its 4,000 points, with the dense solve's
-residual admitted up to 1e-3, s = 1e-2 and 1e-3 gave 66.0 and 95.9 % (Poisson learning 80.2 %), so s = 1e-3.
+99.23 % (Poisson learning 96.65 %); on its 4,000 points, with the dense solve's residual admitted up to 1e-3,
+s = 1e-2 and 1e-3 gave 66.0 and 95.9 % (Poisson learning 80.2 %),
+so s = 1e-3 (with the node-value second solve below: 97.6 %).
 
 **Prediction.** Feature views: the induction rule of :mod:`mvl.selftuned_graph` (the weighted mean of the training
 outputs at a point's 10 nearest training points; a training point gets its own output; a point that misses views,
