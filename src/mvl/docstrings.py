@@ -95,7 +95,9 @@ gamma_A at which the kernel term is 1e-3 of the objective at the graph term's li
 (:func:`mvl.solvers.vecchia_direct.share_gamma_A`: in the graph regime the validated gamma_A falls as n
 grows), measured on the fit's own graphs and Vecchia factors, unless that limit is degenerate
 (:func:`mvl.solvers.vecchia_direct.limit_margin_ratio` below 0.3 or
-:func:`~mvl.solvers.vecchia_direct.limit_class_balance` below 0.5: then 1e-5). ``gamma_A_`` holds the value used;
+:func:`~mvl.solvers.vecchia_direct.limit_class_balance` below 0.5: then 1e-5). With ``loss="poisson"`` (and
+"auto" at few labels) a fit whose kernel term outweighs the graph term at the solution is solved again at a smaller
+gamma_A, from the graph limit's energies (:mod:`mvl.estimators.poisson_fit`). ``gamma_A_`` holds the value used;
 a number is used as given.""")
 """The ``gamma_A`` entry of MVL-LS, whose default "auto" follows the graph regime's rule."""
 

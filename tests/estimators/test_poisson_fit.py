@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from mvl import MVLLeastSquares
-from mvl.estimators.poisson_fit import AUTO_LABELS_PER_CLASS, POISSON_NEIGHBORS, poisson_gammas, resolve_loss
+from mvl.estimators.base import AUTO_GAMMA_A
+from mvl.estimators.poisson_fit import (AUTO_LABELS_PER_CLASS, KERNEL_SHARE_MAX, POISSON_NEIGHBORS, poisson_gammas,
+                                        resolve_loss)
 from mvl.solvers.poisson import fit_decision, solve_dense
 
 
@@ -99,7 +101,8 @@ def test_poisson_gammas_hold_the_validated_ratio():
 def test_induction_rule_against_brute_force():
     X, y, yy = _data(seed=1)
     train, test = np.arange(60) % 5 != 0, np.arange(60) % 5 == 0
-    est = MVLLeastSquares(views=[3, 2], loss="poisson").fit(X[train], yy[train])
+    est = MVLLeastSquares(views=[3, 2], loss="poisson", gamma_A=AUTO_GAMMA_A).fit(X[train], yy[train])  # the
+    # validated ratio as given (gamma_A="auto" may solve this draw again at a far smaller gamma_A)
     Z, _, degrees = _brute_graph(X[train], POISSON_NEIGHBORS)
     K = np.stack([np.exp(-((v[:, None] - v[None]) ** 2).sum(-1) / (2 * s**2))
                   for v, s in zip((X[train][:, :3], X[train][:, 3:]), est.bandwidths_, strict=True)])
@@ -266,3 +269,184 @@ def test_auto_has_no_size_cap():
     assert chosen(AUTO_STRUCTURED_MAX + 1, kernel="precomputed") == Plan("poisson", "structured")
     assert chosen(AUTO_STRUCTURED_MAX + 1, solver="structured") == Plan("poisson", "structured")
     assert chosen(AUTO_STRUCTURED_MAX + 1, solver="cg") == Plan("squared", "cg")
+
+
+def _dense_limit_energies(K, L, S, c):
+    """The graph limit's energies by the textbook: f0 = pinv(L) S, the components' indicators Z (L's null space),
+    E_W = sum_p c_p^2 tr(f0^T L f0), E_K = sum_p c_p^2 min_a tr((f0 + Z a)^T K_p^{-1} (f0 + Z a))."""
+    from scipy.sparse.csgraph import connected_components
+
+    f0 = np.linalg.pinv(L) @ S
+    n_c, comp = connected_components(L != 0, directed=False)
+    Z = np.eye(n_c)[comp]
+    E_W = float(np.sum(c ** 2) * np.trace(f0.T @ L @ f0))
+    E_K = 0.0
+    for p in range(len(c)):
+        Ki = np.linalg.inv(K[p])
+        a = -np.linalg.solve(Z.T @ Ki @ Z, Z.T @ Ki @ f0)
+        g = f0 + Z @ a
+        E_K += c[p] ** 2 * float(np.trace(g.T @ Ki @ g))
+    return E_W, E_K
+
+
+@pytest.mark.parametrize("components", [1, 2])
+def test_graph_limit_energies_against_the_dense_textbook(components):
+    """source_energies with exact Vecchia (q = n - 1) is the pseudo-inverse's graph limit and the dense inverse
+    kernels' energy, on a connected graph and on one of two components (sources not centred per component)."""
+    from scipy import sparse
+
+    from mvl.estimators.poisson_fit import graph_limit, source_energies
+    from mvl.solvers.poisson import source_term
+
+    rng = np.random.default_rng(4)
+    n = 36
+    X = rng.normal(size=(n, 2)) + (np.arange(n) >= n // 2)[:, None] * 40.0 * (components == 2)
+    D2 = ((X[:, None] - X[None]) ** 2).sum(-1)
+    W = np.exp(-D2 / 2.0) * (D2 < 4.0)
+    np.fill_diagonal(W, 0.0)
+    L = np.diag(W.sum(1)) - W
+    K = np.stack([np.exp(-D2 / (2 * 0.7**2)) + 1e-3 * np.eye(n), np.exp(-D2 / (2 * 1.5**2)) + 1e-2 * np.eye(n)])
+    Y = np.eye(3)[[0, 1, 2, 0, 1]]
+    S = source_term([0, 5, 20, 30, 33], Y, n, balanced=True)
+    c = np.array([0.3, 0.7])
+    E_W, E_K, _ = source_energies(K, sparse.csr_matrix(L), S, c, neighbours=n - 1, variance_floor=0.0)
+    ref_W, ref_K = _dense_limit_energies(K, L, S, c)
+    assert E_W == pytest.approx(ref_W, rel=1e-6) and E_K == pytest.approx(ref_K, rel=1e-6)
+    f0, Z = graph_limit(sparse.csr_matrix(L), S)
+    assert Z.shape[1] == components
+    np.testing.assert_allclose(f0, np.linalg.pinv(L) @ S, rtol=0, atol=1e-7 * np.abs(f0).max())
+
+
+def _manifold(n=120, seed=0):
+    from mvl.data.synthetic import make_multiview_manifold
+
+    d = make_multiview_manifold(n, n_classes=6, n_views=3, n_features=12, random_state=seed)
+    X = np.hstack(d.views)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    yy = np.full(n, -1)
+    for k in range(6):
+        yy[np.flatnonzero(d.y == k)[:1]] = k
+    return X, d.y, yy
+
+
+def test_auto_gamma_A_follows_the_graph_limit_rule_when_the_kernel_dominates(monkeypatch):
+    """gamma_A="auto", loss="poisson": the kernel share at the validated ratio's solution computed by the textbook
+    (solve_dense; theta = gamma_A a^T K a / (gamma_A a^T K a + gamma_W F^T L F)) is above KERNEL_SHARE_MAX (lowered
+    here for a small problem), so the fit is solved again at gamma_A = gamma_W min(POISSON_RATIO, SOURCE_SHARE E_W /
+    E_K), E_W and E_K the dense textbook energies of the graph limit (Vecchia made exact); its coefficients are the
+    dense textbook solution at that gamma_A."""
+    import mvl.estimators.poisson_fit as pf
+    import mvl.solvers.vecchia as vecchia
+    from mvl.solvers.poisson import source_term
+
+    X, _, yy = _manifold(seed=2)  # a draw whose graph solution passes the class-balance guard
+    n = len(yy)
+    seen = {}
+    energies = pf.source_energies
+
+    def spy(kernels, laplacian, S, c, mask=None, **kw):
+        seen.update(K=np.array(kernels), L=laplacian.toarray(), S=S, c=c)
+        return energies(kernels, laplacian, S, c, mask, **kw)
+
+    monkeypatch.setattr(pf, "source_energies", spy)
+    monkeypatch.setattr(vecchia, "VECCHIA_NEIGHBOURS", n)
+    monkeypatch.setattr(pf, "KERNEL_SHARE_MAX", 1e-4)
+    monkeypatch.setattr(pf, "VARIANCE_FLOOR", 0.0)  # the precision itself, as the textbook's inverse
+    est = MVLLeastSquares(views=[12, 12, 12], loss="poisson", solver="structured").fit(X, yy)
+    K, L, c = seen["K"], seen["L"], seen["c"]
+    labelled = np.flatnonzero(yy >= 0)
+    Y = 2 * np.eye(6)[yy[labelled]] - 1
+    gW = AUTO_GAMMA_A / pf.POISSON_RATIO  # poisson_gammas' gamma_W at the defaults
+    first = solve_dense(K, labelled, Y, c, AUTO_GAMMA_A, 0.0, gW, np.stack([L] * 3), balanced=True)
+    F = np.stack([K[p] @ first[p] for p in range(3)])
+    kern = AUTO_GAMMA_A * sum(float(np.sum(first[p] * F[p])) for p in range(3))
+    graph = gW * sum(float(np.sum(F[p] * (L @ F[p]))) for p in range(3))
+    assert kern / (kern + graph) > 1e-4
+    np.testing.assert_allclose(seen["S"], source_term(labelled, Y, n, balanced=True))
+    E_W, E_K = _dense_limit_energies(K, L, seen["S"], c)
+    ratio = min(pf.POISSON_RATIO, pf.SOURCE_SHARE * E_W / E_K)
+    assert ratio < pf.POISSON_RATIO
+    assert est.gamma_A_ == pytest.approx(gW * ratio, rel=1e-4)  # Vecchia's jitter on near-singular Gram matrices
+    ref = solve_dense(K, labelled, Y, c, est.gamma_A_, 0.0, gW, np.stack([L] * 3), balanced=True)
+    np.testing.assert_allclose(est.coef_, ref, rtol=0, atol=1e-6 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("params", [dict(gamma_A=1e-5), dict(gamma_A=3e-4, gamma_W=2.0), dict(loss="squared")])
+def test_explicit_gamma_A_and_the_squared_loss_keep_the_given_scale(params, monkeypatch):
+    """An explicit gamma_A is solved at as given (and poisson_gammas' gamma_W), and the squared loss never reads the
+    graph-limit rule, however small the kernel share's threshold."""
+    import mvl.estimators.poisson_fit as pf
+
+    X, _, yy = _manifold()
+    monkeypatch.setattr(pf, "KERNEL_SHARE_MAX", 0.0)
+    kw = dict(loss="poisson", solver="structured") | params
+    est = MVLLeastSquares(views=[12, 12, 12], **kw).fit(X, yy)
+    assert est.gamma_A_ == params.get("gamma_A", 1e-5)
+    assert not hasattr(est, "_source_scale")
+
+
+@pytest.mark.parametrize("case", ["small share", "class absorbed"])
+def test_auto_gamma_A_keeps_the_validated_ratio(case):
+    """gamma_A="auto" keeps POISSON_RATIO where the kernel share at its solution is at most KERNEL_SHARE_MAX, and
+    where it is above but the graph's solution gives a class no point (the three clusters of _data: Poisson
+    learning's limit absorbs a class, and the fit of POISSON_RATIO, 100 % here, is kept)."""
+    from mvl.solvers.vecchia_direct import limit_class_balance
+
+    if case == "small share":
+        X, _, yy = _manifold()
+        est = MVLLeastSquares(views=[12, 12, 12], loss="poisson").fit(X, yy)
+        assert est._source_scale[0] <= KERNEL_SHARE_MAX
+    else:
+        X, y, yy = _data(n=90, labels_per_class=1)
+        est = MVLLeastSquares(views=[3, 2], loss="poisson").fit(X, yy)
+        assert est._source_scale[0] > KERNEL_SHARE_MAX and est.score(X, y) == 1.0
+        ratio = MVLLeastSquares(views=[3, 2], loss="poisson", gamma_A=1e-10, gamma_W=1.0, solver="vecchia").fit(X, yy)
+        labelled = np.flatnonzero(yy >= 0)
+        balance = limit_class_balance(ratio._rule.decision_rule.scores(ratio._rule.outputs), labelled,
+                                      np.eye(3)[yy[labelled]])
+        assert balance < 0.5
+    assert est._source_scale[1] is None and est.gamma_A_ == AUTO_GAMMA_A
+
+
+def test_a_second_dense_solve_that_misses_tol_is_solved_in_node_values(monkeypatch):
+    """When the dense second solve of the scale rule misses tol (forced here), the fit takes the node-value system of
+    mvl.solvers.poisson_sparse on the same Gram matrices (Vecchia made exact, q = n - 1): its training outputs are
+    the dense textbook solution's C K a at the rule's gamma_A, its residual within tol, no warning."""
+    import warnings
+    from dataclasses import replace
+
+    import mvl.estimators.poisson_fit as pf
+    import mvl.solvers.vecchia as vecchia
+    from mvl.solvers.registry import SOLVERS
+
+    X, _, yy = _manifold(seed=2)
+    n = len(yy)
+    seen = {}
+    energies = pf.source_energies
+
+    def spy(kernels, laplacian, S, c, mask=None, **kw):
+        seen.update(K=np.array(kernels), L=laplacian.toarray(), c=c)
+        return energies(kernels, laplacian, S, c, mask, **kw)
+
+    structured = type(SOLVERS["structured"])
+    solve = structured.solve
+
+    def missing_tol(self, problem):
+        result = solve(self, problem)
+        return replace(result, residual=1.0) if problem.gamma_A < AUTO_GAMMA_A else result
+
+    monkeypatch.setattr(pf, "source_energies", spy)
+    monkeypatch.setattr(vecchia, "VECCHIA_NEIGHBOURS", n)
+    monkeypatch.setattr(pf, "KERNEL_SHARE_MAX", 1e-4)
+    monkeypatch.setattr(structured, "solve", missing_tol)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = MVLLeastSquares(views=[12, 12, 12], loss="poisson", solver="structured").fit(X, yy)
+    assert est.gamma_A_ < AUTO_GAMMA_A and est.residual_ <= est.tol and est._source_scale[1] is not None
+    K, L, c = seen["K"], seen["L"], seen["c"]
+    labelled = np.flatnonzero(yy >= 0)
+    Y = 2 * np.eye(6)[yy[labelled]] - 1
+    ref = solve_dense(K, labelled, Y, c, est.gamma_A_, 0.0, AUTO_GAMMA_A / pf.POISSON_RATIO, np.stack([L] * 3),
+                      balanced=True)
+    F_ref = np.einsum("p,pnk->nk", c, np.stack([K[p] @ ref[p] for p in range(3)]))
+    np.testing.assert_allclose(est._rule.outputs, F_ref, rtol=0, atol=1e-4 * np.abs(F_ref).max())

@@ -317,7 +317,79 @@ def solve(est, X, y, regime, solver, loss, built=None):
         if not solver.operator:
             t0 = time.perf_counter()
         result = solver.solve(problem)
+        if loss == "poisson" and isinstance(est.gamma_A, str) and problem.source is not None:
+            problem, result = _kernel_dominated(est, problem, result, solver)
     return problem, result, time.perf_counter() - t0
+
+
+def _sparse_source_solve(problem, factors):
+    """The :class:`mvl.solvers.problem.SolverResult` of a few-label ``problem`` on dense Gram matrices (feature views)
+    by the node-value system of :mod:`mvl.solvers.poisson_sparse` with Vecchia's ``factors`` of those matrices (the
+    ones :func:`mvl.estimators.poisson_fit.source_energies` built): the outputs F_v on the training points, the
+    graph's induction rule for new points, the coefficients a_v = Q_v F_v, its true relative residual of (P_v)."""
+    from ..kernel_blocks import ViewKernels
+    from ..solvers.poisson import fit_decision
+    from ..solvers.poisson_sparse import solve_poisson_sparse
+    from ..solvers.problem import SolverResult
+    from ..solvers.rules import SourceRule
+
+    src = problem.source
+    m = len(problem.c)
+    fit = solve_poisson_sparse(ViewKernels(gram=problem.kernels), problem.labelled, problem.Y_L, problem.c,
+                               problem.gamma_A, problem.gamma_B, problem.gamma_W, laplacians=[src.laplacian] * m,
+                               loss=problem.loss, balanced=src.balanced, random_state=problem.seed, factors=factors)
+    F = fit.decision_nodes()
+    rule = SourceRule(fit_decision(F, weights=src.degrees), F, src.points, src.space, src.neighbours,
+                      search=src.search)
+    res = float(fit.info["residual"])
+    return SolverResult(fit.coef, 1, res, bool(np.isfinite(res)), rule=rule, details=fit)
+
+
+def _kernel_dominated(est, problem, result, solver):
+    """``gamma_A="auto"`` with ``loss="poisson"``: (problem, result) as solved when the kernel term's share of the
+    penalties at the solution is at most :data:`mvl.estimators.poisson_fit.KERNEL_SHARE_MAX`; otherwise solved
+    again at gamma_A = gamma_W :func:`mvl.estimators.poisson_fit.source_ratio` of the graph limit's energies
+    (:mod:`mvl.estimators.poisson_fit`, "The scale"; a dense solve that misses ``est.tol`` is replaced by the
+    node-value system, :func:`_sparse_source_solve`), unless that solve misses ``est.tol`` (:func:`_inaccurate`:
+    the ratio is out of float64's reach for this system), is not finite, or gives a
+    labelled class less than :data:`mvl.solvers.vecchia_direct.LIMIT_BALANCE` of its labelled share of the
+    unlabelled points (:func:`mvl.solvers.vecchia_direct.limit_class_balance`: the graph's solution absorbed a
+    class): then the first. Sets ``est._source_scale`` (share, the ratio solved at or None)."""
+    from dataclasses import replace
+
+    from ..solvers.vecchia_direct import LIMIT_BALANCE, limit_class_balance
+    from .poisson_fit import KERNEL_SHARE_MAX, kernel_share, source_energies, source_ratio
+
+    share = kernel_share(problem, result)
+    est._source_scale = (share, None)
+    if not share > KERNEL_SHARE_MAX:
+        return problem, result
+    src = problem.source
+    from ..solvers.poisson import source_term
+
+    S = source_term(problem.labelled, problem.Y_L, problem.kernels.shape[1] if isinstance(problem.kernels,
+                    np.ndarray) else problem.kernels.n, src.balanced)
+    factors = getattr(result.details, "_factors", None)
+    E_W, E_K, factors = source_energies(problem.kernels, src.laplacian, S, problem.c, problem.mask,
+                                        random_state=problem.seed, factors=factors)
+    ratio = source_ratio(E_W, E_K)
+    est._source_scale = (share, ratio)
+    if not ratio < problem.gamma_A / problem.gamma_W:
+        return problem, result
+    if not isinstance(problem.kernels, np.ndarray):  # the sparse solver's Vecchia factors (same q and seed)
+        src = replace(src, factors=factors)
+    again = replace(problem, gamma_A=ratio * problem.gamma_W, source=src)
+    second = solver.solve(again)
+    if _inaccurate(second.residual, est.tol) and isinstance(problem.kernels, np.ndarray) and src.space is not None:
+        second = _sparse_source_solve(again, factors)  # the dense solve's float64 floor: the node-value system
+    if _inaccurate(second.residual, est.tol) or not np.all(np.isfinite(second.coef)):
+        est._source_scale = (share, None)  # the ratio is out of float64's reach for this system: the first fit
+        return problem, result
+    rule = second.rule
+    if limit_class_balance(rule.decision_rule.scores(rule.outputs), problem.labelled, problem.Y_L) < LIMIT_BALANCE:
+        est._source_scale = (share, None)  # the graph's solution gives a class (almost) no point: the first fit
+        return problem, result
+    return again, second
 
 
 def _inaccurate(residual, tol):

@@ -545,7 +545,7 @@ class VecchiaPoissonSolver(Solver):
         fit = solve_poisson_sparse(problem.kernels, problem.labelled, problem.Y_L, problem.c, problem.gamma_A,
                                    problem.gamma_B, problem.gamma_W, laplacians=[src.laplacian] * m,
                                    loss=problem.loss, balanced=src.balanced, mask=problem.mask,
-                                   random_state=problem.seed)
+                                   random_state=problem.seed, factors=src.factors)
         if not np.all(np.isfinite(fit.values)):
             raise FloatingPointError(f"the solution has NaN or inf entries; increase gamma_A (now "
                                      f"{problem.gamma_A:g})")

@@ -41,6 +41,9 @@ class SourceTerm:
     balanced: bool = True
     search: Any = None
     """The neighbour search (dist, ind) of the training points that built the graph (feature views), or None."""
+    factors: Any = None
+    """Vecchia's factors of the views (:func:`mvl.solvers.poisson_sparse.view_vecchia_factors`) when the fit
+    already built them (``gamma_A="auto"``, :func:`mvl.estimators.poisson_fit.source_energies`), or None."""
 
 
 @dataclass
