@@ -204,9 +204,10 @@ def test_auto_takes_the_sparse_route_beyond_the_structured_solvers_range(monkeyp
     import mvl.solvers.auto as auto
 
     X, y, yy = _data(n=90, labels_per_class=1)
-    ref = MVLLeastSquares(views=[3, 2]).fit(X, yy)
+    kw = dict(views=[3, 2], gamma_A=AUTO_GAMMA_A)  # the validated ratio (this draw triggers the scale rule's re-solve)
+    ref = MVLLeastSquares(**kw).fit(X, yy)
     monkeypatch.setattr(auto, "AUTO_STRUCTURED_MAX", 50)
-    est = MVLLeastSquares(views=[3, 2]).fit(X, yy)
+    est = MVLLeastSquares(**kw).fit(X, yy)
     assert (ref.loss_, ref.solver_) == ("poisson", "structured")
     assert (est.loss_, est.solver_) == ("poisson", "vecchia")
     assert np.mean(est.predict(X) == ref.predict(X)) >= 0.97
@@ -411,7 +412,7 @@ def test_auto_gamma_A_keeps_the_validated_ratio(case):
 def test_a_second_dense_solve_that_misses_tol_is_solved_in_node_values(monkeypatch):
     """When the dense second solve of the scale rule misses tol (forced here), the fit takes the node-value system of
     mvl.solvers.poisson_sparse on the same Gram matrices (Vecchia made exact, q = n - 1): its training outputs are
-    the dense textbook solution's C K a at the rule's gamma_A, its residual within tol, no warning."""
+    the dense textbook solution's C K a at the rule's gamma_A, its residual within tol, no warning; solver_ names it."""
     import warnings
     from dataclasses import replace
 
@@ -443,6 +444,7 @@ def test_a_second_dense_solve_that_misses_tol_is_solved_in_node_values(monkeypat
         warnings.simplefilter("error")
         est = MVLLeastSquares(views=[12, 12, 12], loss="poisson", solver="structured").fit(X, yy)
     assert est.gamma_A_ < AUTO_GAMMA_A and est.residual_ <= est.tol and est._source_scale[1] is not None
+    assert est.solver_ == "vecchia"  # what solved it, named
     K, L, c = seen["K"], seen["L"], seen["c"]
     labelled = np.flatnonzero(yy >= 0)
     Y = 2 * np.eye(6)[yy[labelled]] - 1

@@ -354,7 +354,8 @@ def _kernel_dominated(est, problem, result, solver):
     the ratio is out of float64's reach for this system), is not finite, or gives a
     labelled class less than :data:`mvl.solvers.vecchia_direct.LIMIT_BALANCE` of its labelled share of the
     unlabelled points (:func:`mvl.solvers.vecchia_direct.limit_class_balance`: the graph's solution absorbed a
-    class): then the first. Sets ``est._source_scale`` (share, the ratio solved at or None)."""
+    class): then the first. Sets ``est._source_scale`` (share, the ratio solved at or None), and ``est.solver_`` to
+    "vecchia" when the node-value system gave the fit."""
     from dataclasses import replace
 
     from ..solvers.vecchia_direct import LIMIT_BALANCE, limit_class_balance
@@ -382,6 +383,8 @@ def _kernel_dominated(est, problem, result, solver):
     second = solver.solve(again)
     if _inaccurate(second.residual, est.tol) and isinstance(problem.kernels, np.ndarray) and src.space is not None:
         second = _sparse_source_solve(again, factors)  # the dense solve's float64 floor: the node-value system
+        if not _inaccurate(second.residual, est.tol) and np.all(np.isfinite(second.coef)):
+            est.solver_ = "vecchia"  # what solved it (poisson_sparse's node-value system on these Gram matrices)
     if _inaccurate(second.residual, est.tol) or not np.all(np.isfinite(second.coef)):
         est._source_scale = (share, None)  # the ratio is out of float64's reach for this system: the first fit
         return problem, result
