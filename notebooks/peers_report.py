@@ -42,6 +42,12 @@
 # - Laplace learning (Zhu, Ghahramani & Lafferty 2003) and Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML
 #   2020), graphlearning 1.7.5 with its defaults, on the symmetrised k-NN graph (exact neighbours, Gaussian weights
 #   exp(-4 d^2 / d_k^2)) of the concatenated standardised views, and on the sum of the per-view k-NN graphs.
+# - With class priors (when configured; the paper profile runs them): Poisson learning with graphlearning's volume
+#   label projection, PoissonMBO (Calder et al. 2020) and VolumeMBO (Jacobs, Merkurjev & Esedoglu 2018), graphlearning
+#   1.7.5 defaults, on the same graph. "Priors from the labelled points": the labelled points' class proportions
+#   (what a user has; uniform on stratified draws). "True class proportions (the authors' protocol)": the proportions
+#   of every point in the graph, which reads the labels of the evaluation points; these are a reference, not among
+#   the graph methods MVL-LS is judged against below.
 # - scikit-learn's LabelSpreading (k-NN kernel, the same k), the familiar reference.
 #
 # This notebook is `notebooks/peers_report.py`, executed by papermill from the rule `peers_report`

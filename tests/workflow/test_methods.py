@@ -17,7 +17,8 @@ EXPECTED = {
     "scale": ("auto", "structured", "cg", "nystrom", "graph", "vecchia_direct", "labelonly", "transductive",
               "graphlimit", "labelspreading", "laplace", "poisson", "ridge"),
     "peers": ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "mvl_poisson", "laplace", "poisson", "laplace_sum",
-              "poisson_sum", "labelspreading"),
+              "poisson_sum", "poisson_priors", "poisson_priors_true", "poisson_mbo", "poisson_mbo_true", "volume_mbo",
+              "volume_mbo_true", "labelspreading"),
     "incomplete": ("mvl_ls_incomplete", "mean_imputation", "best_single_view", "complete"),
     "coreg": ("MR", "CoMR"),
 }
@@ -36,7 +37,8 @@ def test_every_study_draws_its_methods_from_the_registry_query():
     assert scale.CENTRED == ("cg", "nystrom", "graph")
     assert peers_settings.PEER_METHODS == peers.PEER_METHODS == tuple(peers.LABELS) == names("peers")
     assert peers.INDUCTIVE_METHODS == peers.MVL_METHODS == ("mvl_ls", "mvl_ls_concat", "mvl_ls_graph", "mvl_poisson")
-    assert peers.GRAPH_METHODS == ("laplace", "poisson", "laplace_sum", "poisson_sum")
+    assert peers.GRAPH_METHODS == ("laplace", "poisson", "laplace_sum", "poisson_sum", "poisson_priors", "poisson_mbo",
+                                   "volume_mbo")
     assert peers_settings.DEFAULT_METHODS == ("mvl_ls", "mvl_ls_concat", "laplace", "poisson", "laplace_sum",
                                               "poisson_sum", "labelspreading")
     assert peers.MVL_GRAPH_SETTING == dict(gamma_A=1e-6, gamma_W=1.0, n_neighbors=10, laplacian_power=2)

@@ -329,6 +329,7 @@ _MVL_PANEL = "MVL (this paper) and SVC"
 _GRAPHLEARNING = ("graphlearning",)
 _PEERS_MVL = dict(studies=("peers",), fit="peers:fit_mvl", inductive=True)
 _PEERS_GRAPH = dict(studies=("peers",), fit="peers:fit_graph_learning", baseline=True, requires=_GRAPHLEARNING)
+_PEERS_REFERENCE = dict(studies=("peers",), fit="peers:fit_graph_learning", requires=_GRAPHLEARNING, by_default=False)
 _INCOMPLETE = ("features", "one_view", "incomplete")
 
 REGISTRY = [
@@ -434,6 +435,24 @@ REGISTRY = [
            fit_params={"base": "laplace", "graph": "sum"}),
     Method(name="poisson_sum", **_PEERS_GRAPH, data=("features",), label="Poisson learning (sum of view graphs)",
            fit_params={"base": "poisson", "graph": "sum"}),
+    # with class priors (graphlearning's volume label projection; PoissonMBO and VolumeMBO need them): from the
+    # labelled points' proportions (what a user has), or the true proportions of every point in the graph (the
+    # authors' protocol: it reads the labels of the evaluation points, so these are not baselines)
+    Method(name="poisson_priors", **_PEERS_GRAPH, label="Poisson learning, priors from the labelled points",
+           by_default=False, fit_params={"base": "poisson", "graph": "concat", "priors": "labelled"}),
+    Method(name="poisson_priors_true", **_PEERS_REFERENCE,
+           label="Poisson learning, true class proportions (the authors' protocol)",
+           fit_params={"base": "poisson", "graph": "concat", "priors": "true"}),
+    Method(name="poisson_mbo", **_PEERS_GRAPH, label="PoissonMBO, priors from the labelled points", by_default=False,
+           fit_params={"base": "poisson_mbo", "graph": "concat", "priors": "labelled"}),
+    Method(name="poisson_mbo_true", **_PEERS_REFERENCE,
+           label="PoissonMBO, true class proportions (the authors' protocol)",
+           fit_params={"base": "poisson_mbo", "graph": "concat", "priors": "true"}),
+    Method(name="volume_mbo", **_PEERS_GRAPH, label="VolumeMBO, priors from the labelled points", by_default=False,
+           fit_params={"base": "volume_mbo", "graph": "concat", "priors": "labelled"}),
+    Method(name="volume_mbo_true", **_PEERS_REFERENCE,
+           label="VolumeMBO, true class proportions (the authors' protocol)",
+           fit_params={"base": "volume_mbo", "graph": "concat", "priors": "true"}),
     Method(name="labelspreading", studies=("peers",), label="LabelSpreading", fit="peers:fit_labelspreading"),
     # ---- the incomplete-views study (mvl.workflow.incomplete): fit(views, mask, train, y_train, test, gamma_B)
     Method(name="mvl_ls_incomplete", studies=("incomplete",), data=_INCOMPLETE, label="MVL-LS, incomplete views",

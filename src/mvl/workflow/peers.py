@@ -28,6 +28,13 @@ Features: every view standardised (zero mean, unit variance per feature over the
   graphlearning 1.7.5 defaults, on the symmetrised k-NN graph (exact neighbours, graphlearning's Gaussian weights
   ``exp(-4 |x_i - x_j|^2 / d_k(x_i)^2)``) of the concatenated standardised views; ``laplace_sum`` / ``poisson_sum`` on
   the sum of the per-view k-NN graphs (data with more than one view).
+- ``poisson_priors`` / ``poisson_mbo`` / ``volume_mbo``: Poisson learning with class priors (graphlearning's volume
+  label projection), PoissonMBO (Calder et al. 2020) and VolumeMBO (Jacobs, Merkurjev & Esedoglu 2018), graphlearning
+  1.7.5 defaults, on the same graph, the class priors the proportions of the labelled points' classes (what a user
+  has; on stratified draws uniform). The ``*_true`` variants take the true class proportions of every point in the
+  graph, the authors' protocol: they read the labels of the evaluation points, so they are shown as a reference and
+  are not among the graph methods MVL-LS is judged against. VolumeMBO's C code draws from the C library's ``rand``,
+  seeded with the draw's seed before each fit (POSIX ``srand``). None of these run by default.
 - ``labelspreading``: scikit-learn's LabelSpreading, k-NN kernel with the same k, alpha 0.2, max_iter 1000.
 
 Inductive setting (``inductive: true``): per seed a stratified fifth of every class is held out (never in the
@@ -40,6 +47,7 @@ No paper section for the peers (MVL-LS is Algorithm 1 / Theorem 10 of Minh, Bazz
 
 from __future__ import annotations
 
+import inspect
 import time
 
 import numpy as np
@@ -53,7 +61,8 @@ from .peers_settings import INDUCTIVE_METHODS, PEER_DATASETS, PEER_METHODS, Peer
 __all__ = ["PEER_METHODS", "INDUCTIVE_METHODS", "PEER_DATASETS", "PeersSettings", "parse_settings", "reference_numbers",
            "verdicts",
            "MVL_GRAPH_SETTING", "load_peer_data", "stratified_subset", "draw_labelled", "knn_graph", "graph_learning",
-           "fit_method", "fit_mvl", "fit_graph_learning", "fit_labelspreading", "holdout", "inductive_split",
+           "fit_method", "fit_mvl", "fit_graph_learning", "GRAPH_LEARNING", "class_priors",
+           "fit_labelspreading", "holdout", "inductive_split",
            "run_peers", "write_run", "write_summary", "summarise",
            "accuracy_figure", "accuracy_table", "peers_run", "peers_summary", "peers_report",
            "GraphlearningUnavailable"]
@@ -171,20 +180,55 @@ def knn_graph(X, k):
     return gl.weightmatrix.knn(None, k, knn_data=(ind, dist))
 
 
-def graph_learning(W, labelled, y_labelled, method="laplace"):
-    """Predicted labels of every node by graphlearning's Laplace or Poisson learning (defaults) on the weight
-    matrix W, from the labels ``y_labelled`` of the nodes ``labelled``; labels are mapped to 0..c-1 and back."""
+GRAPH_LEARNING = ("laplace", "poisson", "poisson_mbo", "volume_mbo")
+"""graphlearning's classes (``graphlearning.ssl``) the peers run; the last two need class priors."""
+
+
+def class_priors(y, labelled, source):
+    """The class priors of the classes of the labelled points (sorted), from the proportions of the labelled points
+    (``source`` "labelled") or of every point (``"true"``: reads every label), normalised to sum 1."""
+    classes = np.unique(y[labelled])
+    ref = {"labelled": y[labelled], "true": y}[source]
+    counts = np.array([np.sum(ref == c) for c in classes], dtype=np.float64)
+    return counts / counts.sum()
+
+
+def _seed_c_rand(seed):
+    """Seed the C library's ``rand`` (graphlearning's C extension draws from it) with ``seed``."""
+    import ctypes
+
+    ctypes.CDLL(None).srand(ctypes.c_uint(int(seed) % 2**32))
+
+
+def graph_learning(W, labelled, y_labelled, method="laplace", class_priors=None, seed=None):
+    """Predicted labels of every node by graphlearning's ``method`` (:data:`GRAPH_LEARNING`, defaults) on the weight
+    matrix W, from the labels ``y_labelled`` of the nodes ``labelled``; labels are mapped to 0..c-1 and back.
+    ``class_priors``: one per class of ``y_labelled`` (sorted), None for none (required by the MBO methods);
+    ``seed``: the C library's ``rand`` is seeded with it before VolumeMBO (None: not seeded)."""
     gl = _graphlearning()
+    if method not in GRAPH_LEARNING:
+        raise ValueError(f"unknown graph learning method {method!r}; one of {GRAPH_LEARNING}")
     classes, codes = np.unique(y_labelled, return_inverse=True)
-    model = {"laplace": gl.ssl.laplace, "poisson": gl.ssl.poisson}[method](W)
+    if class_priors is None and method in ("poisson_mbo", "volume_mbo"):
+        raise ValueError(f"{method} needs class_priors")
+    kw = {}
+    if class_priors is not None:
+        priors = np.asarray(class_priors, dtype=np.float64)
+        if priors.shape != classes.shape:
+            raise ValueError(f"class_priors: one per labelled class ({len(classes)}), got {priors.shape}")
+        kw["class_priors"] = priors / priors.sum()
+    model = getattr(gl.ssl, method)(W, **kw)
+    if method == "volume_mbo" and seed is not None:
+        _seed_c_rand(seed)
     return classes[model.fit_predict(np.asarray(labelled), codes)]
 
 
-def fit_method(method, views, y, labelled, k=10, graphs=None, test_views=None):
+def fit_method(method, views, y, labelled, k=10, graphs=None, test_views=None, seed=None):
     """Predicted labels of every point by ``method`` (:data:`PEER_METHODS`) from the labels
     of the points ``labelled``; ``views`` standardised; ``graphs`` a dict caching the k-NN graphs ("concat",
     "sum": the weight matrix and the seconds it took) over calls with the same points; ``test_views`` (the MVL-LS
-    methods only): predict these points instead. Returns (predictions, solver or "", seconds of the graph build
+    methods only): predict these points instead; ``seed`` (the draw's) passed to the fit functions that take one.
+    Returns (predictions, solver or "", seconds of the graph build
     when the graph came from the cache, else 0: a method's time then always includes its graph). The method's fit
     function and its fixed keywords come from the method registry (:func:`mvl.workflow.methods.methods_for`)."""
     try:
@@ -196,7 +240,9 @@ def fit_method(method, views, y, labelled, k=10, graphs=None, test_views=None):
         return m.fit_function()(views, y, labelled, k, graphs, test_views=test_views)
     if test_views is not None:
         raise ValueError(f"peers method {method!r} has no out-of-sample predictions; one of {INDUCTIVE_METHODS}")
-    return m.fit_function()(views, y, labelled, k, graphs)
+    fit = m.fit_function()
+    kw = {"seed": seed} if "seed" in inspect.signature(fit).parameters else {}
+    return fit(views, y, labelled, k, graphs, **kw)
 
 
 def fit_mvl(views, y, labelled, k, graphs, test_views=None, concatenate=False, **params):
@@ -213,16 +259,19 @@ def fit_mvl(views, y, labelled, k, graphs, test_views=None, concatenate=False, *
     return est.predict(X if test_views is None else np.hstack(test_views)), est.solver_, 0.0
 
 
-def fit_graph_learning(views, y, labelled, k, graphs, base, graph):
-    """graphlearning's ``base`` ("laplace" or "poisson") learning on the k-NN graph of the concatenated views
-    (``graph`` "concat") or on the sum of the per-view k-NN graphs ("sum"), built once per ``graphs`` cache."""
+def fit_graph_learning(views, y, labelled, k, graphs, base, graph, priors=None, seed=None):
+    """graphlearning's ``base`` (:data:`GRAPH_LEARNING`) on the k-NN graph of the concatenated views
+    (``graph`` "concat") or on the sum of the per-view k-NN graphs ("sum"), built once per ``graphs`` cache;
+    ``priors`` None, or the source of the class priors (:func:`class_priors`: "labelled" or "true"); ``seed``
+    for VolumeMBO's draws."""
     cached = graph in graphs
     if not cached:
         t0 = time.perf_counter()
         W = knn_graph(np.hstack(views), k) if graph == "concat" else sum(knn_graph(v, k) for v in views)
         graphs[graph] = (W, time.perf_counter() - t0)
     W, build = graphs[graph]
-    return graph_learning(W, labelled, y[labelled], base), "", build if cached else 0.0
+    pri = None if priors is None else class_priors(y, labelled, priors)
+    return graph_learning(W, labelled, y[labelled], base, class_priors=pri, seed=seed), "", build if cached else 0.0
 
 
 def fit_labelspreading(views, y, labelled, k, graphs):
@@ -304,7 +353,8 @@ def run_peers(dataset, seed, settings, data=None):
             if len(views) == 1 and "one_view" not in _DATA[method]:
                 continue  # one view: the sum of the view graphs is the graph of the concatenation
             t0 = time.perf_counter()
-            pred, solver, graph_seconds = fit_method(method, views, y, labelled, settings.n_neighbors, graphs)
+            pred, solver, graph_seconds = fit_method(method, views, y, labelled, settings.n_neighbors, graphs,
+                                                     seed=seed)
             rows.append(dict(dataset=dataset, seed=int(seed), n=len(y), n_views=len(views), setting=setting,
                              l_c=int(lc), n_labelled=len(labelled), method=method, solver=solver,
                              accuracy=float(np.mean(pred[unl] == y[unl])),
@@ -399,7 +449,9 @@ def accuracy_figure(summary):
     fig, axes = new_figure(1, len(datasets), max(5.2 * len(datasets), 8.0), 4.6, layout=None)
     methods = [m for m in PEER_METHODS if m in set(summary["method"])]
     # one colour per method in every run (the registry's order), whichever methods a run has
-    colours = dict(zip(PEER_METHODS, matplotlib.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
+    palette = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    palette = palette + [c for c in matplotlib.colormaps["tab20"].colors[1::2] if c not in palette]
+    colours = {m: palette[i % len(palette)] for i, m in enumerate(PEER_METHODS)}
     for ax, d in zip(axes[0], datasets, strict=True):
         s = summary[summary["dataset"] == d]
         ticks = sorted(s.loc[s["setting"] == "stratified", "l_c"].unique())
