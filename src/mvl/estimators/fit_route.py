@@ -236,8 +236,10 @@ def describe(est, X, y, built=None):
             return est.regime_
 
     graph = (est._graph(n)[1], est._laplacian_power()) if knn else None
-    counts = labelled_class_counts(y)[1]
-    allowed = source_allowed(est, missing, l, len(counts), n, counts) if est.loss == "auto" else None
+    allowed = None
+    if est.loss == "auto":
+        counts = labelled_class_counts(y)[1]
+        allowed = source_allowed(est, missing, l, len(counts), n, counts)
     fit = Regime(est.kernel, n, m, l, budget, measured=regime, graph=graph, missing=missing, unlabelled=unlabelled,
                  random_state=est.random_state, copies=lambda: _has_copies(est, X))
     return fit, allowed
