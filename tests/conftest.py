@@ -51,10 +51,14 @@ def paper_kwargs(n_positional, kw):
 
 def paper_model(cls):
     """A factory of ``cls`` (MVLLeastSquares, MVLLeastSquaresOptC, MVLSVM, MVLBinarySVM) with
-    :data:`PAPER_MODEL` as defaults."""
+    :data:`PAPER_MODEL` as defaults, and the paper's squared loss where ``cls`` has a ``loss``."""
+    import inspect
+
+    paper_loss = {"loss": "squared"} if "loss" in inspect.signature(cls).parameters else {}  # eq (53)
+
     def make(*gammas, **kw):
         """``gammas``: leading gamma_A, gamma_B, gamma_W (the estimators themselves take keywords only)."""
-        return cls(**paper_kwargs(len(gammas), {**gamma_kw(gammas), **kw}))
+        return cls(**paper_kwargs(len(gammas), {**paper_loss, **gamma_kw(gammas), **kw}))
     make.__name__ = cls.__name__
     return make
 
@@ -374,8 +378,10 @@ def precomputed_ls(*gammas, **kw):
 
 
 signal_free = pytest.mark.filterwarnings(
-    "ignore::mvl.exceptions.RegularizationWarning", "ignore::mvl.exceptions.UnlabelledMarkerWarning")
+    "ignore::mvl.exceptions.RegularizationWarning", "ignore::mvl.exceptions.UnlabelledMarkerWarning",
+    "ignore::mvl.exceptions.FewLabelsWarning")
 """For a test on data whose labels are drawn independently of the kernels (:func:`make_problem`, scikit-learn's
-estimator checks): such a fit may predict one class for every labelled sample, or leave the unlabelled samples out
-at gamma_W = 0, and the package warns so; what the test checks holds either way and the warning is not what it tests
-(the warnings themselves are asserted in tests/estimators/test_base.py and tests/test_validation.py)."""
+estimator checks): such a fit may predict one class for every labelled sample, leave the unlabelled samples out
+at gamma_W = 0, or draw a class few labels among many, and the package warns so; what the test checks holds either
+way and the warning is not what it tests (the warnings themselves are asserted in tests/estimators/test_base.py,
+tests/test_validation.py and tests/estimators/test_few_labelled_class.py)."""

@@ -112,3 +112,31 @@ def test_vecchia_direct_refuses_copies_naming_the_fix():
     ys = np.where(np.arange(150) < 30, y, -1)
     with pytest.raises(ValueError, match=r'view 0 has 150 copies.*solver="graph"'):
         MVLLeastSquares(views=VIEWS, solver="vecchia_direct").fit(np.tile(X, (2, 1)), np.r_[ys, np.full(150, -1)])
+
+
+def test_auto_passes_vecchia_direct_over_for_copies_in_the_graph_regime():
+    """solver="auto" where "vecchia_direct" would be the choice (the measured graph regime, the structured solve over
+    the memory budget): on the points tiled twice (copies unlabelled) it takes the next ranked solver, "cg", with a
+    GraphRegimeFallbackWarning naming the copies, and the fit is that of solver="cg" named; on the distinct points
+    it keeps "vecchia_direct"."""
+    from graph_regime_problem import graph_params, manifold_problem
+
+    from mvl.solvers.auto import GraphRegimeFallbackWarning
+
+    X, y, Xt = manifold_problem()
+    Xd, yd = np.tile(X, (2, 1)), np.r_[y, np.full(len(y), -1)]
+    kw = graph_params(1e-5, max_memory=3e6, loss="squared", max_iter=50, n_components=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        distinct = MVLLeastSquares(**kw).fit(X, y)
+    assert distinct.solver_ == "vecchia_direct" and distinct.regime_ >= 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        auto = MVLLeastSquares(**kw).fit(Xd, yd)
+    fallback = [str(w.message) for w in caught if issubclass(w.category, GraphRegimeFallbackWarning)]
+    assert auto.solver_ == "cg"
+    assert len(fallback) == 1 and "exact copies" in fallback[0] and 'falling back to "cg"' in fallback[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        named = MVLLeastSquares(**kw, solver="cg").fit(Xd, yd)
+    np.testing.assert_allclose(auto.decision_function(Xt), named.decision_function(Xt), rtol=1e-10, atol=1e-12)

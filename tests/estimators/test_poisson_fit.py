@@ -270,6 +270,14 @@ def test_auto_has_no_size_cap():
     assert chosen(AUTO_STRUCTURED_MAX + 1, kernel="precomputed") == Plan("poisson", "structured")
     assert chosen(AUTO_STRUCTURED_MAX + 1, solver="structured") == Plan("poisson", "structured")
     assert chosen(AUTO_STRUCTURED_MAX + 1, solver="cg") == Plan("squared", "cg")
+    # a class with few labels among many: the class-balanced "squared+poisson", by the same route
+    est = MVLLeastSquares(views=[2, 3])
+    assert source_allowed(est, False, 41, 3, 100 * AUTO_STRUCTURED_MAX, counts=[20, 20, 1]) == "squared+poisson"
+    assert source_allowed(est, False, 60, 3, 100, counts=[20, 20, 20]) is None
+    assert source_allowed(est, True, 41, 3, 100, counts=[20, 20, 1]) is None  # incomplete views: squared
+    for n, solver in ((AUTO_STRUCTURED_MAX, "structured"), (AUTO_STRUCTURED_MAX + 1, "vecchia")):
+        got = plan("auto", Regime("rbf", n, 2, 41, 1e15), "auto", source_allowed="squared+poisson")
+        assert got == Plan("squared+poisson", solver)
 
 
 def _dense_limit_energies(K, L, S, c):

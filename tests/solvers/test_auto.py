@@ -60,3 +60,33 @@ def test_the_graph_regime_falls_back_with_a_warning_only_when_not_even_the_label
         assert choose_solver("auto", "rbf", 100_000, 3, 30, 1e4, regime=lambda: 5e5, graph=(500, 2)) == "nystrom"
     with pytest.warns(GraphRegimeFallbackWarning, match="falling back to \"cg\""):
         assert choose_solver("auto", "rbf", 10_000, 3, 30, 1e4, regime=lambda: 5e5, graph=(100, 2)) == "cg"
+
+
+def test_copies_pass_vecchia_direct_over_for_the_next_ranked_solver():
+    """A solver declaring copies = False ("vecchia_direct", which refuses equal rows) is passed over when the
+    regime has copies: the next by rank that accepts the regime ("cg", "nystrom" beyond AUTO_CG_MAX), with the
+    fallback warning in the graph regime; the copies are computed only when such a solver is reached."""
+    from mvl.solvers import Plan, plan
+    from mvl.solvers.auto import AUTO_CG_MAX, Regime
+    from mvl.solvers.registry import SOLVERS
+
+    assert [name for name, s in SOLVERS.items() if not s.copies] == ["vecchia_direct"]
+
+    def never():
+        raise AssertionError("copies computed although no solver refusing them was reached")
+
+    assert plan("auto", Regime("rbf", 2000, 3, 30, 1e12, measured=5e5, copies=never)) == Plan("squared", "structured")
+    assert plan("auto", Regime("rbf", 10_000, 3, 30, 1e12, measured=5e5, graph=(10, 2), copies=False)) == \
+        Plan("squared", "vecchia_direct")
+    for n, fallback in ((10_000, "cg"), (AUTO_CG_MAX + 1, "nystrom")):
+        with pytest.warns(GraphRegimeFallbackWarning, match=rf'exact copies.*falling back to "{fallback}"'):
+            got = plan("auto", Regime("rbf", n, 3, 30, 1e12, measured=5e5, graph=(10, 2), copies=lambda: True))
+        assert got == Plan("squared", fallback)
+        assert choose_solver("auto", "rbf", n, 3, 30, 1e12, regime=5e5, graph=(10, 2), copies=True) == fallback
+    with warnings.catch_warnings():  # outside the graph regime nothing is lost: no warning
+        warnings.simplefilter("error", GraphRegimeFallbackWarning)
+        assert plan("auto", Regime("rbf", 10_000, 3, 30, 1e12, measured=0.5, graph=(10, 2), copies=True)) == \
+            Plan("squared", "cg")
+    # the few-label terms' solver takes copies
+    assert plan("auto", Regime("rbf", 10_000, 3, 30, 1e12, copies=True), "auto", "squared+poisson") == \
+        Plan("squared+poisson", "vecchia")

@@ -155,28 +155,48 @@ def _missing_views(est, X):
     return any(v.any() and not v.all() for v in nan), empty
 
 
-def _n_labelled_classes(y):
-    """The number of distinct labels among the labelled samples of ``y`` (0 if they cannot be told apart here: the
-    validation of the fit reports it)."""
-    from .base import unlabelled_mask
+def _has_copies(est, X):
+    """Whether a complete feature view of the training input holds exact copies of a sample (equal rows,
+    :func:`mvl.graph.feature_copies`); False for precomputed kernels, views with missing rows (the solvers that
+    refuse copies need complete views anyway) and input that is not numeric (the validation of the fit reports
+    it). Views missing in every sample are left out (the fit drops them)."""
+    from ..graph import feature_copies
+    from .inputs import is_view_list
 
-    if y is None:
-        return 0
+    if est.kernel == "precomputed":
+        return False
     try:
-        ya = np.asarray(y).ravel()
-        return len(np.unique(ya[~unlabelled_mask(ya)]))
-    except (TypeError, ValueError):
-        return 0
+        if is_view_list(X):
+            arrays = [np.asarray(v.to_numpy(dtype=np.float64, na_value=np.nan) if hasattr(v, "to_numpy") else v,
+                                 dtype=np.float64) for v in X]
+        else:
+            A = X.to_numpy(dtype=np.float64, na_value=np.nan) if hasattr(X, "to_numpy") else X
+            A = np.asarray(A, dtype=np.float64)
+            arrays = [A[:, c] for c in est._view_columns(A.shape[1])]
+    except (TypeError, ValueError, IndexError):
+        return False
+    for V in arrays:
+        if V.ndim != 2 or V.size == 0:
+            continue
+        nan = np.isnan(V)
+        if nan.all():
+            continue
+        if nan.any():
+            return False
+        if feature_copies(V) is not None:
+            return True
+    return False
 
 
 def describe(est, X, y, built=None):
-    """(the :class:`mvl.solvers.auto.Regime` of fitting ``est`` on (X, y), whether ``loss="auto"`` may take the
-    few-label term), before any kernel is computed. The graph-regime measure
+    """(the :class:`mvl.solvers.auto.Regime` of fitting ``est`` on (X, y), the few-label term ``loss="auto"`` may
+    take, "poisson", "squared+poisson" or None: :func:`mvl.estimators.poisson_fit.source_allowed`), before any
+    kernel is computed. The graph-regime measure
     (:func:`mvl.solvers.auto.measured_regime`) is a function called at most once, when a choice depends on it; it
     sets ``est.regime_`` and leaves the kernel operator it built in ``built["kernels"]`` for the fit to reuse."""
     from ..solvers.auto import Regime
     from .base import unlabelled_mask
-    from .poisson_fit import source_allowed
+    from .poisson_fit import labelled_class_counts, source_allowed
 
     budget = memory_budget(est)
     n, m = sample_and_view_counts(est, X)
@@ -200,9 +220,12 @@ def describe(est, X, y, built=None):
             return est.regime_
 
     graph = (est._graph(n)[1], est._laplacian_power()) if knn else None
-    allowed = est.loss == "auto" and source_allowed(est, missing, l, _n_labelled_classes(y), n)
+    allowed = None
+    if est.loss == "auto":
+        counts = labelled_class_counts(y)[1]
+        allowed = source_allowed(est, missing, l, len(counts), n, counts)
     fit = Regime(est.kernel, n, m, l, budget, measured=regime, graph=graph, missing=missing, unlabelled=unlabelled,
-                 random_state=est.random_state)
+                 random_state=est.random_state, copies=lambda: _has_copies(est, X))
     return fit, allowed
 
 

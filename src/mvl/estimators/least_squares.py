@@ -112,11 +112,16 @@ class MVLLeastSquares(MVLClassifier):
         ``graph_weights``), gamma_W raised to gamma_A / 1e-5 if smaller with "poisson", the solvers that declare
         these losses ("structured" and "dense" on complete views, "vecchia" at any size and on incomplete views),
         and predict new points by the graph's induction rule (:mod:`mvl.estimators.poisson_fit`). "auto":
-        "poisson" when at most 5 points per class are labelled on average, some are unlabelled and the other
-        parameters allow it (feature views, gamma_W > 0, the graph parameters at their defaults, complete views, a
-        solver that declares the loss; at any size: "structured" up to 5,000 points within the memory budget,
-        "vecchia" beyond), "squared" otherwise (the threshold chosen on validation draws,
-        ``AUTO_LABELS_PER_CLASS`` of :mod:`mvl.estimators.poisson_fit`).
+        "poisson" when at most 5 points per class are labelled on average, "squared+poisson" when a labelled class
+        has at most 5 labels while the largest has at least 4 times as many (the class-balanced sources keep the
+        few-label class, which the squared loss alone lets the others outweigh), in both cases when some points are
+        unlabelled and the other parameters allow it (feature views, gamma_W > 0, the graph parameters at their
+        defaults, complete views, a solver that declares the loss; at any size: "structured" up to 5,000 points
+        within the memory budget, "vecchia" beyond), "squared" otherwise (the thresholds and the unequal classes'
+        term chosen on validation draws, ``AUTO_LABELS_PER_CLASS`` and ``AUTO_UNEQUAL_LOSS`` of
+        :mod:`mvl.estimators.poisson_fit`). Where "auto" keeps the squared loss for such unequal classes
+        (a setting above does not allow the term), a :class:`mvl.exceptions.FewLabelsWarning` names the class, the
+        reason and the fix.
 
     Attributes
     ----------
@@ -260,11 +265,11 @@ class MVLLeastSquares(MVLClassifier):
             problem, result, seconds = fit_route.solve(self, Xs, ys, regime, solver, chosen.loss)
             fit_route.apply_result(self, Xs, problem, result, solver, seconds)
             self.centres_, self.n_train_ = nodes, regime.n
-            return self
-        problem, result, seconds = fit_route.solve(self, X, y, regime, solver, chosen.loss, built)
-        fit_route.apply_result(self, X, problem, result, solver, seconds)
+        else:
+            problem, result, seconds = fit_route.solve(self, X, y, regime, solver, chosen.loss, built)
+            fit_route.apply_result(self, X, problem, result, solver, seconds)
         if self.loss == "auto" and chosen.loss == "squared":
-            _warn_few_labelled_class(self, y, regime.missing)
+            _warn_few_labelled_class(self, y, regime)
         return self
 
     def decision_function(self, X):
@@ -278,34 +283,39 @@ class MVLLeastSquares(MVLClassifier):
         return rule.decision(self, X)
 
 
-def _warn_few_labelled_class(est, y, missing):
-    """:class:`mvl.exceptions.FewLabelsWarning` after ``loss="auto"`` chose the squared loss (labels per class above
-    ``AUTO_LABELS_PER_CLASS`` on average) while a labelled class has at most that many and the largest at least 4
-    times its count, when the few-label terms could be used instead (feature views, gamma_W > 0, the graph
-    parameters at their defaults, complete views). Measured (``benchmarks/probe_route_checks.py``): 3,000 points
-    labelled 20 / 20 / 1 per class, squared loss accuracy 0.643 and recall 0.005 of the one-label class; weighting
-    the classes' squared losses alike (l / (P l_c)) 0.668 and 0.08; loss="squared+poisson" 0.985 and 0.985 (its
-    centred sources weigh every class alike)."""
+def _warn_few_labelled_class(est, y, regime):
+    """:class:`mvl.exceptions.FewLabelsWarning` after ``loss="auto"`` kept the squared loss while a labelled class has
+    at most ``AUTO_LABELS_PER_CLASS`` labels and the largest at least ``AUTO_UNEQUAL_RATIO`` times its count
+    (:func:`mvl.estimators.poisson_fit.few_labelled_class`), where "auto" takes the class-balanced few-label term
+    when it may: here the settings did not allow it (:func:`mvl.estimators.poisson_fit.source_refusal`) or the named
+    solver does not carry it. The warning names the class, the reason and the fix. Measured
+    (``benchmarks/bench_few_labelled_class.py``): 3,000 points labelled 20 / 20 / 1 per class, squared loss
+    accuracy 0.643 and recall 0.005 of the one-label class; weighting the classes' squared losses alike
+    (l / (P l_c)) 0.668 and 0.08; loss="squared+poisson" 0.985 and 0.985 (its centred sources weigh every class
+    alike)."""
     import warnings
 
-    from ..estimators.base import unlabelled_mask
     from ..exceptions import FewLabelsWarning
-    from .poisson_fit import AUTO_LABELS_PER_CLASS, GRAPH_PARAMETERS, is_default
+    from .poisson_fit import AUTO_UNEQUAL_LOSS, few_labels_message, source_refusal
 
-    if est.kernel == "precomputed" or est.gamma_W <= 0 or missing or \
-            not all(is_default(est, name) for name in GRAPH_PARAMETERS):
-        return
-    ya = np.asarray(y, dtype=object).ravel()
-    labels, counts = np.unique(np.asarray(y)[~unlabelled_mask(ya)], return_counts=True)
-    if labels.size < 2 or counts.min() > AUTO_LABELS_PER_CLASS or 4 * counts.min() > counts.max():
-        return
-    few = labels[counts == counts.min()]
-    names = ", ".join(repr(v) for v in np.asarray(few).tolist())
-    warnings.warn(f"{type(est).__name__}: class {names} has {counts.min()} labelled sample(s) against "
-                  f"{counts.max()} for the largest class; loss=\"auto\" chose the squared loss ({counts.mean():.3g} "
-                  f"labels per class on average), under which so few labels among many can be outweighed and the "
-                  f"class hardly predicted. Set loss=\"squared+poisson\" (or \"poisson\"): its centred source term "
-                  f"weighs every class alike", FewLabelsWarning, stacklevel=3)
+    why = source_refusal(est, regime.missing, regime.l, regime.n)
+    if why == "every training point is labelled":
+        return  # no graph to carry the sources: the term does not apply
+    if why is None:
+        why = f'solver="{est.solver_}" carries only the squared loss'
+        fix = f'Use solver="auto" (or one that carries loss="{AUTO_UNEQUAL_LOSS}") for the class-balanced term.'
+    elif why == 'kernel="precomputed"':
+        fix = (f'Set loss="{AUTO_UNEQUAL_LOSS}" (or "poisson"): its centred source term weighs every class alike '
+               "(with precomputed kernels its graph is that of the kernels' distance, not validated).")
+    elif why == "gamma_W = 0":
+        fix = (f'Set gamma_W > 0 (e.g. the default 1e-2) and loss="{AUTO_UNEQUAL_LOSS}" (or "poisson"): its '
+               "centred source term on the graph weighs every class alike.")
+    else:
+        fix = (f'Set loss="{AUTO_UNEQUAL_LOSS}" (or "poisson"): its centred source term weighs every class alike '
+               "(on a graph of its own).")
+    message = few_labels_message(est, y, f'loss="auto" kept the squared loss because {why}', fix)
+    if message is not None:  # stacklevel: this function, fit, scikit-learn's fit wrapper, the caller
+        warnings.warn(message, FewLabelsWarning, stacklevel=4)
 
 
 LINEAR_SCALE_RATIO = 1e12

@@ -323,6 +323,7 @@ class MVLLeastSquaresCV(MultiViewClassifier):
                   for g in (self._gammas_B(incomplete), self.gammas_W))
         gA = self._share_gammas(X, y, graphs, gB, gW) if isinstance(self.gammas_A, str) else \
             np.atleast_1d(np.asarray(self.gammas_A, dtype=np.float64)).tolist()
+        _warn_few_labelled_class(self, y)
         folds = self._folds(y)
         shape = (len(graphs), len(gA), len(gB), len(gW))
         scores = np.empty(shape + (len(folds),))
@@ -378,3 +379,22 @@ class MVLLeastSquaresCV(MultiViewClassifier):
         """Per-view outputs f^i(v) (t, m, P) of ``best_estimator_``."""
         check_is_fitted(self)
         return self.best_estimator_.view_decision_function(X)
+
+
+def _warn_few_labelled_class(est, y):
+    """:class:`mvl.exceptions.FewLabelsWarning` when a labelled class of ``y`` has few labels among many
+    (:func:`mvl.estimators.poisson_fit.few_labelled_class`) and some points are unlabelled: the cross-validation
+    selects and refits the squared loss, whose folds can hardly hold such a class, where MVL-LS's default takes the
+    class-balanced few-label term."""
+    import warnings
+
+    from ..exceptions import FewLabelsWarning
+    from .poisson_fit import AUTO_UNEQUAL_LOSS, few_labels_message
+
+    if not unlabelled_mask(y).any():
+        return
+    message = few_labels_message(est, y, f"{type(est).__name__} cross-validates the squared loss",
+                                 f'Fit MVLLeastSquares() with its defaults, which need no validation: loss="auto" '
+                                 f'takes the class-balanced few-label term here (loss="{AUTO_UNEQUAL_LOSS}").')
+    if message is not None:
+        warnings.warn(message, FewLabelsWarning, stacklevel=4)  # this function, fit, the fit wrapper, the caller

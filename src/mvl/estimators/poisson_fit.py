@@ -1,8 +1,8 @@
 """The settings of the Poisson-type data terms of :class:`mvl.MVLLeastSquares` (``loss="poisson"``,
-``"squared+poisson"``, and ``"auto"`` at few labels). The term and its system are derived in
-:mod:`mvl.solvers.poisson` and solved by the registered solvers that declare these losses (``losses``:
-"structured", O(m n^3); "vecchia", the kernels' sparse Vecchia precision at any size and on incomplete views,
-:mod:`mvl.solvers.poisson_sparse`; "dense", the textbook reference); the fit goes the one route of
+``"squared+poisson"``, and ``"auto"`` at few labels per class or for a class with few labels among many). The term
+and its system are derived in :mod:`mvl.solvers.poisson` and solved by the registered solvers that declare these
+losses (``losses``: "structured", O(m n^3); "vecchia", the kernels' sparse Vecchia precision at any size and on
+incomplete views, :mod:`mvl.solvers.poisson_sparse`; "dense", the textbook reference); the fit goes the one route of
 :mod:`mvl.estimators.fit_route` (the graph built there, :class:`mvl.solvers.problem.SourceTerm`), new points are
 scored by :class:`mvl.solvers.rules.SourceRule`; the graph and the out-of-sample rule are in
 :mod:`mvl.selftuned_graph`. ``solver="auto"`` (:func:`mvl.solvers.auto.plan`) takes "structured" up to
@@ -89,9 +89,10 @@ The class of an output is the argmax after the degree-weighted shift of :func:`m
 
 from __future__ import annotations
 
-__all__ = ["LOSSES", "AUTO_LABELS_PER_CLASS", "POISSON_NEIGHBORS", "POISSON_RATIO", "resolve_loss",
-           "source_allowed", "GRAPH_PARAMETERS", "poisson_gammas", "SOURCE_SHARE", "KERNEL_SHARE_MAX",
-           "VARIANCE_FLOOR", "LIMIT_SHIFT", "kernel_share", "graph_limit", "source_energies",
+__all__ = ["LOSSES", "AUTO_LABELS_PER_CLASS", "AUTO_UNEQUAL_RATIO", "AUTO_UNEQUAL_LOSS", "POISSON_NEIGHBORS",
+           "POISSON_RATIO", "few_labelled_class", "resolve_loss", "source_refusal", "source_allowed",
+           "GRAPH_PARAMETERS", "poisson_gammas", "few_labels_message", "labelled_class_counts", "SOURCE_SHARE",
+           "KERNEL_SHARE_MAX", "VARIANCE_FLOOR", "LIMIT_SHIFT", "kernel_share", "graph_limit", "source_energies",
            "source_ratio"]
 
 LOSSES = ("auto", "squared", "poisson", "squared+poisson")
@@ -101,7 +102,18 @@ LOSSES = ("auto", "squared", "poisson", "squared+poisson")
 AUTO_LABELS_PER_CLASS = 5
 """``loss="auto"``: the Poisson-type term when the labelled points are at most this many per class on average
 (l / P) and some points are unlabelled, the squared loss otherwise (chosen on validation draws:
-``docs/guide/few_labels.md``)."""
+``docs/guide/few_labels.md``); also the most labels of a class that :func:`few_labelled_class` calls few."""
+
+AUTO_UNEQUAL_RATIO = 4
+"""``loss="auto"`` with unequal labelled classes (:func:`few_labelled_class`): a class with at most
+:data:`AUTO_LABELS_PER_CLASS` labels while the largest has at least this many times as many."""
+
+AUTO_UNEQUAL_LOSS = "squared+poisson"
+"""The data term of ``loss="auto"`` for unequal labelled classes (:func:`few_labelled_class`) above
+:data:`AUTO_LABELS_PER_CLASS` labels per class on average: the squared loss plus the class-balanced source term,
+whose centred sources weigh every class alike (:func:`mvl.solvers.poisson.source_weights`), where the squared loss
+alone lets the few labels be outweighed. Chosen over "poisson" on validation draws
+(``benchmarks/bench_few_labelled_class.py validate``, seeds 100-104, never the reported ones)."""
 
 POISSON_NEIGHBORS = 10
 """k of the Poisson-type fit's self-tuned graph (graphlearning's default; the point itself counted)."""
@@ -110,26 +122,62 @@ POISSON_RATIO = 1e-5
 """The validated gamma_A / gamma_W of the source term (``benchmarks/bench_poisson.py validate``)."""
 
 
-def resolve_loss(loss, n_labelled, n_classes, n, supported=True):
-    """The data term of a fit on the label counts alone: ``loss`` itself, or for "auto" "poisson" when n_labelled /
-    n_classes <= :data:`AUTO_LABELS_PER_CLASS`, n_labelled < n (some points unlabelled) and ``supported``, else
-    "squared"."""
+def few_labelled_class(counts):
+    """Whether labelled class counts ``counts`` (one entry per labelled class) are that unequal: at least two
+    classes, the smallest with at most :data:`AUTO_LABELS_PER_CLASS` labels and the largest with at least
+    :data:`AUTO_UNEQUAL_RATIO` times as many."""
+    import numpy as np
+
+    counts = np.asarray(counts if counts is not None else (), dtype=np.int64).ravel()
+    if counts.size < 2 or counts.min() < 1:
+        return False
+    return bool(counts.min() <= AUTO_LABELS_PER_CLASS and counts.max() >= AUTO_UNEQUAL_RATIO * counts.min())
+
+
+def resolve_loss(loss, n_labelled, n_classes, n, supported=True, counts=None):
+    """The data term of a fit on the label counts alone: ``loss`` itself, or for "auto", when some points are
+    unlabelled (n_labelled < n) and ``supported``: "poisson" when n_labelled / n_classes <=
+    :data:`AUTO_LABELS_PER_CLASS`, else :data:`AUTO_UNEQUAL_LOSS` when the labelled class counts ``counts`` are
+    unequal (:func:`few_labelled_class`), else "squared"."""
     if loss != "auto":
         return loss
-    few = n_labelled <= AUTO_LABELS_PER_CLASS * max(n_classes, 1)
-    return "poisson" if few and n_labelled < n and supported else "squared"
+    if not (n_labelled < n and supported):
+        return "squared"
+    if n_labelled <= AUTO_LABELS_PER_CLASS * max(n_classes, 1):
+        return "poisson"
+    return AUTO_UNEQUAL_LOSS if few_labelled_class(counts) else "squared"
 
 
-def source_allowed(est, has_missing_views, n_labelled, n_classes, n):
-    """Whether ``loss="auto"`` may take the Poisson-type term for ``est`` (:func:`mvl.solvers.auto.plan` then
-    tries it first, with a solver that declares it): few labels with some unlabelled points (:func:`resolve_loss`),
-    feature views (the validated graph and induction rule; with precomputed kernels the graph would come from the
-    kernels' distance and new points from the representer rule, neither validated), a graph term (gamma_W > 0)
-    built from the data with the default graph parameters (:data:`GRAPH_PARAMETERS` untouched: the Poisson-type
-    terms use a graph of their own) and complete views. Otherwise the user's setting is one of the squared loss."""
-    graph_untouched = all(is_default(est, name) for name in GRAPH_PARAMETERS)
-    supported = est.kernel != "precomputed" and graph_untouched and est.gamma_W > 0 and not has_missing_views
-    return resolve_loss("auto", n_labelled, n_classes, n, supported) == "poisson"
+def source_refusal(est, has_missing_views, n_labelled, n):
+    """Why ``loss="auto"`` may not take a Poisson-type term for ``est`` (a phrase), or None when it may: every point
+    labelled (the term needs unlabelled points), precomputed kernels (the graph would come from the kernels'
+    distance and new points from the representer rule, neither validated), gamma_W = 0 (no graph term), a graph
+    parameter set (:data:`GRAPH_PARAMETERS`: the Poisson-type terms use a graph of their own), incomplete views."""
+    if n_labelled >= n:
+        return "every training point is labelled"
+    if est.kernel == "precomputed":
+        return 'kernel="precomputed"'
+    if not est.gamma_W > 0:
+        return "gamma_W = 0"
+    touched = [name for name in GRAPH_PARAMETERS if not is_default(est, name)]
+    if touched:
+        return f"{', '.join(touched)} {'is' if len(touched) == 1 else 'are'} set"
+    if has_missing_views:
+        return "views are missing"
+    return None
+
+
+def source_allowed(est, has_missing_views, n_labelled, n_classes, n, counts=None):
+    """The Poisson-type term ``loss="auto"`` may take for ``est`` ("poisson" or "squared+poisson",
+    :func:`resolve_loss` on the label counts; :func:`mvl.solvers.auto.plan` then tries it first, with a solver
+    that declares it), or None: the squared loss. The term needs few labels (on average, or in a class among many:
+    :func:`few_labelled_class`, ``counts`` the labelled class counts) with some unlabelled points, feature views
+    (the validated graph and induction rule), a graph term (gamma_W > 0) built from the data with the default graph
+    parameters (:data:`GRAPH_PARAMETERS` untouched: the Poisson-type terms use a graph of their own) and complete
+    views (:func:`source_refusal`). Otherwise the user's setting is one of the squared loss."""
+    supported = source_refusal(est, has_missing_views, n_labelled, n) is None
+    loss = resolve_loss("auto", n_labelled, n_classes, n, supported, counts)
+    return None if loss == "squared" else loss
 
 
 GRAPH_PARAMETERS = ("laplacian", "n_neighbors", "laplacian_power", "graph_weights", "between_weights")
@@ -172,7 +220,7 @@ def kernel_share(problem, result):
     F_p = K^p a_p the node values (those of the sparse fit, ``result.details.values``, when it has them)."""
     import numpy as np
 
-    from ..solvers.poisson_sparse import _views_of
+    from ..solvers.poisson_sparse import views_of
 
     A = result.coef
     m = A.shape[0]
@@ -180,7 +228,7 @@ def kernel_share(problem, result):
     if values is None:
         values = np.stack([problem.kernels[p] @ A[p] for p in range(m)])
     L = problem.source.laplacian
-    idx = _views_of(problem.mask, A.shape[1], m)
+    idx = views_of(problem.mask, A.shape[1], m)
     E_K = E_W = 0.0
     for p, ix in enumerate(idx):
         F = values[p][ix]
@@ -261,14 +309,14 @@ def source_energies(kernels, laplacian, S, c, mask=None, neighbours=None, random
     import numpy as np
 
     from ..kernel_blocks import ViewKernels
-    from ..solvers.poisson_sparse import _views_of, view_vecchia_factors
+    from ..solvers.poisson_sparse import views_of, view_vecchia_factors
     from ..solvers.vecchia import VECCHIA_NEIGHBOURS
 
     if isinstance(kernels, np.ndarray):
         kernels = ViewKernels(gram=kernels)
     c = np.asarray(c, dtype=np.float64)
     m, n = len(c), kernels.n
-    idx = _views_of(mask, n, m)
+    idx = views_of(mask, n, m)
     q = VECCHIA_NEIGHBOURS if neighbours is None else int(neighbours)
     if factors is None:
         factors = view_vecchia_factors(kernels, idx, q, random_state)
@@ -297,3 +345,37 @@ def source_ratio(E_W, E_K, share=None):
     if not E_K > 0:
         return POISSON_RATIO
     return min(POISSON_RATIO, share * E_W / E_K)
+
+
+def few_labels_message(est, y, what, fix):
+    """The :class:`mvl.exceptions.FewLabelsWarning` text of a fit of ``est`` on labels ``y`` (all the training
+    labels, -1 unlabelled, or the labelled ones) whose data term does not weigh the classes alike while a labelled
+    class has few labels among many (:func:`few_labelled_class`): the class, its count against the largest's,
+    ``what`` was fitted (a phrase: why not the few-label term) and ``fix``; None when the classes are not that
+    unequal."""
+    import numpy as np
+
+    labels, counts = labelled_class_counts(y)
+    if not few_labelled_class(counts):
+        return None
+    few = labels[counts == counts.min()]
+    names = ", ".join(repr(v) for v in np.asarray(few).tolist())
+    return (f"{type(est).__name__}: class {names} has {counts.min()} labelled sample(s) against {counts.max()} for "
+            f"the largest class, so few that they can be outweighed and the class hardly predicted: {what}. {fix}")
+
+
+def labelled_class_counts(y):
+    """(the distinct labels among the labelled samples of ``y``, their counts); empty arrays if they cannot be told
+    apart here (the validation of the fit reports it)."""
+    import numpy as np
+
+    from .base import unlabelled_mask
+
+    empty = (np.array([]), np.array([], dtype=np.int64))
+    if y is None:
+        return empty
+    try:
+        ya = np.asarray(y).ravel()
+        return np.unique(ya[~unlabelled_mask(ya)], return_counts=True)
+    except (TypeError, ValueError):
+        return empty

@@ -16,7 +16,8 @@ from .dense import dense_bytes  # noqa: F401  (the memory estimates sit beside t
 __all__ = ["choose_solver", "plan", "Plan", "Regime", "graph_regime_fits",
            "AUTO_STRUCTURED_MAX", "AUTO_CG_MAX", "GRAPH_REGIME", "NYSTROM_SAMPLE", "regime_ratio",
            "nystrom_missed", "measured_regime", "vecchia_direct_bytes", "vecchia_direct_nodes",
-           "GraphRegimeFallbackWarning", "warn_incomplete_graph_regime", "incomplete_graph_regime_warning"]
+           "GraphRegimeFallbackWarning", "warn_incomplete_graph_regime", "incomplete_graph_regime_warning",
+           "copies_graph_regime_warning"]
 
 
 #: solver="auto" on feature views: the structured solver up to this many training points (if its memory fits),
@@ -86,16 +87,26 @@ class Regime:
     """What solver="auto" knows of a fit when it chooses (the argument of each solver's ``auto_accepts``): ``kernel``
     (the estimator's kernel, e.g. "precomputed"), ``n`` points, ``m`` views, ``l`` labels, ``max_memory`` bytes,
     ``graph`` ((n_neighbors, laplacian_power) of the kNN graphs, or None), ``loss`` and ``missing`` (incomplete
-    views), and ``measured``, the graph-regime measure, computed on first use when given as a function. For the
+    views), ``measured``, the graph-regime measure, and ``copies``, whether a training view holds exact copies of
+    a sample (equal rows), each computed on first use when given as a function. For the
     solvers' :meth:`~mvl.solvers.problem.Solver.subsample`: ``unlabelled`` (bool (n,), True at the unlabelled
     training points, or None) and ``random_state`` (the estimator's seed)."""
 
     def __init__(self, kernel, n, m, l, max_memory, measured=None, graph=None, loss="squared", missing=False,
-                 unlabelled=None, random_state=None):
+                 unlabelled=None, random_state=None, copies=False):
         self.kernel, self.n, self.m, self.l, self.max_memory = kernel, n, m, l, max_memory
         self.graph, self.loss, self.missing = graph, loss, missing
         self.unlabelled, self.random_state = unlabelled, random_state
         self._measured = measured
+        self._copies = copies
+
+    @property
+    def copies(self):
+        """Whether a training view holds exact copies of a sample (equal rows), computed once if it was given as a
+        function (a solver that declares ``copies = False`` is then passed over by solver="auto")."""
+        if callable(self._copies):
+            self._copies = bool(self._copies())
+        return self._copies
 
     @property
     def measured(self):
@@ -138,7 +149,8 @@ def graph_regime_fits(regime):
     return False
 
 
-def choose_solver(solver, kernel, n, m, l, max_memory, regime=None, graph=None, loss="squared", missing=False):
+def choose_solver(solver, kernel, n, m, l, max_memory, regime=None, graph=None, loss="squared", missing=False,
+                  copies=False):
     """The solver "auto" stands for, read from the registered solvers' declarations (:mod:`mvl.solvers.registry`):
     among those with an ``auto_rank`` (not None) that declare ``loss`` in their ``losses`` and, when ``missing``
     (incomplete views), ``missing_views``, the first by increasing rank whose ``auto_accepts`` takes the
@@ -149,17 +161,28 @@ def choose_solver(solver, kernel, n, m, l, max_memory, regime=None, graph=None, 
     :data:`mvl.solvers.auto.GRAPH_REGIME`), or a function of no arguments that computes it, called only when a
     solver's ``auto_accepts`` reads it; None when there is no sparse graph term (or incomplete views: the graph
     solvers need complete views; MVLLeastSquares measures the regime there and warns,
-    :func:`warn_incomplete_graph_regime`). ``graph``: (n_neighbors, laplacian_power) of the kNN graphs. A solver
-    name other than "auto" is returned as it is. ValueError if no registered solver accepts the regime."""
+    :func:`warn_incomplete_graph_regime`). ``graph``: (n_neighbors, laplacian_power) of the kNN graphs.
+    ``copies``: whether a training view holds exact copies of a sample (or a function that says it), which a solver
+    declaring ``copies = False`` does not take. A solver name other than "auto" is returned as it is. ValueError if
+    no registered solver accepts the regime."""
     if solver != "auto":
         return solver
-    fit = Regime(kernel, n, m, l, max_memory, measured=regime, graph=graph, loss=loss, missing=missing)
+    fit = Regime(kernel, n, m, l, max_memory, measured=regime, graph=graph, loss=loss, missing=missing,
+                 copies=copies)
     ranked = _ranked(loss, missing)
     for candidate in ranked:  # a loop here, not in a helper: the fallback warning's stacklevel counts the frames
+        if _refuses_copies(candidate, fit):
+            continue
         if candidate.auto_accepts(fit):
             return candidate.name
     raise ValueError(f'solver="auto": no registered solver accepts {fit!r} (ranked: '
                      f'{[s.name for s in ranked]}); name a solver')
+
+
+def _refuses_copies(solver, regime):
+    """Whether ``solver`` declares it does not take copies of training points (``copies``) and ``regime`` has them
+    (computed only for such a solver)."""
+    return not getattr(solver, "copies", True) and regime.copies
 
 
 def _ranked(loss, missing):
@@ -184,21 +207,24 @@ def plan(solver, regime, loss="squared", source_allowed=False):
     """The :class:`Plan` of a fit: loss and solver chosen together from the registered solvers' declarations and
     ``regime`` (:class:`Regime`; its ``loss`` is set to each loss tried).
 
-    The losses tried, in order: ``loss`` itself, or for ``loss="auto"`` the Poisson-type term "poisson" first when
-    ``source_allowed`` (few labels and the estimator's settings allow it,
-    :func:`mvl.estimators.poisson_fit.source_allowed`), then "squared". A named ``solver`` keeps its name, with the
+    The losses tried, in order: ``loss`` itself, or for ``loss="auto"`` the Poisson-type term first when
+    ``source_allowed`` says so (:func:`mvl.estimators.poisson_fit.source_allowed`: the term's name, "poisson" at
+    few labels per class, "squared+poisson" for a class with few labels among many; True stands for "poisson"),
+    then "squared". A named ``solver`` keeps its name, with the
     first of those losses it carries (the estimator then checks its declarations). ``solver="auto"``: for each loss
     in turn, the first solver of
     :func:`choose_solver`'s order that carries it and the view layout and accepts the regime; when none accepts the
     last loss, the first ranked solver that carries it (the estimator names what it lacks), ValueError if none
-    does. A solver passed over for the view layout (incomplete views) before the chosen one may warn what it would
-    have taken (its ``auto_fallback``: "vecchia_direct" in the measured graph regime). The registered declarations
+    does. A solver passed over for the view layout (incomplete views, or exact copies of training points where it
+    declares ``copies = False``: "vecchia_direct") before the chosen one may warn what it would have taken (its
+    ``auto_fallback``: "vecchia_direct" in the measured graph regime). The registered declarations
     give, for few labels: "structured" (precomputed kernels, or feature views up to :data:`AUTO_STRUCTURED_MAX`
     points within the memory budget), beyond it and on incomplete views "vecchia" (:mod:`mvl.solvers.poisson_sparse`,
     any size)."""
     from .registry import get_solver
 
-    losses = (loss,) if loss != "auto" else (("poisson", "squared") if source_allowed else ("squared",))
+    source = "poisson" if source_allowed is True else (source_allowed or None)
+    losses = (loss,) if loss != "auto" else ((source, "squared") if source else ("squared",))
     if solver != "auto":
         chosen = get_solver(solver)
         return Plan(next((x for x in losses if x in chosen.losses), losses[-1]), chosen.name)
@@ -209,7 +235,7 @@ def plan(solver, regime, loss="squared", source_allowed=False):
         regime.loss = x
         ranked, passed = [], []
         for candidate in _ranked(x, False):  # inline, as in choose_solver (the fallback warning's stacklevel)
-            if regime.missing and not takes_missing_views(candidate, x):
+            if (regime.missing and not takes_missing_views(candidate, x)) or _refuses_copies(candidate, regime):
                 passed.append(candidate)  # the view layout: it may say what it would have done
                 continue
             ranked.append(candidate)
@@ -302,6 +328,18 @@ def incomplete_graph_regime_warning(regime, fallback):
         f'stalls and "nystrom" cannot follow the graph, but "vecchia_direct" needs complete views; falling back to '
         f'"{fallback}". Impute the missing views, fit on the samples that have every view, or use '
         'solver="structured" (exact with missing views, O(sum_p n_p^2) memory) if it fits max_memory.')
+
+
+def copies_graph_regime_warning(regime, fallback):
+    """The :class:`GraphRegimeFallbackWarning` of training views with exact copies of a sample in the measured graph
+    regime (``regime`` the measure), where "vecchia_direct" would be the choice but needs distinct points;
+    ``fallback`` the solver taken."""
+    return GraphRegimeFallbackWarning(
+        f'solver="auto": the graph regime (measured {regime:.3g} >= {GRAPH_REGIME:g}) with exact copies of training '
+        f'points (equal rows in a view), where "cg" stalls and "nystrom" cannot follow the graph, but '
+        f'"vecchia_direct" needs distinct points; falling back to "{fallback}". Drop the duplicate rows '
+        '(np.unique(X, axis=0), keeping a labelled copy), or use solver="graph" (exact in the graph regime, copies '
+        'count as one point).')
 
 
 def warn_incomplete_graph_regime(regime, n):

@@ -78,7 +78,7 @@ from scipy.sparse import linalg as sla
 from .problem import Solver, SolverResult
 
 __all__ = ["FACTORISATIONS", "available_factorisation", "restrict_laplacians", "sparse_poisson_operator",
-           "poisson_rhs", "view_vecchia_factors", "SparsePoissonFit", "solve_poisson_sparse", "objective",
+           "poisson_rhs", "views_of", "view_vecchia_factors", "SparsePoissonFit", "solve_poisson_sparse", "objective",
            "VecchiaPoissonSolver"]
 
 FACTORISATIONS = ("cholespy", "qdldl", "splu")
@@ -101,7 +101,9 @@ def available_factorisation(preferred=None):
     return "splu"  # pragma: no cover
 
 
-def _views_of(mask, n, m):
+def views_of(mask, n, m):
+    """The sample indices of each view: every sample when ``mask`` is None, else those whose row of the (n, m)
+    presence mask has the view."""
     if mask is None:
         return [np.arange(n)] * m
     mask = np.asarray(mask, dtype=bool)
@@ -378,7 +380,7 @@ def solve_poisson_sparse(kernels, labelled, Y_L, c, gamma_A, gamma_B, gamma_W, l
     labelled = np.asarray(labelled)
     Y_L = np.asarray(Y_L, dtype=np.float64)
     l, P = Y_L.shape
-    idx = _views_of(mask, n, m)
+    idx = views_of(mask, n, m)
     Ct = None if mask is None else combination_weights(c, mask)
     q = VECCHIA_NEIGHBOURS if neighbours is None else int(neighbours)
     method = available_factorisation(factorisation)

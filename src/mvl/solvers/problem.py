@@ -5,7 +5,8 @@ A solver declares what it needs and handles, so that an estimator's checks read 
 a kernel operator and the sparse operator M of :mod:`mvl.solvers.system`, never an n x n array; False: the dense
 (m, n, n) kernels and Laplacians), ``exact`` (Theorem 10's solution to ``tol``, or an approximation),
 ``missing_views`` (it takes incomplete views), ``sparse_graph`` (gamma_W > 0 needs a sparse kNN graph),
-``nystrom_basis`` (it needs Nystrom centres), ``keeps_kernels`` (the Gram matrices may be kept within the memory
+``nystrom_basis`` (it needs Nystrom centres), ``copies`` (it takes exact copies of a training point),
+``keeps_kernels`` (the Gram matrices may be kept within the memory
 budget), ``optc`` (it serves MVL-LS-optC's f-step) and ``direct`` (one factorisation: its residual is checked
 against ``tol``). Each solver also declares ``losses``, ``auto_rank`` and
 ``auto_accepts`` (:func:`mvl.solvers.registry.register`, which refuses a solver missing any of them);
@@ -175,6 +176,9 @@ class Solver:
     nystrom_basis = False
     keeps_kernels = True
     optc = False
+    copies = True
+    """Whether it takes exact copies of a training point (equal rows in a view); False: solver="auto" passes it
+    over when the training views hold copies (:attr:`mvl.solvers.auto.Regime.copies`), as for the view layout."""
     threads = None
     """BLAS and OpenMP threads of the estimator's set-up and solve with this solver (threadpoolctl): None as the
     environment allows; 1 where the products and neighbour searches are small (extra threads only contend for the
@@ -195,8 +199,8 @@ class Solver:
         return None
 
     def auto_fallback(self, regime, chosen):
-        """A warning for solver="auto" to issue when it passed this solver over for the view layout and took
-        ``chosen`` (a name), or None."""
+        """A warning for solver="auto" to issue when it passed this solver over for the view layout (incomplete
+        views, ``missing_views``; copies of training points, ``copies``) and took ``chosen`` (a name), or None."""
         return None
 
     def subsample(self, regime):

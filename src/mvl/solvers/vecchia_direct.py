@@ -611,6 +611,7 @@ class VecchiaDirectSolver(Solver):
     operator = True
     direct = True
     auto_rank = 1
+    copies = False  # Vecchia's precision of equal points is singular (_refuse_copies): "auto" passes it over
     exact = False
     keeps_kernels = False
     threads = 1  # q x q blocks, kNN searches: threads only contend (22 s CPU against 3 s at 8,000 points, loaded)
@@ -626,13 +627,16 @@ class VecchiaDirectSolver(Solver):
         return graph_regime_fits(regime)
 
     def auto_fallback(self, regime, chosen):
-        """On incomplete views in the measured graph regime, the :class:`mvl.solvers.auto.GraphRegimeFallbackWarning`
-        that names the measure and ``chosen`` (this solver needs complete views), else None."""
-        from .auto import incomplete_graph_regime_warning
+        """On incomplete views or exact copies of training points in the measured graph regime, the
+        :class:`mvl.solvers.auto.GraphRegimeFallbackWarning` that names the measure and ``chosen`` (this solver
+        needs complete views and distinct points), else None."""
+        from .auto import copies_graph_regime_warning, incomplete_graph_regime_warning
 
         if regime.kernel == "precomputed" or not regime.graph_regime:
             return None
-        return incomplete_graph_regime_warning(regime.measured, chosen)
+        if regime.missing:
+            return incomplete_graph_regime_warning(regime.measured, chosen)
+        return copies_graph_regime_warning(regime.measured, chosen)
 
     def subsample(self, regime):
         """The node subsample within the budget (:func:`mvl.solvers.vecchia_nodes.subsample_nodes`), None when all
