@@ -540,10 +540,14 @@ def test_gamma_B_auto_is_0_on_complete_views_and_couples_incomplete_ones():
 
 
 @signal_free
-def test_auto_gamma_A_is_the_paper_value_outside_vecchia_direct():
+def test_auto_gamma_A_is_the_paper_value_outside_vecchia_direct(monkeypatch):
     """gamma_A="auto" (the default) resolves to 1e-5 for every solver but "vecchia_direct": the same coefficients as
-    gamma_A=1e-5, and gamma_A_ holds the value used; a number is used as given."""
+    gamma_A=1e-5, and gamma_A_ holds the value used; a number is used as given. (loss="poisson": with the scale
+    rule's re-solve off, KERNEL_SHARE_MAX = inf; the rule is tested in test_poisson_fit.)"""
+    import mvl.estimators.poisson_fit as pf
     from mvl.estimators.base import AUTO_GAMMA_A
+
+    monkeypatch.setattr(pf, "KERNEL_SHARE_MAX", np.inf)
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 6))

@@ -418,9 +418,10 @@ def test_auto_gamma_A_keeps_the_validated_ratio(case):
 
 
 def test_a_second_dense_solve_that_misses_tol_is_solved_in_node_values(monkeypatch):
-    """When the dense second solve of the scale rule misses tol (forced here), the fit takes the node-value system of
-    mvl.solvers.poisson_sparse on the same Gram matrices (Vecchia made exact, q = n - 1): its training outputs are
-    the dense textbook solution's C K a at the rule's gamma_A, its residual within tol, no warning; solver_ names it."""
+    """When the dense second solve of the scale rule misses tol (forced here), solver="auto" takes the node-value
+    system of mvl.solvers.poisson_sparse on the same Gram matrices (Vecchia made exact, q = n - 1): its training
+    outputs are the dense textbook solution's C K a at the rule's gamma_A, its residual within tol, no warning;
+    solver_ names it."""
     import warnings
     from dataclasses import replace
 
@@ -450,7 +451,7 @@ def test_a_second_dense_solve_that_misses_tol_is_solved_in_node_values(monkeypat
     monkeypatch.setattr(structured, "solve", missing_tol)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        est = MVLLeastSquares(views=[12, 12, 12], loss="poisson", solver="structured").fit(X, yy)
+        est = MVLLeastSquares(views=[12, 12, 12], loss="poisson").fit(X, yy)  # solver "auto"
     assert est.gamma_A_ < AUTO_GAMMA_A and est.residual_ <= est.tol and est._source_scale[1] is not None
     assert est.solver_ == "vecchia"  # what solved it, named
     K, L, c = seen["K"], seen["L"], seen["c"]
@@ -460,3 +461,27 @@ def test_a_second_dense_solve_that_misses_tol_is_solved_in_node_values(monkeypat
                       balanced=True)
     F_ref = np.einsum("p,pnk->nk", c, np.stack([K[p] @ ref[p] for p in range(3)]))
     np.testing.assert_allclose(est._rule.outputs, F_ref, rtol=0, atol=1e-4 * np.abs(F_ref).max())
+
+
+def test_a_named_dense_solver_keeps_the_first_fit_when_the_second_solve_misses_tol(monkeypatch):
+    """solver="structured" named: a second solve of the scale rule that misses tol (forced here) is not replaced by
+    another solver; the fit of the validated ratio is kept and solver_ stays the one named."""
+    from dataclasses import replace
+
+    import mvl.estimators.poisson_fit as pf
+    from mvl.solvers.registry import SOLVERS
+
+    X, _, yy = _manifold(seed=2)
+    structured = type(SOLVERS["structured"])
+    solve = structured.solve
+
+    def missing_tol(self, problem):
+        result = solve(self, problem)
+        return replace(result, residual=1.0) if problem.gamma_A < AUTO_GAMMA_A else result
+
+    monkeypatch.setattr(pf, "KERNEL_SHARE_MAX", 1e-4)
+    monkeypatch.setattr(structured, "solve", missing_tol)
+    est = MVLLeastSquares(views=[12, 12, 12], loss="poisson", solver="structured").fit(X, yy)
+    ref = MVLLeastSquares(views=[12, 12, 12], loss="poisson", solver="structured", gamma_A=AUTO_GAMMA_A).fit(X, yy)
+    assert est.solver_ == "structured" and est.gamma_A_ == AUTO_GAMMA_A and est._source_scale[1] is None
+    np.testing.assert_array_equal(est.coef_, ref.coef_)

@@ -364,7 +364,7 @@ def _sparse_source_solve(problem, factors):
     F = fit.decision_nodes()
     rule = SourceRule(fit_decision(F, weights=src.degrees), F, src.points, src.space, src.neighbours,
                       search=src.search)
-    res = float(fit.info["residual"])
+    res = fit.residual
     return SolverResult(fit.coef, 1, res, bool(np.isfinite(res)), rule=rule, details=fit)
 
 
@@ -372,8 +372,9 @@ def _kernel_dominated(est, problem, result, solver):
     """``gamma_A="auto"`` with ``loss="poisson"``: (problem, result) as solved when the kernel term's share of the
     penalties at the solution is at most :data:`mvl.estimators.poisson_fit.KERNEL_SHARE_MAX`; otherwise solved
     again at gamma_A = gamma_W :func:`mvl.estimators.poisson_fit.source_ratio` of the graph limit's energies
-    (:mod:`mvl.estimators.poisson_fit`, "The scale"; a dense solve that misses ``est.tol`` is replaced by the
-    node-value system, :func:`_sparse_source_solve`), unless that solve misses ``est.tol`` (:func:`_inaccurate`:
+    (:mod:`mvl.estimators.poisson_fit`, "The scale"; with solver="auto" a dense solve that misses ``est.tol`` is
+    replaced by the node-value system, :func:`_sparse_source_solve`; a named solver is kept), unless that solve
+    fails (a factorisation lost at that ratio), that solve misses ``est.tol`` (:func:`_inaccurate`:
     the ratio is out of float64's reach for this system), is not finite, or gives a
     labelled class less than :data:`mvl.solvers.vecchia_direct.LIMIT_BALANCE` of its labelled share of the
     unlabelled points (:func:`mvl.solvers.vecchia_direct.limit_class_balance`: the graph's solution absorbed a
@@ -403,8 +404,13 @@ def _kernel_dominated(est, problem, result, solver):
     if not isinstance(problem.kernels, np.ndarray):  # the sparse solver's Vecchia factors (same q and seed)
         src = replace(src, factors=factors)
     again = replace(problem, gamma_A=ratio * problem.gamma_W, source=src)
-    second = solver.solve(again)
-    if _inaccurate(second.residual, est.tol) and isinstance(problem.kernels, np.ndarray) and src.space is not None:
+    try:
+        second = solver.solve(again)
+    except (ValueError, np.linalg.LinAlgError):  # e.g. a factorisation lost at this ratio: the first fit
+        est._source_scale = (share, None)
+        return problem, result
+    if (_inaccurate(second.residual, est.tol) and isinstance(problem.kernels, np.ndarray) and src.space is not None
+            and est.solver != solver.name):  # chosen by solver="auto", not named by the user
         second = _sparse_source_solve(again, factors)  # the dense solve's float64 floor: the node-value system
         if not _inaccurate(second.residual, est.tol) and np.all(np.isfinite(second.coef)):
             est.solver_ = "vecchia"  # what solved it (poisson_sparse's node-value system on these Gram matrices)

@@ -54,11 +54,13 @@ points and the labelled sources only:
   :data:`VARIANCE_FLOOR` of the largest: no n x n array beyond the route's own.
 - The dense second solve: the "structured" solve of graph6's 4,000 points at the rule's ~1e-9 leaves a true
   relative residual of 3e-5 > ``tol``, which three steps of iterative refinement on the same LU factors left there
-  (a float64 floor of the products of coefficients K^{-1} F of scale 1/gamma_A). Such a solve is replaced by the
-  node-value system (P_v) of :mod:`mvl.solvers.poisson_sparse` on the same Gram matrices and Vecchia factors
-  (residual ~1e-9 there; the outputs F_v on the training points, new points by the same induction rule; ``coef_``
-  then holds a_v = Q_v F_v), as the "vecchia" solver does beyond :data:`mvl.solvers.auto.AUTO_STRUCTURED_MAX`.
-- Two guards keep the first fit: the second solve still misses ``tol`` (the ratio is beyond float64), or
+  (a float64 floor of the products of coefficients K^{-1} F of scale 1/gamma_A). With solver="auto" such a solve
+  is replaced by the node-value system (P_v) of :mod:`mvl.solvers.poisson_sparse` on the same Gram matrices and
+  Vecchia factors (residual ~1e-9 there; the outputs F_v on the training points, new points by the same induction
+  rule; ``coef_`` then holds a_v = Q_v F_v, ``solver_`` is "vecchia"), as the "vecchia" solver does beyond
+  :data:`mvl.solvers.auto.AUTO_STRUCTURED_MAX`; a named solver is kept.
+- Three guards keep the first fit: the second solve fails (a factorisation lost at that ratio), misses ``tol``
+  (the ratio is beyond float64), or
   its solution gives a labelled class less than half its labelled share of the unlabelled points
   (:func:`mvl.solvers.vecchia_direct.limit_class_balance` < :data:`mvl.solvers.vecchia_direct.LIMIT_BALANCE`):
   the graph's solution, Poisson learning's limit, absorbed a class, and the kernel term was helping (the tests'

@@ -270,6 +270,11 @@ class SparsePoissonFit:
         self.values, self.coef, self.c, self.idx, self.mask, self.info = values, coef, c, idx, mask, info
         self._kernels, self._factors, self._q, self._rows = kernels, factors, q, {}
 
+    @property
+    def residual(self):
+        """The true relative residual of (P_v) at the solution (``info["residual"]``)."""
+        return float(self.info["residual"])
+
     def decision_nodes(self):
         """C f on the training points, (n, P) (c~ per sample with incomplete views)."""
         from ..missing_views import combination_weights
