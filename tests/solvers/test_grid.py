@@ -24,7 +24,8 @@ def _dense_outputs(X, y, X_test, gA, gB, gW, graph, c=None, weights="kernel"):
     """Combined outputs C f(v) (t, P) of a dense fit; X (n, n, m), X_test (t, n, m) sample-first."""
     nn, pw = graph
     est = MVLLeastSquares(gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, n_neighbors=nn, laplacian_power=pw,
-                          graph_weights="kernel" if nn is None else weights, solver="dense", kernel="precomputed")
+                          graph_weights="kernel" if nn is None else weights, solver="dense", kernel="precomputed",
+                          loss="squared")  # the paper's objective, as the workflow's method
     with warnings.catch_warnings():
         # the grid spans points where the unlabelled samples do not enter (gamma_W = 0) and points where the
         # regularisation swamps the labels: the reference is compared there as everywhere, its warnings are not

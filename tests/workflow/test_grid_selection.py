@@ -16,7 +16,8 @@ def _dense_outputs(X, y, X_test, gA, gB, gW, graph, c=None, weights="kernel"):
     """Combined outputs C f(v) (t, P) of a dense fit; X (n, n, m), X_test (t, n, m) sample-first."""
     nn, pw = graph
     est = MVLLeastSquares(gamma_A=gA, gamma_B=gB, gamma_W=gW, c=c, n_neighbors=nn, laplacian_power=pw,
-                          graph_weights="kernel" if nn is None else weights, solver="dense", kernel="precomputed")
+                          graph_weights="kernel" if nn is None else weights, solver="dense", kernel="precomputed",
+                          loss="squared")  # the paper's objective, as the workflow's method
     est.fit(X, y)
     out = np.einsum("tpk,p->tk", est.view_decision_function(X_test), est.c_)  # sum_i c_i f^i(v)
     dec = est.decision_function(X_test)
@@ -101,7 +102,7 @@ def test_runs_use_the_selection():
     g = sel.graph_selected
     ref = MVLLeastSquares(**gamma_kw(g.gammas), n_neighbors=g.graph.n_neighbors,
                           laplacian_power=g.graph.laplacian_power,
-                          solver="dense", kernel="precomputed").fit(d["K_tr"], d["y_train"])
+                          solver="dense", kernel="precomputed", loss="squared").fit(d["K_tr"], d["y_train"])
     assert rows[0]["accuracy"] == pytest.approx(ref.score(d["K_te"], d["y_test"]))
     assert rows[0]["graph"] == "validation-selected"
     rows = run_on_draw("mvl_ls_ablation_cvgraph", d, 2, 3, RUN, ["a", "b", "c"], selected=sel)
