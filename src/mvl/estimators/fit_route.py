@@ -134,19 +134,11 @@ def _holds_nan(X):
 def _missing_views(est, X):
     """(whether a view is missing in some but not all training samples, the number of feature views missing in
     every sample): the incomplete-view regime is decided on the views the fit keeps (it drops the empty ones)."""
-    from .inputs import is_view_list
 
     if not _holds_nan(X) or est.kernel == "precomputed":
         return _holds_nan(X), 0
     try:
-        if is_view_list(X):
-            arrays = [np.asarray(v.to_numpy(dtype=np.float64, na_value=np.nan) if hasattr(v, "to_numpy") else v,
-                                 dtype=np.float64) for v in X]
-        else:
-            A = X.to_numpy(dtype=np.float64, na_value=np.nan) if hasattr(X, "to_numpy") else X
-            A = np.asarray(A, dtype=np.float64)
-            arrays = [A[:, c] for c in est._view_columns(A.shape[1])]
-        nan = [np.isnan(a) for a in arrays]
+        nan = [np.isnan(a) for a in _raw_view_arrays(est, X)]
     except (TypeError, ValueError, IndexError):  # the validation of the fit reports it
         return True, 0
     empty = sum(1 for v in nan if v.size and v.all())
@@ -155,24 +147,33 @@ def _missing_views(est, X):
     return any(v.any() and not v.all() for v in nan), empty
 
 
+def _raw_view_arrays(est, X):
+    """The per-view float64 arrays of the training input before validation (pandas' NA as NaN): the list of views
+    as given, or the columns of one matrix by ``views``. Raises TypeError / ValueError / IndexError on input the
+    validation of the fit reports."""
+    from .inputs import is_view_list
+
+    def dense(a):
+        return np.asarray(a.to_numpy(dtype=np.float64, na_value=np.nan) if hasattr(a, "to_numpy") else a,
+                          dtype=np.float64)
+
+    if is_view_list(X):
+        return [dense(v) for v in X]
+    A = dense(X)
+    return [A[:, c] for c in est._view_columns(A.shape[1])]
+
+
 def _has_copies(est, X):
     """Whether a complete feature view of the training input holds exact copies of a sample (equal rows,
     :func:`mvl.graph.feature_copies`); False for precomputed kernels, views with missing rows (the solvers that
     refuse copies need complete views anyway) and input that is not numeric (the validation of the fit reports
     it). Views missing in every sample are left out (the fit drops them)."""
     from ..graph import feature_copies
-    from .inputs import is_view_list
 
     if est.kernel == "precomputed":
         return False
     try:
-        if is_view_list(X):
-            arrays = [np.asarray(v.to_numpy(dtype=np.float64, na_value=np.nan) if hasattr(v, "to_numpy") else v,
-                                 dtype=np.float64) for v in X]
-        else:
-            A = X.to_numpy(dtype=np.float64, na_value=np.nan) if hasattr(X, "to_numpy") else X
-            A = np.asarray(A, dtype=np.float64)
-            arrays = [A[:, c] for c in est._view_columns(A.shape[1])]
+        arrays = _raw_view_arrays(est, X)
     except (TypeError, ValueError, IndexError):
         return False
     for V in arrays:
