@@ -240,6 +240,7 @@ def kernel_share(problem, result):
     kern, graph = problem.gamma_A * E_K, problem.gamma_W * E_W
     return kern / (kern + graph) if kern + graph > 0 else 0.0
 
+
 VARIANCE_FLOOR = 1e-4
 """The floor of Vecchia's conditional variances in E_K (:func:`source_energies`), times the view's largest kernel
 diagonal: a point its neighbours predict to within 1 % of the kernel's scale counts as predicted to 1 %."""
@@ -255,21 +256,10 @@ def _factor_spd(A):
     from scipy import sparse
     from scipy.sparse import linalg as sla
 
-    from ..solvers.poisson_sparse import available_factorisation
+    from ..solvers.poisson_sparse import available_factorisation, cholesky_solver
 
     if available_factorisation() == "cholespy":
-        import numpy as np
-        from cholespy import CholeskySolverD, MatrixType
-
-        C = sparse.coo_matrix(A)
-        chol = CholeskySolverD(C.shape[0], C.row.astype(np.int32), C.col.astype(np.int32), C.data, MatrixType.COO)
-
-        def solve(R):
-            x = np.zeros_like(R)
-            chol.solve(np.ascontiguousarray(R), x)
-            return x
-
-        return solve
+        return cholesky_solver(A)
     return sla.splu(sparse.csc_matrix(A)).solve
 
 

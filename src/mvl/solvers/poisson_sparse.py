@@ -78,8 +78,8 @@ from scipy.sparse import linalg as sla
 from .problem import Solver, SolverResult
 
 __all__ = ["FACTORISATIONS", "available_factorisation", "restrict_laplacians", "sparse_poisson_operator",
-           "poisson_rhs", "views_of", "view_vecchia_factors", "SparsePoissonFit", "solve_poisson_sparse", "objective",
-           "VecchiaPoissonSolver"]
+           "poisson_rhs", "views_of", "cholesky_solver", "view_vecchia_factors", "SparsePoissonFit",
+           "solve_poisson_sparse", "objective", "VecchiaPoissonSolver"]
 
 FACTORISATIONS = ("cholespy", "qdldl", "splu")
 """The sparse factorisations, in the order the default tries them (module docstring)."""
@@ -217,27 +217,34 @@ def view_vecchia_factors(kernels, idx, q, random_state=0):
     return out
 
 
+def cholesky_solver(A):
+    """A solver R -> A^{-1} R of a sparse SPD matrix A by cholespy's supernodal Cholesky factorisation (ValueError
+    when it is not numerically positive definite)."""
+    from cholespy import CholeskySolverD, MatrixType
+
+    A = sparse.coo_matrix(A)
+    chol = CholeskySolverD(A.shape[0], A.row.astype(np.int32), A.col.astype(np.int32), A.data, MatrixType.COO)
+
+    def solve(R):
+        x = np.zeros_like(R)
+        chol.solve(np.ascontiguousarray(R), x)
+        return x
+
+    return solve
+
+
 def _factor(M, IB, d, delta, method):
     """A solver z -> (M + delta Q_v)^{-1} z (Q_v = IB^T D^{-1} IB), and the factor's entries."""
     from .vecchia_direct import QuasiDefiniteFactor
 
     if method == "cholespy":
-        from cholespy import CholeskySolverD, MatrixType
-
         A = sparse.coo_matrix(M + delta * (IB.T @ sparse.diags(1.0 / d) @ IB))  # the SPD Schur complement
         try:
-            chol = CholeskySolverD(A.shape[0], A.row.astype(np.int32), A.col.astype(np.int32), A.data,
-                                   MatrixType.COO)
+            solve = cholesky_solver(A)
         except ValueError as exc:  # positive definite in exact arithmetic: delta lost against M in float64
             raise ValueError(f'solver="vecchia": the sparse Cholesky factorisation failed ({exc}): the kernel term '
                              f"l gamma_A = {delta:.1e} is lost against the graph term in float64; increase gamma_A "
                              "(default 1e-05)") from exc
-
-        def solve(R):
-            x = np.zeros_like(R)
-            chol.solve(np.ascontiguousarray(R), x)
-            return x
-
         return solve, int(A.nnz)
     qd = QuasiDefiniteFactor.__new__(QuasiDefiniteFactor)
     if method == "splu":
